@@ -1,0 +1,1 @@
+"""Bots: the Django app for uploads plus pure subpackages (protocol, sdk, sandbox...)."""

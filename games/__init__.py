@@ -1,0 +1,28 @@
+"""Cardroom game engines: pure Python, no framework.
+
+The public API (DESIGN.md section 2)::
+
+    game = games.load("manni-basic", manni_tie="play-on")
+    state = game.new_game(seed=7)
+    while not state.is_over():
+        state.apply(state.legal_actions()[0])
+    state.ranking(); games.replay(state.record())
+"""
+
+from games.core import Game, IllegalAction, Option, State, Variant
+from games.registry import load, replay, variant_info, variants
+
+# Registration: importing a family registers its variants.
+from games import manni  # noqa: E402, F401  isort: skip
+
+__all__ = [
+    "Game",
+    "IllegalAction",
+    "Option",
+    "State",
+    "Variant",
+    "load",
+    "replay",
+    "variant_info",
+    "variants",
+]

@@ -1,0 +1,73 @@
+"""Card notation (COMMON-4) and integer card sets.
+
+French cards are numbered ``suit * 13 + rank`` with suits ``S H D C`` and ranks
+``2 3 4 5 6 7 8 9 T J Q K A`` (rank 0 is the two). Latin cards (Maniglia) are
+numbered ``suit * 10 + rank`` with suits ``D C S B`` and ranks in Maniglia
+order from low to high ``2 3 4 5 6 J N K A 7``. A set of cards is an ``int``
+bitmask with bit ``c`` set for card ``c``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+FRENCH_RANKS = "23456789TJQKA"
+FRENCH_SUITS = "SHDC"
+FRENCH_NAMES: tuple[str, ...] = tuple(r + s for s in FRENCH_SUITS for r in FRENCH_RANKS)
+FRENCH_INDEX: dict[str, int] = {name: i for i, name in enumerate(FRENCH_NAMES)}
+
+LATIN_RANKS = "23456JNKA7"
+LATIN_SUITS = "DCSB"
+LATIN_NAMES: tuple[str, ...] = tuple(r + s for s in LATIN_SUITS for r in LATIN_RANKS)
+LATIN_INDEX: dict[str, int] = {name: i for i, name in enumerate(LATIN_NAMES)}
+
+
+def bits_of(mask: int) -> list[int]:
+    """The card numbers in ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def suit_tables(width: int, suits: int) -> list[list[tuple[int, ...]]]:
+    """``table[s][m]``: the card numbers of the ``width``-bit suit pattern ``m`` of suit ``s``.
+
+    Engines use it to turn a hand mask into a sorted list of cards with one
+    lookup per suit instead of a loop over bits.
+    """
+    patterns = [tuple(bits_of(m)) for m in range(1 << width)]
+    return [[tuple(s * width + b for b in p) for p in patterns] for s in range(suits)]
+
+
+def parse_deck(deck: object, names: dict[str, int], expected: int, what: str) -> list[int]:
+    """Validate a deck given as card labels and return card numbers.
+
+    ``expected`` is the full set of card numbers (as a mask) the deck must hold.
+    Raises ``ValueError`` naming the first problem found.
+    """
+    if not isinstance(deck, list | tuple):
+        raise ValueError(f"{what} must be a list of card labels, got {type(deck).__name__}")
+    want = expected.bit_count()
+    if len(deck) != want:
+        raise ValueError(f"{what} has {len(deck)} cards, expected {want}")
+    out: list[int] = []
+    seen = 0
+    for label in deck:
+        c = names.get(label) if isinstance(label, str) else None
+        if c is None or not (expected >> c) & 1:
+            raise ValueError(f"{what} holds {label!r}, which is not a card of this pack")
+        if (seen >> c) & 1:
+            raise ValueError(f"{what} holds {label!r} twice")
+        seen |= 1 << c
+        out.append(c)
+    return out

@@ -1,0 +1,238 @@
+"""The engine contract shared by every game (DESIGN.md section 2).
+
+A :class:`Game` is a variant with its options fixed; ``Game.new_game`` deals a
+:class:`State`. States are mutated in place by ``apply``; ``clone`` copies them.
+Every action is a label string (RULES.md section 12); engines keep integer
+action ids internally and expose them as the fast path ``legal_ids`` /
+``apply_id`` that built-in bots use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+RECORD_FORMAT = 1
+
+
+class IllegalAction(ValueError):
+    """An action that is not in the current legal list (FORFEIT-1).
+
+    Raised by ``State.apply`` / ``State.apply_id``; the state is unchanged.
+    """
+
+
+@dataclass(frozen=True)
+class Option:
+    """A named per-game option (COMMON-8) with its default and allowed values.
+
+    ``choices`` lists the allowed values of an enumerated option; for other
+    options ``parse`` turns a raw value into the canonical one or raises
+    ``ValueError``.
+    """
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] = ()
+    parse: Callable[[Any], Any] | None = None
+    doc: str = ""
+
+    def canonical(self, value: Any) -> Any:
+        if self.parse is not None:
+            return self.parse(value)
+        if value in self.choices and type(value) is type(self.default):
+            return value
+        allowed = ", ".join(repr(c) for c in self.choices)
+        raise ValueError(f"option {self.name} must be one of {allowed}, got {value!r}")
+
+
+def parse_bool(name: str) -> Callable[[Any], bool]:
+    def parse(value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if value in ("true", "false"):
+            return value == "true"
+        raise ValueError(f"option {name} must be true or false, got {value!r}")
+
+    return parse
+
+
+def parse_int(name: str, low: int, high: int, *, allow_none: bool = False) -> Callable:
+    def parse(value: Any) -> int | None:
+        if allow_none and value in (None, "none"):
+            return None
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            extra = " or none" if allow_none else ""
+            raise ValueError(f"option {name} must be an integer in {low}..{high}{extra}, "
+                             f"got {value!r}")
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A registered variant: its id, table size and options, and its state class."""
+
+    id: str
+    family: str
+    players: int
+    options: tuple[Option, ...]
+    state_class: type[State]
+    summary: str = ""
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+    def option(self, name: str) -> Option | None:
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        return None
+
+
+class Game:
+    """A variant with its option values fixed (one event's configuration)."""
+
+    def __init__(self, variant: Variant, options: dict[str, Any]) -> None:
+        self.variant = variant
+        self.options = self._resolve(variant, options)
+
+    @staticmethod
+    def _resolve(variant: Variant, given: dict[str, Any]) -> dict[str, Any]:
+        values = {opt.name: opt.default for opt in variant.options}
+        for raw_name, value in given.items():
+            name = raw_name if "." in raw_name else raw_name.replace("_", ".", 1)
+            if name in variant.fixed:
+                raise ValueError(f"option {name} is fixed by variant {variant.id} "
+                                 f"and cannot be set")
+            opt = variant.option(name)
+            if opt is None:
+                known = ", ".join(o.name for o in variant.options) or "none"
+                raise ValueError(f"unknown option {raw_name!r} for variant {variant.id} "
+                                 f"(known options: {known})")
+            values[name] = opt.canonical(value)
+        return values
+
+    @property
+    def id(self) -> str:
+        return self.variant.id
+
+    @property
+    def num_players(self) -> int:
+        return self.variant.players
+
+    def canonical(self) -> str:
+        """``variant(name=value,...)`` listing the options that differ from defaults."""
+        changed = [f"{o.name}={_option_text(self.options[o.name])}"
+                   for o in self.variant.options if self.options[o.name] != o.default]
+        return f"{self.id}({','.join(changed)})" if changed else self.id
+
+    def new_game(self, seed: int, *, dealer: int | None = None,
+                 decks: Sequence[Sequence[str]] | None = None) -> State:
+        """Deal a new game. Raises ``ValueError`` for a bad seed, dealer or deck."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)
+                                   or not 0 <= dealer < self.num_players):
+            raise ValueError(f"dealer must be a seat in 0..{self.num_players - 1}, "
+                             f"got {dealer!r}")
+        if decks is not None and not isinstance(decks, list | tuple):
+            raise ValueError(f"decks must be a list of decks, got {type(decks).__name__}")
+        return self.variant.state_class.new(self, seed, dealer, decks)
+
+    def __repr__(self) -> str:
+        return f"<Game {self.canonical()}>"
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+def competition_ranks(values: Sequence[int | float]) -> list[int]:
+    """Standard competition ranking (1, 2, 2, 4), higher value is better."""
+    return [1 + sum(1 for other in values if other > v) for v in values]
+
+
+class State:
+    """Base of every engine state; subclasses implement the abstract hooks.
+
+    Subclasses provide ``LABELS`` (action id -> label) and ``LABEL_IDS``
+    (label -> id), ``legal_ids``, ``apply_id``, ``current_player`` and the rest.
+    """
+
+    LABELS: ClassVar[Sequence[str]] = ()
+    LABEL_IDS: ClassVar[dict[str, int]] = {}
+
+    game: Game
+    seed: int
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def new(cls, game: Game, seed: int, dealer: int | None,
+            decks: Sequence[Sequence[str]] | None) -> State:
+        raise NotImplementedError
+
+    # -- the public API ---------------------------------------------------
+    def current_player(self) -> int | None:
+        raise NotImplementedError
+
+    def is_over(self) -> bool:
+        raise NotImplementedError
+
+    def legal_ids(self) -> list[int]:
+        """Legal action ids in the documented stable order (the fast path)."""
+        raise NotImplementedError
+
+    def apply_id(self, action: int) -> None:
+        """Apply a legal action id; raises :class:`IllegalAction` otherwise."""
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[str]:
+        labels = self.LABELS
+        return [labels[a] for a in self.legal_ids()]
+
+    def apply(self, label: str) -> None:
+        """Apply the action ``label``.
+
+        Raises :class:`IllegalAction` (naming the label) when it is not in
+        ``legal_actions()`` or the game is over; the state is then unchanged.
+        """
+        action = self.LABEL_IDS.get(label) if isinstance(label, str) else None
+        if action is None:
+            self._reject(label)
+        self.apply_id(action)
+
+    def _reject(self, label: object) -> None:
+        if self.is_over():
+            raise IllegalAction(f"{label!r}: the game is over")
+        raise IllegalAction(f"{label!r} is not a legal action for seat "
+                            f"{self.current_player()} now (legal: {self.legal_actions()})")
+
+    def scores(self) -> list[int]:
+        raise NotImplementedError
+
+    def ranking(self) -> list[int]:
+        raise NotImplementedError
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def clone(self) -> State:
+        raise NotImplementedError
+
+    def record(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def forfeit(self, seat: int, reason: str = "illegal") -> None:
+        """End the game because ``seat`` acted illegally (FORFEIT-2)."""
+        raise NotImplementedError
+
+    def _check_seat(self, seat: object) -> int:
+        n = self.game.num_players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be in 0..{n - 1}, got {seat!r}")
+        return seat

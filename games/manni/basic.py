@@ -1,0 +1,81 @@
+"""manni-basic: three players, 48 cards, a 12-card Manni, trump by deal number.
+
+Rules MANNI-BASIC-1..9 and LIMIT-3 of the rules specification.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Option
+from games.manni.rules import BASIC_TRUMPS, PACK_WITHOUT_TWOS
+from games.manni.state import KEEP, P_CHOICE, TAKE, ManniState
+
+MAX_DEALS = 100  # LIMIT-3
+TARGET = 10  # MANNI-BASIC-8
+
+OPTIONS = (
+    Option("manni.tie", "share", ("share", "play-on"),
+           doc="MANNI-BASIC-8: tied leaders share rank 1 (share) or dealing goes on "
+               "until one player alone leads (play-on)."),
+)
+
+
+class ManniBasicState(ManniState):
+    """State of a manni-basic game."""
+
+    PACK = PACK_WITHOUT_TWOS
+    __slots__ = ("asked", "manni", "taker")
+
+    def _deal_cards(self, deck: list[int]) -> None:
+        # MANNI-BASIC-4: three rounds of 4-card packets to L, R, D; 12 left are the Manni.
+        left = (self.dealer + 1) % 3
+        hands = self.hands
+        for packet in range(9):
+            seat = (left + packet) % 3
+            for card in deck[4 * packet:4 * packet + 4]:
+                hands[seat] |= 1 << card
+        manni = 0
+        for card in deck[36:48]:
+            manni |= 1 << card
+        self.manni = manni
+        self.taker = None
+        self.asked = 0
+        self.phase = P_CHOICE
+        self.to_move = left  # MANNI-BASIC-5: L, then R, then D
+
+    def _legal_other(self) -> list[int]:
+        return [KEEP, TAKE]
+
+    def _apply_other(self, seat: int, action: int) -> None:
+        if action == TAKE:
+            # MANNI-BASIC-5: the taker's 12 cards leave play; the phase ends at once.
+            self.out[seat] = self.hands[seat]
+            self.hands[seat] = self.manni
+            self.manni = 0
+            self.taker = seat
+        else:
+            self.asked += 1
+        if action == TAKE or self.asked == 3:
+            trump = BASIC_TRUMPS[(self.deal - 1) % 4]  # MANNI-BASIC-3
+            self._start_play((self.dealer + 1) % 3, trump)  # MANNI-BASIC-6: L leads
+        else:
+            self.to_move = (seat + 1) % 3
+
+    def _score_deal(self) -> bool:
+        totals = self.totals
+        for seat in range(3):
+            totals[seat] += self.won[seat] - 4  # MANNI-BASIC-7
+        if self.deal >= MAX_DEALS:  # LIMIT-3
+            return True
+        top = max(totals)
+        if top < TARGET:
+            return False
+        # MANNI-BASIC-8: with play-on a tie for the lead keeps the game going.
+        return self.game.options["manni.tie"] == "share" or totals.count(top) == 1
+
+    def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
+        obs["trump"] = "SHDC"[BASIC_TRUMPS[(self.deal - 1) % 4]]  # public before any decision
+        obs["manni_taker"] = self.taker
+        obs["manni_size"] = self.manni.bit_count()
+        obs["totals"] = list(self.totals)

@@ -1,0 +1,107 @@
+"""manni-hornafjordur: 52 cards, a 16-card Manni, a contract set by the cut card.
+
+Rules HORN-1..10 and LIMIT-3. Each player keeps plus and minus tallies; the
+game ends after a deal in which someone has 10 or more plus points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.cards import FRENCH_NAMES
+from games.core import Option
+from games.manni.rules import FULL_PACK, NULLO, horn_contract, horn_tally
+from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, hand_cards
+
+MAX_DEALS = 100  # LIMIT-3
+TARGET = 10  # HORN-9
+EXCHANGE_LIMITS = (7, 5)  # HORN-6: L, R; the dealer's limit depends on the Manni left
+
+OPTIONS = (
+    Option("horn.cut_table", "standard", ("standard", "alt"),
+           doc="HORN-4: contract bands of the cut card: standard 2-5 Nullo, 6-9 suit, "
+               "T-A no-trump; alt 2-6 Nullo, 7-T suit, J-A no-trump."),
+)
+
+
+class HornState(ManniState):
+    """State of a manni-hornafjordur game."""
+
+    PACK = FULL_PACK
+    __slots__ = ("contract", "contract_card", "contract_trump", "discards", "exchanges",
+                 "limit", "manni", "minus", "plus")
+
+    def _init_game(self) -> None:
+        self.plus = [0, 0, 0]
+        self.minus = [0, 0, 0]
+
+    def _deal_cards(self, deck: list[int]) -> None:
+        # HORN-4: the last card of the deck sets the contract; it goes to the dealer.
+        self.contract_card = deck[51]
+        table = self.game.options["horn.cut_table"]
+        self.contract, self.contract_trump = horn_contract(self.contract_card, table)
+        # HORN-5: four cycles of 4 to the Manni, then 3 to L, 3 to R, 3 to D.
+        left = (self.dealer + 1) % 3
+        manni: list[int] = []
+        for cycle in range(4):
+            base = 13 * cycle
+            manni.extend(deck[base:base + 4])
+            for i in range(3):
+                seat = (left + i) % 3
+                for card in deck[base + 4 + 3 * i:base + 7 + 3 * i]:
+                    self.hands[seat] |= 1 << card
+        manni.reverse()  # drawn from its top: the last card dealt comes first
+        self.manni = manni
+        self.exchanges: list[int] = []
+        self.phase = P_EXCHANGE
+        self._begin_exchange(left)
+
+    def _begin_exchange(self, seat: int) -> None:
+        order = len(self.exchanges)
+        self.limit = EXCHANGE_LIMITS[order] if order < 2 else min(12, len(self.manni))
+        self.discards = 0
+        self.to_move = seat
+
+    def _legal_other(self) -> list[int]:
+        # HORN-6 / ACTION-3: discard cards one at a time while the limit allows, then draw.
+        if self.discards < self.limit:
+            return [DISCARD + c for c in hand_cards(self.hands[self.to_move])] + [DRAW]
+        return [DRAW]
+
+    def _apply_other(self, seat: int, action: int) -> None:
+        if action != DRAW:
+            card = action - DISCARD
+            self.hands[seat] ^= 1 << card
+            self.out[seat] |= 1 << card
+            self.discards += 1
+            return
+        for card in self.manni[:self.discards]:
+            self.hands[seat] |= 1 << card
+        del self.manni[:self.discards]
+        self.exchanges.append(self.discards)
+        if len(self.exchanges) < 3:
+            self._begin_exchange((seat + 1) % 3)
+        else:
+            ace_low = self.contract == NULLO  # HORN-3
+            self._start_play((self.dealer + 1) % 3, self.contract_trump, ace_low)  # HORN-7
+
+    def _score_deal(self) -> bool:
+        for seat in range(3):
+            plus, minus = horn_tally(self.contract, self.won[seat])  # HORN-8
+            self.plus[seat] += plus
+            self.minus[seat] += minus
+        self.totals = [p - m for p, m in zip(self.plus, self.minus, strict=True)]
+        return self.deal >= MAX_DEALS or max(self.plus) >= TARGET  # HORN-9, LIMIT-3
+
+    def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
+        obs["contract_card"] = FRENCH_NAMES[self.contract_card]
+        obs["contract"] = self.contract
+        obs["trump"] = None if self.contract_trump < 0 else "SHDC"[self.contract_trump]
+        obs["manni_size"] = len(self.manni)
+        obs["exchanged"] = list(self.exchanges)
+        obs["exchange_limit"] = self.limit if self.phase == P_EXCHANGE else None
+        obs["plus"] = list(self.plus)
+        obs["minus"] = list(self.minus)
+        # HORN-5: everybody knows the dealer holds the contract card until he plays it.
+        obs["contract_card_holder"] = (self.dealer if self.hands[self.dealer] >> self.contract_card
+                                       & 1 else None)

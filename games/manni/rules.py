@@ -1,0 +1,130 @@
+"""Pure rule helpers of the Manni family: cards, tricks, contracts, scoring.
+
+Everything here is a plain function or table over integer cards (see
+``games.cards``) so it can be tested on its own.
+"""
+
+from __future__ import annotations
+
+from games.cards import FRENCH_INDEX, FRENCH_NAMES, suit_tables
+
+SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
+NO_TRUMP = -1
+SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+FULL_PACK = (1 << 52) - 1
+#: MANNI-BASIC-2: the 48-card pack without the four 2s (rank 0).
+PACK_WITHOUT_TWOS = FULL_PACK & ~sum(1 << (13 * s) for s in range(4))
+
+#: ``SUIT_CARDS[s][m]``: cards of the 13-bit pattern ``m`` of suit ``s``, ascending.
+SUIT_CARDS = suit_tables(13, 4)
+
+#: MANNI-BASIC-3: trump of deal k is ``BASIC_TRUMPS[(k - 1) % 4]``.
+BASIC_TRUMPS = (HEARTS, SPADES, DIAMONDS, CLUBS)
+
+NULLO, SUIT, GRAND = "nullo", "suit", "grand"
+
+
+def card_name(card: int) -> str:
+    return FRENCH_NAMES[card]
+
+
+def card_number(name: str) -> int:
+    return FRENCH_INDEX[name]
+
+
+def suit_of(card: int) -> int:
+    return card // 13
+
+
+def _key_table(trump: int, led: int, ace_low: bool) -> tuple[int, ...]:
+    """Trick strength of each card when ``led`` was led (COMMON-5).
+
+    Trumps beat the led suit, which beats everything else; within a suit the
+    rank decides (HORN-3: the ace is lowest in Nullo when ``ace_low``).
+    """
+    keys = []
+    for card in range(52):
+        suit, rank = divmod(card, 13)
+        strength = rank + 1
+        if ace_low and rank == 12:
+            strength = 0
+        if suit == trump:
+            keys.append(200 + strength)
+        elif suit == led:
+            keys.append(100 + strength)
+        else:
+            keys.append(strength)
+    return tuple(keys)
+
+
+#: ``TRICK_KEYS[(trump, ace_low)][led]``: see :func:`_key_table`.
+TRICK_KEYS: dict[tuple[int, bool], tuple[tuple[int, ...], ...]] = {
+    (trump, ace_low): tuple(_key_table(trump, led, ace_low) for led in range(4))
+    for trump in (NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS)
+    for ace_low in (False, True)
+}
+
+
+def trick_winner(cards: list[int], trump: int, ace_low: bool = False) -> int:
+    """Index in ``cards`` (play order, leader first) of the card that wins (COMMON-5)."""
+    keys = TRICK_KEYS[(trump, ace_low)][suit_of(cards[0])]
+    best = 0
+    for i in range(1, len(cards)):
+        if keys[cards[i]] > keys[cards[best]]:
+            best = i
+    return best
+
+
+def playable(hand: int, led: int | None) -> int:
+    """Cards of ``hand`` that may be played (MANNI-BASIC-6, HORN-7, LAUG-9).
+
+    ``led`` is the suit led to this trick, or ``None`` for the leader. A
+    player holding the led suit must follow; otherwise any card.
+    """
+    if led is None:
+        return hand
+    follow = hand & SUIT_MASKS[led]
+    return follow or hand
+
+
+def horn_contract(card: int, table: str = "standard") -> tuple[str, int]:
+    """HORN-4: the contract (type, trump suit) set by the contract card."""
+    suit, rank = divmod(card, 13)  # rank 0 is the two
+    nullo_top, suit_top = (3, 7) if table == "standard" else (4, 8)
+    if rank <= nullo_top:
+        return NULLO, NO_TRUMP
+    if rank <= suit_top:
+        return SUIT, suit
+    return GRAND, NO_TRUMP
+
+
+def horn_tally(contract: str, tricks: int) -> tuple[int, int]:
+    """HORN-8: the (plus, minus) points a player with ``tricks`` tricks adds."""
+    if contract == NULLO:
+        return max(0, 4 - tricks), max(0, tricks - 4)
+    return max(0, tricks - 4), max(0, 4 - tricks)
+
+
+# Laugavatnsmanni contracts (LAUG-4), in label order.
+LAUG_CONTRACTS = ("nullo", "grand", "hearts", "spades", "diamonds", "clubs")
+LAUG_NULLO, LAUG_GRAND = 0, 1
+#: Trump suit of each contract.
+LAUG_TRUMP = (NO_TRUMP, NO_TRUMP, HEARTS, SPADES, DIAMONDS, CLUBS)
+#: LAUG-4 rank for great calls: Grand > Hearts > Spades > Diamonds > Clubs.
+LAUG_RANK = (0, 5, 4, 3, 2, 1)
+
+
+def laug_deal_scores(tricks: list[int], declarer: int, contract: int,
+                     great: bool) -> list[int]:
+    """LAUG-10: each seat's score for one deal; every case sums to 0."""
+    t = tricks[declarer]
+    if great:
+        if t <= 14:
+            mine, theirs = t - 14, None
+        else:
+            mine, theirs = (4, -2) if t == 15 else (8, -4)
+        return [mine if seat == declarer else (tricks[seat] - 1 if theirs is None else theirs)
+                for seat in range(3)]
+    if contract == LAUG_NULLO:
+        return [4 - t if seat == declarer else 6 - tricks[seat] for seat in range(3)]
+    return [t - 8 if seat == declarer else tricks[seat] - 4 for seat in range(3)]

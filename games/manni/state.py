@@ -1,0 +1,297 @@
+"""The state machinery shared by the three Manni variants.
+
+A :class:`ManniState` holds one game: the current deal's hands as bitmasks,
+the trick in progress, running scores and the action history. The variants
+add their pre-play phase (Manni choice, exchanges, announcements) and their
+scoring by overriding the ``_`` hooks. Trick play (MANNI-BASIC-6, HORN-7,
+LAUG-9) lives here because it is the hot loop of every playout.
+
+Action ids (the fast path): ``0..51`` play a card, ``52..103`` discard a
+card, then ``draw``, ``keep``, ``take``, six ``announce``, five ``great`` and
+``pass``. Legal lists are ordered by action id: cards by suit ``S H D C`` and
+rank ``2..A``, discards before ``draw``, ``pass`` last.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from games import rng
+from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck
+from games.core import RECORD_FORMAT, Game, IllegalAction, State, competition_ranks
+from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
+
+PLAY, DISCARD, DRAW, KEEP, TAKE, ANNOUNCE, GREAT, PASS = 0, 52, 104, 105, 106, 107, 113, 118
+LABELS: tuple[str, ...] = (
+    tuple(f"play {c}" for c in FRENCH_NAMES)
+    + tuple(f"discard {c}" for c in FRENCH_NAMES)
+    + ("draw", "keep", "take")
+    + tuple(f"announce {c}" for c in LAUG_CONTRACTS)
+    + tuple(f"great {c}" for c in LAUG_CONTRACTS[1:])
+    + ("pass",)
+)
+LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
+
+# Phases.
+P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT, P_PLAY, P_OVER = range(6)
+PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
+
+_S0, _S1, _S2, _S3 = SUIT_CARDS
+_M = 0x1FFF
+
+
+def hand_cards(mask: int) -> list[int]:
+    """Cards of a hand mask in legal-list order (suit S H D C, rank 2..A)."""
+    return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M],
+            *_S3[mask >> 39]]
+
+
+def names(mask: int) -> list[str]:
+    return [FRENCH_NAMES[c] for c in bits_of(mask)]
+
+
+class ManniState(State):
+    """Base state of the Manni family (three players, clockwise)."""
+
+    LABELS = LABELS
+    LABEL_IDS = LABEL_IDS
+    PACK: ClassVar[int] = 0
+    TRICKS: ClassVar[int] = 12
+
+    __slots__ = (
+        "ace_low", "dealer", "deal", "decks", "first_dealer", "forfeited", "game",
+        "given_decks", "hands", "history", "deal_starts", "keys", "leader", "led",
+        "out", "phase", "seed", "to_move", "totals", "trick", "trump", "won",
+    )
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def new(cls, game: Game, seed: int, dealer: int | None, decks: Any) -> ManniState:
+        self = cls.__new__(cls)
+        self.game = game
+        self.seed = seed
+        given = []
+        for i, deck in enumerate(decks or ()):
+            given.append(parse_deck(deck, FRENCH_INDEX, cls.PACK, f"deck {i}"))
+        self.given_decks = given
+        self.first_dealer = rng.draw(3, seed, "dealer") if dealer is None else dealer
+        self.dealer = self.first_dealer
+        self.deal = 0
+        self.decks: list[list[int]] = []
+        self.history: list[int] = []
+        self.deal_starts: list[int] = []
+        self.totals = [0, 0, 0]
+        self.forfeited: tuple[int, str] | None = None
+        self._init_game()
+        self._start_deal()
+        return self
+
+    def _init_game(self) -> None:
+        """Hook: per-game fields of the variant."""
+
+    def _next_deck(self) -> list[int]:
+        index = self.deal - 1
+        if index < len(self.given_decks):
+            deck = self.given_decks[index]
+        else:
+            deck = rng.shuffled(bits_of(self.PACK), self.seed, f"deck/{self.deal}")
+        self.decks.append(deck)
+        return deck
+
+    def _start_deal(self) -> None:
+        self.deal += 1
+        self.deal_starts.append(len(self.history))
+        self.hands = [0, 0, 0]
+        self.out = [0, 0, 0]
+        self.won = [0, 0, 0]
+        self.trick: list[int] = []
+        self.led = -1
+        self._deal_cards(self._next_deck())
+
+    def _deal_cards(self, deck: list[int]) -> None:
+        raise NotImplementedError
+
+    def _start_play(self, leader: int, trump: int, ace_low: bool = False) -> None:
+        self.phase = P_PLAY
+        self.trump = trump
+        self.ace_low = ace_low
+        self.keys = TRICK_KEYS[(trump, ace_low)]
+        self.leader = self.to_move = leader
+
+    # -- queries ------------------------------------------------------------
+    def current_player(self) -> int | None:
+        return None if self.phase == P_OVER else self.to_move
+
+    def is_over(self) -> bool:
+        return self.phase == P_OVER
+
+    def legal_ids(self) -> list[int]:
+        if self.phase == P_PLAY:
+            hand = self.hands[self.to_move]
+            if self.trick:
+                led = self.led
+                follow = hand & SUIT_MASKS[led]
+                if follow:
+                    return list(SUIT_CARDS[led][follow >> (13 * led)])
+            return hand_cards(hand)
+        if self.phase == P_OVER:
+            return []
+        return self._legal_other()
+
+    def _legal_other(self) -> list[int]:
+        raise NotImplementedError
+
+    # -- moves ----------------------------------------------------------------
+    def apply_id(self, action: int) -> None:
+        if self.phase == P_PLAY and type(action) is int and 0 <= action < 52:
+            seat = self.to_move
+            hand = self.hands[seat]
+            bit = 1 << action
+            if hand & bit:
+                trick = self.trick
+                if not trick:
+                    self.led = action // 13
+                elif not bit & SUIT_MASKS[self.led] and hand & SUIT_MASKS[self.led]:
+                    self._reject_id(action)  # MANNI-BASIC-6: must follow suit
+                self.hands[seat] = hand ^ bit
+                self.history.append(seat << 8 | action)
+                trick.append(action)
+                if len(trick) == 3:
+                    self._finish_trick()
+                else:
+                    self.to_move = (seat + 1) % 3
+                return
+        elif self.phase not in (P_PLAY, P_OVER) and action in self._legal_other():
+            seat = self.to_move
+            self.history.append(seat << 8 | action)
+            self._apply_other(seat, action)
+            return
+        self._reject_id(action)
+
+    def _reject_id(self, action: object) -> None:
+        label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
+        self._reject(label)
+
+    def _apply_other(self, seat: int, action: int) -> None:
+        raise NotImplementedError
+
+    def _finish_trick(self) -> None:
+        """COMMON-5: the highest trump, else the highest card of the led suit wins."""
+        keys = self.keys[self.led]
+        c0, c1, c2 = self.trick
+        k0, k1, k2 = keys[c0], keys[c1], keys[c2]
+        offset = (0 if k0 > k2 else 2) if k0 > k1 else (1 if k1 > k2 else 2)
+        winner = (self.leader + offset) % 3
+        self.won[winner] += 1
+        self.trick = []
+        self.leader = self.to_move = winner
+        if not self.hands[winner]:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        if self._score_deal():
+            self.phase = P_OVER
+            return
+        self.dealer = (self.dealer + 1) % 3  # COMMON-2: the deal passes to the left
+        self._start_deal()
+
+    def _score_deal(self) -> bool:
+        """Hook: add the deal's scores; return True when the game is over."""
+        raise NotImplementedError
+
+    def forfeit(self, seat: int, reason: str = "illegal") -> None:
+        """FORFEIT-2: ``seat`` is ranked last alone; the unfinished deal is discarded."""
+        self._check_seat(seat)
+        if self.phase == P_OVER:
+            raise IllegalAction("the game is already over")
+        self.forfeited = (seat, str(reason))
+        self.phase = P_OVER
+
+    # -- results --------------------------------------------------------------
+    def scores(self) -> list[int]:
+        return list(self.totals)
+
+    def ranking(self) -> list[int]:
+        if self.phase != P_OVER:
+            raise ValueError("ranking() is only defined once the game is over")
+        scores = self.scores()
+        if self.forfeited is None:
+            return competition_ranks(scores)
+        offender = self.forfeited[0]
+        others = [s for s in range(3) if s != offender]
+        ranks = competition_ranks([scores[s] for s in others])
+        result = [3, 3, 3]
+        for s, r in zip(others, ranks, strict=True):
+            result[s] = r
+        return result
+
+    # -- views ----------------------------------------------------------------
+    def _public_label(self, entry: int, viewer: int) -> str:
+        seat, action = entry >> 8, entry & 0xFF
+        if DISCARD <= action < DRAW and seat != viewer:
+            return "discard"  # COMMON-6: discards are face down
+        return LABELS[action]
+
+    def _history_view(self, viewer: int) -> list[dict[str, Any]]:
+        deals = []
+        bounds = [*self.deal_starts, len(self.history)]
+        for i in range(len(self.deal_starts)):
+            entries = self.history[bounds[i]:bounds[i + 1]]
+            deals.append({
+                "deal": i + 1,
+                "actions": [[e >> 8, self._public_label(e, viewer)] for e in entries],
+            })
+        return deals
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: own cards, all public facts and history (COMMON-6)."""
+        self._check_seat(seat)
+        obs: dict[str, Any] = {
+            "variant": self.game.id,
+            "seat": seat,
+            "players": 3,
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "phase": PHASE_NAMES[self.phase],
+            "current_player": self.current_player(),
+            "hand": names(self.hands[seat]),
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "out_of_play": names(self.out[seat]),
+            "trump": None if self.phase < P_PLAY or self.trump == NO_TRUMP
+            else "SHDC"[self.trump],
+            "trick": [[(self.leader + i) % 3, FRENCH_NAMES[c]] for i, c in enumerate(self.trick)],
+            "leader": self.leader if self.phase == P_PLAY else None,
+            "tricks_won": list(self.won),
+            "scores": self.scores(),
+            "forfeit": None if self.forfeited is None
+            else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
+            "history": self._history_view(seat),
+        }
+        self._observe_variant(seat, obs)
+        return obs
+
+    def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
+        """Hook: add the variant's public facts."""
+
+    def record(self) -> dict[str, Any]:
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "variant": self.game.id,
+            "options": dict(self.game.options),
+            "seed": self.seed,
+            "dealer": self.first_dealer,
+            "decks": [[FRENCH_NAMES[c] for c in deck] for deck in self.decks],
+            "actions": [LABELS[e & 0xFF] for e in self.history],
+        }
+        if self.forfeited is not None:
+            rec["forfeit"] = {"seat": self.forfeited[0], "reason": self.forfeited[1]}
+        return rec
+
+    def clone(self) -> ManniState:
+        other = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if hasattr(self, name):
+                    value = getattr(self, name)
+                    setattr(other, name, value.copy() if type(value) is list else value)
+        return other

@@ -1,0 +1,1 @@
+"""Tournaments: competitions, rounds, matches, results and ratings."""
