@@ -42,8 +42,7 @@ _M = 0x1FFF
 
 def hand_cards(mask: int) -> list[int]:
     """Cards of a hand mask in legal-list order (suit S H D C, rank 2..A)."""
-    return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M],
-            *_S3[mask >> 39]]
+    return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M], *_S3[mask >> 39]]
 
 
 def names(mask: int) -> list[str]:
@@ -59,9 +58,29 @@ class ManniState(State):
     TRICKS: ClassVar[int] = 12
 
     __slots__ = (
-        "ace_low", "dealer", "deal", "decks", "first_dealer", "forfeited", "game",
-        "given_decks", "hands", "history", "deal_starts", "keys", "leader", "led",
-        "out", "phase", "seed", "to_move", "totals", "trick", "trump", "won",
+        "ace_low",
+        "deal",
+        "deal_starts",
+        "dealer",
+        "decks",
+        "first_dealer",
+        "forfeited",
+        "game",
+        "given_decks",
+        "hands",
+        "history",
+        "keys",
+        "leader",
+        "led",
+        "out",
+        "phase",
+        "seed",
+        "to_move",
+        "totals",
+        "trick",
+        "trump",
+        "view_cache",
+        "won",
     )
 
     # -- construction -----------------------------------------------------
@@ -82,6 +101,7 @@ class ManniState(State):
         self.deal_starts: list[int] = []
         self.totals = [0, 0, 0]
         self.forfeited: tuple[int, str] | None = None
+        self.view_cache: dict[tuple[int, int], tuple[tuple, tuple]] = {}
         self._init_game()
         self._start_deal()
         return self
@@ -232,15 +252,30 @@ class ManniState(State):
             return "discard"  # COMMON-6: discards are face down
         return LABELS[action]
 
+    def _deal_view(self, index: int, viewer: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        start = self.deal_starts[index]
+        end = self.deal_starts[index + 1] if index + 1 < len(self.deal_starts) else None
+        entries = self.history[start:end]
+        return (
+            tuple(e >> 8 for e in entries),
+            tuple(self._public_label(e, viewer) for e in entries),
+        )
+
     def _history_view(self, viewer: int) -> list[dict[str, Any]]:
+        """The public history, one entry per deal: who acted (``seats``) and what (``actions``).
+
+        Completed deals never change, so their views are built once per viewer.
+        """
+        cache = self.view_cache
         deals = []
-        bounds = [*self.deal_starts, len(self.history)]
-        for i in range(len(self.deal_starts)):
-            entries = self.history[bounds[i]:bounds[i + 1]]
-            deals.append({
-                "deal": i + 1,
-                "actions": [[e >> 8, self._public_label(e, viewer)] for e in entries],
-            })
+        last = len(self.deal_starts) - 1
+        for i in range(last + 1):
+            view = cache.get((i, viewer)) if i < last else None
+            if view is None:
+                view = self._deal_view(i, viewer)
+                if i < last:
+                    cache[(i, viewer)] = view
+            deals.append({"deal": i + 1, "seats": list(view[0]), "actions": list(view[1])})
         return deals
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -257,13 +292,13 @@ class ManniState(State):
             "hand": names(self.hands[seat]),
             "hand_sizes": [h.bit_count() for h in self.hands],
             "out_of_play": names(self.out[seat]),
-            "trump": None if self.phase < P_PLAY or self.trump == NO_TRUMP
-            else "SHDC"[self.trump],
+            "trump": None if self.phase < P_PLAY or self.trump == NO_TRUMP else "SHDC"[self.trump],
             "trick": [[(self.leader + i) % 3, FRENCH_NAMES[c]] for i, c in enumerate(self.trick)],
             "leader": self.leader if self.phase == P_PLAY else None,
             "tricks_won": list(self.won),
             "scores": self.scores(),
-            "forfeit": None if self.forfeited is None
+            "forfeit": None
+            if self.forfeited is None
             else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
             "history": self._history_view(seat),
         }
@@ -293,5 +328,5 @@ class ManniState(State):
             for name in getattr(cls, "__slots__", ()):
                 if hasattr(self, name):
                     value = getattr(self, name)
-                    setattr(other, name, value.copy() if type(value) is list else value)
+                    setattr(other, name, value.copy() if type(value) in (list, dict) else value)
         return other
