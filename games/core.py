@@ -214,8 +214,9 @@ class State:
         Raises :class:`IllegalAction` (naming the label) when it is not in
         ``legal_actions()`` or the game is over; the state is then unchanged.
         """
-        action = self.LABEL_IDS.get(label) if isinstance(label, str) else None
-        if action is None:
+        try:
+            action = self.LABEL_IDS[label]
+        except (KeyError, TypeError):  # unknown or unhashable
             self._reject(label)
         self.apply_id(action)
 

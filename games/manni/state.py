@@ -38,6 +38,9 @@ PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
 
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x1FFF
+#: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
+PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
+_L0, _L1, _L2, _L3 = PLAY_LABELS
 
 
 def hand_cards(mask: int) -> list[int]:
@@ -109,12 +112,21 @@ class ManniState(State):
     def _init_game(self) -> None:
         """Hook: per-game fields of the variant."""
 
+    @classmethod
+    def pack_cards(cls) -> tuple[int, ...]:
+        """The cards of one deck, ascending (computed once per class)."""
+        cached = cls.__dict__.get("_pack_cards")
+        if cached is None:
+            cached = tuple(bits_of(cls.PACK))
+            cls._pack_cards = cached
+        return cached
+
     def _next_deck(self) -> list[int]:
         index = self.deal - 1
         if index < len(self.given_decks):
             deck = self.given_decks[index]
         else:
-            deck = rng.shuffled(bits_of(self.PACK), self.seed, f"deck/{self.deal}")
+            deck = rng.shuffled(self.pack_cards(), self.seed, f"deck/{self.deal}")
         self.decks.append(deck)
         return deck
 
@@ -157,6 +169,22 @@ class ManniState(State):
         if self.phase == P_OVER:
             return []
         return self._legal_other()
+
+    def legal_actions(self) -> list[str]:
+        if self.phase == P_PLAY:  # the hot case, straight from label tables
+            hand = self.hands[self.to_move]
+            if self.trick:
+                led = self.led
+                follow = hand & SUIT_MASKS[led]
+                if follow:
+                    return list(PLAY_LABELS[led][follow >> (13 * led)])
+            return [
+                *_L0[hand & _M],
+                *_L1[(hand >> 13) & _M],
+                *_L2[(hand >> 26) & _M],
+                *_L3[hand >> 39],
+            ]
+        return [LABELS[a] for a in self.legal_ids()]
 
     def _legal_other(self) -> list[int]:
         raise NotImplementedError
