@@ -11,7 +11,7 @@ from typing import Any
 from games.cards import FRENCH_NAMES
 from games.core import Option
 from games.manni.rules import FULL_PACK, NULLO, horn_contract, horn_tally
-from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, hand_cards
+from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids
 
 MAX_DEALS = 100  # LIMIT-3
 TARGET = 10  # HORN-9
@@ -78,8 +78,11 @@ class HornState(ManniState):
     def _legal_other(self) -> list[int]:
         # HORN-6 / ACTION-3: discard cards one at a time while the limit allows, then draw.
         if self.discards < self.limit:
-            return [DISCARD + c for c in hand_cards(self.hands[self.to_move])] + [DRAW]
+            return [*discard_ids(self.hands[self.to_move]), DRAW]
         return [DRAW]
+
+    def _is_legal_other(self, action: object) -> bool:
+        return self._discard_legal(action, self.discards < self.limit)
 
     def _apply_other(self, seat: int, action: int) -> None:
         if action != DRAW:

@@ -29,7 +29,7 @@ from games.manni.state import (
     P_GREAT,
     PASS,
     ManniState,
-    hand_cards,
+    discard_ids,
 )
 
 DEALS = 18  # LAUG-5, LIMIT-5
@@ -129,11 +129,16 @@ class LaugState(ManniState):
             above = LAUG_RANK[self.calls[0][1]] if self.step == D_OVER_B else 0
             return [GREAT + t - 1 for t in self._eligible(seat, above)] + [PASS]
         # LAUG-8 / ACTION-3: the declarer's exchange.
-        skat = self.game.options["laug.exchange"] == "skat"
-        discards = [DISCARD + c for c in hand_cards(self.hands[seat])]
-        if skat:
-            return discards
-        return [*discards, DRAW] if self.discards < 4 else [DRAW]
+        if self.game.options["laug.exchange"] == "skat":
+            return discard_ids(self.hands[seat])
+        return [*discard_ids(self.hands[seat]), DRAW] if self.discards < 4 else [DRAW]
+
+    def _is_legal_other(self, action: object) -> bool:
+        if self.phase != P_EXCHANGE:
+            return action in self._legal_other()
+        if self.game.options["laug.exchange"] == "skat":
+            return action != DRAW and self._discard_legal(action, True)
+        return self._discard_legal(action, self.discards < 4)
 
     def _apply_other(self, seat: int, action: int) -> None:
         if self.phase == P_ANNOUNCE:

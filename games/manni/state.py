@@ -48,6 +48,14 @@ def hand_cards(mask: int) -> list[int]:
     return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M], *_S3[mask >> 39]]
 
 
+_D0, _D1, _D2, _D3 = ([tuple(DISCARD + c for c in cards) for cards in suit] for suit in SUIT_CARDS)
+
+
+def discard_ids(mask: int) -> list[int]:
+    """``discard`` action ids for the cards of ``mask``, in legal-list order."""
+    return [*_D0[mask & _M], *_D1[(mask >> 13) & _M], *_D2[(mask >> 26) & _M], *_D3[mask >> 39]]
+
+
 def names(mask: int) -> list[str]:
     return [FRENCH_NAMES[c] for c in bits_of(mask)]
 
@@ -209,7 +217,7 @@ class ManniState(State):
                 else:
                     self.to_move = (seat + 1) % 3
                 return
-        elif self.phase not in (P_PLAY, P_OVER) and action in self._legal_other():
+        elif self.phase not in (P_PLAY, P_OVER) and self._is_legal_other(action):
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
@@ -219,6 +227,21 @@ class ManniState(State):
     def _reject_id(self, action: object) -> None:
         label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
         self._reject(label)
+
+    def _is_legal_other(self, action: object) -> bool:
+        """Hook: whether ``action`` is legal outside trick play (variants may do it faster)."""
+        return action in self._legal_other()
+
+    def _discard_legal(self, action: object, allowed: bool) -> bool:
+        """An exchange step: ``discard`` of a held card while ``allowed``, or ``draw``."""
+        if action == DRAW:
+            return True
+        return (
+            allowed
+            and type(action) is int
+            and DISCARD <= action < DRAW
+            and bool(self.hands[self.to_move] >> (action - DISCARD) & 1)
+        )
 
     def _apply_other(self, seat: int, action: int) -> None:
         raise NotImplementedError
