@@ -374,10 +374,16 @@ class ManniState(State):
         return rec
 
     def clone(self) -> ManniState:
-        other = object.__new__(type(self))
-        for cls in type(self).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                if hasattr(self, name):
-                    value = getattr(self, name)
-                    setattr(other, name, value.copy() if type(value) in (list, dict) else value)
+        cls = type(self)
+        slots = cls.__dict__.get("_all_slots")
+        if slots is None:
+            slots = tuple(n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ()))
+            cls._all_slots = slots
+        other = object.__new__(cls)
+        for name in slots:
+            try:
+                value = getattr(self, name)
+            except AttributeError:  # a field the variant has not set yet
+                continue
+            setattr(other, name, value.copy() if type(value) in (list, dict) else value)
         return other
