@@ -230,6 +230,8 @@ class LaugState(ManniState):
         obs["great_calls"] = [[s, LAUG_CONTRACTS[t]] for s, t in self.calls]
         obs["declarer"] = self.declarer if self.declarer >= 0 else None
         obs["contract"] = contract
+        if self.contract >= 0 and LAUG_TRUMP[self.contract] >= 0:
+            obs["trump"] = "SHDC"[LAUG_TRUMP[self.contract]]  # public once declared
         obs["great"] = self.great
         obs["manni_size"] = len(self.manni)
         obs["exchanged"] = self.discards if self.phase != P_ANNOUNCE else None

@@ -106,6 +106,7 @@ def test_great_call_sequence_worked_example():
     state.apply("great hearts")
     obs = state.observation(a)
     assert obs["declarer"] == d and obs["contract"] == "hearts" and obs["great"] is True
+    assert obs["trump"] == "H"  # known before the exchange
     assert obs["great_available"] == [False, True, False]
     assert "spades" not in obs["unused_contracts"][a]
     assert state.current_player() == d  # D exchanges
