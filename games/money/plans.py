@@ -104,6 +104,7 @@ class Planner:
         self._purchase: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._source: dict[tuple[int, ...], int] = {}
         self._changes: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._exchanges: dict[tuple[int, int, int], tuple[tuple[int, int, int], ...]] = {}
 
     # -- single buys --------------------------------------------------------------
     def ground_buys(self, bank: int, under: int, g: int) -> list[int]:
@@ -159,8 +160,21 @@ class Planner:
             self._changes[key] = found
         return found
 
-    def exchanges(self, bank: int, place_money: int, place: int) -> list[tuple[int, int, int]]:
-        """MONEY-JO-10, MONEY-JO-19: ``(id, G, R)`` for every exchange with one place."""
+    def exchanges(
+        self, bank: int, place_money: int, place: int
+    ) -> tuple[tuple[int, int, int], ...]:
+        """MONEY-JO-10, MONEY-JO-19: ``(id, G, R)`` for every exchange with one place,
+        ascending ids."""
+        key = (bank, place_money, place)
+        found = self._exchanges.get(key)
+        if found is None:
+            found = self._find_exchanges(bank, place_money, place)
+            if len(self._exchanges) >= _CACHE_LIMIT:
+                self._exchanges.clear()
+            self._exchanges[key] = found
+        return found
+
+    def _find_exchanges(self, bank: int, place_money: int, place: int) -> tuple:
         sy = self.system
         value, support, ids = sy.value, sy.support, self.table.exchange
         receivable: dict[int, list[int]] = {}
@@ -171,7 +185,7 @@ class Planner:
             for r in receivable.get(value[g], ()):
                 if not support[g] & support[r]:
                     out.append((ids[(place, g, r)], g, r))
-        return out
+        return tuple(out)
 
     # -- whole purchase decisions -----------------------------------------------
     def _buys(self, bank: int, other: int, under: int, g: int, s: int, source: int) -> list[int]:
@@ -208,7 +222,8 @@ class Planner:
         compulsory: bool,
         exchanged: bool,
     ) -> tuple[int, ...]:
-        """Legal purchase steps, ``turn`` excluded, ascending.
+        """Legal purchase steps, ``turn`` excluded, ascending (ground buys, opponent
+        buys, exchanges with the opponent, exchanges at the ground: table order).
 
         ``source`` is GROUND, OPPONENT or ANY (MONEY-EG-3); exchanges are listed
         unless one was made (LIMIT-2), filtered when the buy is compulsory.
@@ -220,7 +235,7 @@ class Planner:
             ids = self._buys(bank, other, under, g, s, source)
             if not exchanged:
                 ids += self._exchange_ids(bank, other, under, g, s, source, compulsory)
-            found = tuple(sorted(ids))
+            found = tuple(ids)  # the parts come in table order: already ascending
             if len(self._purchase) >= _CACHE_LIMIT:
                 self._purchase.clear()
             self._purchase[key] = found
