@@ -16,8 +16,9 @@ def _stack(state, seat):
 
 def test_egypt_capture_is_automatic():
     """MONEY-EG-1: matches always capture; money.capture cannot be set."""
-    state = position("money-egypt", stacks=[["5S", "9S"], ["2C"]], pile=["5H"],
-                     banks=["none", "none"], to_move=0)
+    state = position(
+        "money-egypt", stacks=[["5S", "9S"], ["2C"]], pile=["5H"], banks=["none", "none"], to_move=0
+    )
     state.apply("turn")
     assert _stack(state, 0) == ["9S", "5H", "5S"]
     with pytest.raises(ValueError, match="fixed"):
@@ -28,8 +29,13 @@ def test_egypt_purchases_at_the_start_of_any_turn():
     """MONEY-EG-2, MONEY-EG-3: with cards left: turn, buys from either source, exchanges."""
     pile = filler(15)
     theirs = filler(15, pile)
-    state = position("money-egypt", stacks=[filler(3, pile, theirs), theirs],
-                     pile=pile, banks=["J", "Q+K"], to_move=0)
+    state = position(
+        "money-egypt",
+        stacks=[filler(3, pile, theirs), theirs],
+        pile=pile,
+        banks=["J", "Q+K"],
+        to_move=0,
+    )
     legal = state.legal_actions()
     assert legal[0] == "turn"
     assert "buy J at ground change none" in legal and "buy J at opponent" in legal
@@ -42,15 +48,18 @@ def test_egypt_source_needs_enough_numerals():
     """MONEY-EG-3: a source with fewer than N numerals cannot sell; no 5-card threshold."""
     pile = filler(4)
     theirs = filler(3, pile)
-    state = position("money-egypt", stacks=[[], theirs], pile=pile,
-                     banks=["Q+K", "none"], under="Q", to_move=0)
+    state = position(
+        "money-egypt", stacks=[[], theirs], pile=pile, banks=["Q+K", "none"], under="Q", to_move=0
+    )
     # Q (5) needs 5 numerals: neither source has them; K (10) with Q change needs 5 too.
     assert state.observation(0)["purchase"]["source"] == "stuck"
-    rich = position("money-egypt", stacks=[[], filler(6, pile)], pile=pile,
-                    banks=["Q", "none"], to_move=0)
+    rich = position(
+        "money-egypt", stacks=[[], filler(6, pile)], pile=pile, banks=["Q", "none"], to_move=0
+    )
     assert rich.legal_actions() == ["buy Q at opponent"]
-    ground = position("money-egypt", stacks=[[], theirs], pile=filler(5, theirs),
-                      banks=["Q", "none"], to_move=0)
+    ground = position(
+        "money-egypt", stacks=[[], theirs], pile=filler(5, theirs), banks=["Q", "none"], to_move=0
+    )
     assert ground.legal_actions() == ["buy Q at ground change none"]
 
 
@@ -58,18 +67,26 @@ def test_egypt_packets_go_under_the_buyer_stack():
     """MONEY-EG-4: ground buys take the bottom of the pile, under the buyer's cards."""
     pile = filler(8)
     mine = filler(2, pile)
-    state = position("money-egypt", stacks=[mine, filler(5, pile, mine)], pile=pile,
-                     banks=["Q", "none"], to_move=0)
+    state = position(
+        "money-egypt",
+        stacks=[mine, filler(5, pile, mine)],
+        pile=pile,
+        banks=["Q", "none"],
+        to_move=0,
+    )
     state.apply("buy Q at ground change none")
     assert _stack(state, 0) == mine + pile[:5]
     assert state.observation(0)["pile"] == pile[5:]
     assert state.legal_actions() == ["turn"]
 
 
-@pytest.mark.parametrize(("values", "table"), [
-    ("5-10-15", {"J": 15, "K": 10, "Q": 5}),
-    ("10-15-20", {"J": 20, "K": 15, "Q": 10}),
-])
+@pytest.mark.parametrize(
+    ("values", "table"),
+    [
+        ("5-10-15", {"J": 15, "K": 10, "Q": 5}),
+        ("10-15-20", {"J": 20, "K": 15, "Q": 10}),
+    ],
+)
 def test_egypt_values(values, table):
     """MONEY-EG-5, ACTION-6: Q < K < J by the chosen table; labels highest value first."""
     state = games.load("money-egypt", money_eg_values=values).new_game(1)
@@ -96,16 +113,28 @@ def test_egypt_aces_are_money():
 def test_egypt_seven_of_diamonds_captures_any_pile():
     """MONEY-EG-7: the 7D takes any pile holding a numeral, but not an empty pile."""
     options = {"money.eg_seven_diamonds": True}
-    state = position("money-egypt", options, stacks=[["7D", "2S"], ["3C"]],
-                     pile=["4H", "9H"], banks=["none", "none"], to_move=0)
+    state = position(
+        "money-egypt",
+        options,
+        stacks=[["7D", "2S"], ["3C"]],
+        pile=["4H", "9H"],
+        banks=["none", "none"],
+        to_move=0,
+    )
     state.apply("turn")
     assert _stack(state, 0) == ["2S", "4H", "9H", "7D"]
-    empty = position("money-egypt", options, stacks=[["7D"], ["3C"]], pile=[],
-                     banks=["none", "none"], to_move=0)
+    empty = position(
+        "money-egypt", options, stacks=[["7D"], ["3C"]], pile=[], banks=["none", "none"], to_move=0
+    )
     empty.apply("turn")
     assert empty.observation(0)["pile"] == ["7D"]
-    plain = position("money-egypt", stacks=[["7D", "2S"], ["3C"]], pile=["4H", "9H"],
-                     banks=["none", "none"], to_move=0)
+    plain = position(
+        "money-egypt",
+        stacks=[["7D", "2S"], ["3C"]],
+        pile=["4H", "9H"],
+        banks=["none", "none"],
+        to_move=0,
+    )
     plain.apply("turn")
     assert plain.observation(0)["pile"] == ["4H", "9H", "7D"]
 
@@ -115,8 +144,13 @@ def test_egypt_order_exchange_before_buy():
     left an exchange without a buy is allowed."""
     pile = filler(12)
     mine = filler(2, pile)
-    state = position("money-egypt", stacks=[mine, filler(10, pile, mine)], pile=pile,
-                     banks=["J", "Q+K"], to_move=0)
+    state = position(
+        "money-egypt",
+        stacks=[mine, filler(10, pile, mine)],
+        pile=pile,
+        banks=["J", "Q+K"],
+        to_move=0,
+    )
     state.apply("exchange J for K+Q at opponent")
     legal = state.legal_actions()
     assert legal[0] == "turn" and not any(x.startswith("exchange") for x in legal)
@@ -146,8 +180,14 @@ def test_syria_money_and_deck():
 def test_syria_ground_buy_takes_top_of_pile_with_change():
     """MONEY-SY-2, MONEY-JO-11: top N cards, lowest first; change from under the pile."""
     pile = filler(9)
-    state = position("money-syria", stacks=[[], filler(20, pile)], pile=pile,
-                     banks=["J", "none"], under="X", to_move=0)
+    state = position(
+        "money-syria",
+        stacks=[[], filler(20, pile)],
+        pile=pile,
+        banks=["J", "none"],
+        under="X",
+        to_move=0,
+    )
     assert state.legal_actions() == ["buy J at ground change X"]  # 9 < 10: change needed
     state.apply("buy J at ground change X")
     assert _stack(state, 0) == pile[-5:] and state.observation(0)["pile"] == pile[:-5]
@@ -156,8 +196,13 @@ def test_syria_ground_buy_takes_top_of_pile_with_change():
 def test_syria_capture_option():
     """MONEY-SY-3: money.capture as in Jordan, default auto."""
     assert games.load("money-syria").options["money.capture"] == "auto"
-    state = position("money-syria", {"money.capture": "choice"},
-                     stacks=[["5S"], ["5H"]], pile=["5D"], banks=["X", "X"],
-                     to_move=0)
+    state = position(
+        "money-syria",
+        {"money.capture": "choice"},
+        stacks=[["5S"], ["5H"]],
+        pile=["5D"],
+        banks=["X", "X"],
+        to_move=0,
+    )
     state.apply("turn")
     assert state.legal_actions() == ["capture", "decline"]

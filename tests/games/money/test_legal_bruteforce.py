@@ -54,9 +54,9 @@ def reference_buys(values, bank, other, under, g, s, source):
                 n = v - _worth(m, values)
                 if 1 <= n <= g:
                     out.append(f"buy {c} at ground change {_label(m, values)}")
-        if source in ("opponent", "any"):
-            if any(1 <= v - _worth(m, values) <= s for m in _subsets(other)):
-                out.append(f"buy {c} at opponent")
+        sells = any(1 <= v - _worth(m, values) <= s for m in _subsets(other))
+        if source in ("opponent", "any") and sells:
+            out.append(f"buy {c} at opponent")
     return out
 
 
@@ -75,8 +75,9 @@ def reference_exchanges(values, bank, other, under, g, s, source, compulsory):
                     o2, u2 = (m2, under) if place == "opponent" else (other, m2)
                     if not reference_buys(values, b2, o2, u2, g, s, source):
                         continue
-                out.append(f"exchange {_label(give, values)} for {_label(take, values)} "
-                           f"at {place}")
+                out.append(
+                    f"exchange {_label(give, values)} for {_label(take, values)} " f"at {place}"
+                )
     return out
 
 
@@ -84,8 +85,9 @@ def reference_legal(variant, values, bank, other, under, g, s, mine):
     """MONEY-JO-8..14, MONEY-JO-19, MONEY-EG-2, MONEY-EG-3 read literally."""
     compulsory = mine == 0
     if variant == "money-egypt":
-        plans = (reference_buys(values, bank, other, under, g, s, "any")
-                 + reference_exchanges(values, bank, other, under, g, s, "any", compulsory))
+        plans = reference_buys(values, bank, other, under, g, s, "any") + reference_exchanges(
+            values, bank, other, under, g, s, "any", compulsory
+        )
         if compulsory:
             return set(plans) or None
         return {"turn", *plans}
@@ -94,8 +96,9 @@ def reference_legal(variant, values, bank, other, under, g, s, mine):
     for source in ("ground", "opponent"):
         if source == "ground" and g < 5:
             continue
-        plans = (reference_buys(values, bank, other, under, g, s, source)
-                 + reference_exchanges(values, bank, other, under, g, s, source, True))
+        plans = reference_buys(values, bank, other, under, g, s, source) + reference_exchanges(
+            values, bank, other, under, g, s, source, True
+        )
         if plans:
             return set(plans)
     return None  # stuck
@@ -130,15 +133,21 @@ def _check(variant, data):
     options = {"money.eg_aces_money": "A" in values} if variant == "money-egypt" else {}
     cards = [c for c in NUMERALS if not ("A" in values and c[0] == "A")]
     pile = cards[:g]
-    theirs = cards[g:g + s]
-    stack = cards[g + s:g + s + mine]
+    theirs = cards[g : g + s]
+    stack = cards[g + s : g + s + mine]
     if not any(bank.values()) and not mine:
         return  # MONEY-JO-16: the game is already over
     if not (pile or theirs or stack):
         return
-    state = position(variant, options, stacks=[stack, theirs], pile=pile,
-                     banks=[_label(bank, values), _label(other, values)],
-                     under=_label(under, values), to_move=0)
+    state = position(
+        variant,
+        options,
+        stacks=[stack, theirs],
+        pile=pile,
+        banks=[_label(bank, values), _label(other, values)],
+        under=_label(under, values),
+        to_move=0,
+    )
     want = reference_legal(variant, values, bank, other, under, g, s, mine)
     got = state.legal_actions()
     ids = state.legal_ids()
@@ -186,15 +195,21 @@ def test_seller_change_lists_match_reference(data, more):
     values, bank, other, under, g, s, _ = data
     if not any(bank.values()) or s == 0:
         return
-    state = position("money-jordan", stacks=[[], NUMERALS[g:g + s]], pile=NUMERALS[:g],
-                     banks=[_label(bank, values), _label(other, values)],
-                     under=_label(under, values), to_move=0)
+    state = position(
+        "money-jordan",
+        stacks=[[], NUMERALS[g : g + s]],
+        pile=NUMERALS[:g],
+        banks=[_label(bank, values), _label(other, values)],
+        under=_label(under, values),
+        to_move=0,
+    )
     buys = [x for x in state.legal_actions() if x.startswith("buy ") and x.endswith(" at opponent")]
     if not buys or state.observation(0)["purchase"]["source"] == "stuck":
         return
     label = more.draw(st.sampled_from(buys))
     state.apply(label)
     v = values[label.split()[1]]
-    want = {f"change {_label(m, values)}" for m in _subsets(other)
-            if 1 <= v - _worth(m, values) <= s}
+    want = {
+        f"change {_label(m, values)}" for m in _subsets(other) if 1 <= v - _worth(m, values) <= s
+    }
     assert set(state.legal_actions()) == want and want

@@ -91,7 +91,7 @@ class Oracle:
         elif words[0] == "buy" and words[3] == "ground":
             n = min(self.values[words[1]] - self._worth(words[5]), len(self.pile))
             if self.syria:
-                packet, self.pile = self.pile[len(self.pile) - n:], self.pile[:len(self.pile) - n]
+                packet, self.pile = self.pile[len(self.pile) - n :], self.pile[: len(self.pile) - n]
             else:
                 packet, self.pile = self.pile[:n], self.pile[n:]
             self._give(seat, packet)
@@ -102,7 +102,7 @@ class Oracle:
             n = value - self._worth(words[1])
             stack = self.stacks[seat]
             if self.egypt:
-                packet, self.stacks[seat] = stack[len(stack) - n:], stack[:len(stack) - n]
+                packet, self.stacks[seat] = stack[len(stack) - n :], stack[: len(stack) - n]
             else:
                 packet, self.stacks[seat] = stack[:n], stack[n:]
             self._give(buyer, packet)
@@ -111,8 +111,9 @@ class Oracle:
     def _turn(self, seat: int) -> None:
         card = self.stacks[seat].pop(0)
         self.public.add(card)
-        hit = bool(self.pile) and (_number(card) == _number(self.pile[-1])
-                                   or (self.seven and card == "7D"))
+        hit = bool(self.pile) and (
+            _number(card) == _number(self.pile[-1]) or (self.seven and card == "7D")
+        )
         self.pile.append(card)
         if hit and not self.choice:
             self._capture(seat)
