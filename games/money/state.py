@@ -155,51 +155,18 @@ class MoneyState(State):
         return self
 
     @classmethod
-    def from_position(
-        cls,
-        game: Game,
-        *,
-        stacks: list[list[str]],
-        pile: list[str],
-        banks: list[str],
-        under: str = "none",
-        to_move: int = 0,
-        dealer: int | None = None,
-        plays: int = 0,
-    ) -> MoneyState:
+    def from_position(cls, game: Game, **position: Any) -> MoneyState:
         """Test support: a game from an explicit position instead of a deal.
 
-        ``stacks`` per seat, top card first; ``pile`` bottom card first; banks
-        and ``under`` as money labels (``"Q+J+K"``, ``"none"``). The position
-        need not hold every card of the pack. ``to_move`` starts a turn
-        (the MONEY-JO-16 check and purchase decisions apply). The record of
-        such a state has ``"decks": []`` and a ``"position"`` entry, and cannot
-        be replayed by ``games.replay``. Raises ``ValueError`` for unknown or
-        repeated cards and impossible money.
+        Keyword arguments and errors as in :func:`games.money.position.parse_position`.
+        The record of such a state has ``"decks": []`` and ``"position": true``
+        and cannot be replayed by ``games.replay``.
         """
+        from games.money.position import parse_position
+
         rules = cls._rules(game)
-        system = rules.system
-        allowed = set(rules.numerals)
-        seen: set[int] = set()
-        cards: list[list[int]] = []
-        for part in (*stacks, pile):
-            row = []
-            for label in part:
-                c = INDEX.get(label, -1)
-                if c not in allowed or c in seen:
-                    raise ValueError(f"position card {label!r} is unknown, money or repeated")
-                seen.add(c)
-                row.append(c)
-            cards.append(row)
-        money = [system.parse(b) for b in banks] + [system.parse(under)]
-        total = sum(money)
-        if not system.contains(system.full, total):
-            raise ValueError("position holds more money cards than the pack")
-        dealer = 1 - to_move if dealer is None else dealer
-        self = cls._build(
-            game, rules, 0, dealer, None, cards[:2], cards[2], money[:2], money[2], to_move, plays
-        )
-        return self
+        dealer, stacks, pile, banks, under, to_move, plays = parse_position(rules, **position)
+        return cls._build(game, rules, 0, dealer, None, stacks, pile, banks, under, to_move, plays)
 
     # -- turn structure -------------------------------------------------------------
     def _start_turn(self) -> None:

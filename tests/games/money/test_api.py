@@ -182,3 +182,18 @@ def test_every_rule_is_cited_by_a_test():
                 doc = ast.get_docstring(node) or ""
                 cited |= set(re.findall(r"[A-Z]+(?:-[A-Z]+)*-\d+", doc))
     assert [r for r in RULE_IDS if r not in cited] == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "problem"),
+    [
+        ({"stacks": [["KS"], []], "pile": [], "banks": ["K", "K"]}, "KS"),
+        ({"stacks": [["2S"], ["2S"]], "pile": [], "banks": ["K", "K"]}, "2S"),
+        ({"stacks": [[], []], "pile": [], "banks": ["K", "K"]}, "no numeral"),
+        ({"stacks": [["2S"], []], "pile": [], "banks": ["Q+Q+Q", "Q+Q"]}, "money"),
+    ],
+)
+def test_bad_positions_are_refused(kwargs, problem):
+    """MONEY-JO-2, MONEY-JO-3: test positions hold numerals once and the pack's money."""
+    with pytest.raises(ValueError, match=problem):
+        position("money-jordan", **kwargs)
