@@ -207,7 +207,11 @@ class ManigliaState(State):
             if self._playable(seat, hand) & bit:
                 self._play(seat, hand, action, bit)
                 return
-        elif self.phase in (P_AUCTION, P_TRUMP) and action in self._legal_other():
+        elif (
+            self.phase in (P_AUCTION, P_TRUMP)
+            and type(action) is int
+            and action in self._legal_other()
+        ):
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
