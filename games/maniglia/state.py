@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from games import rng
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, bits_of, parse_deck
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck
 from games.core import RECORD_FORMAT, Game, IllegalAction, State, competition_ranks
 from games.maniglia.rules import ABOVE, POINTS, SUIT_CARDS, SUIT_MASKS, deal_hands
 
@@ -61,6 +61,7 @@ class ManigliaState(State):
     LABEL_IDS = LABEL_IDS
     PLAYERS: ClassVar[int] = 4
     PACK: ClassVar[int] = (1 << 40) - 1
+    PACK_CARDS: ClassVar[tuple[int, ...]] = tuple(range(40))  # bits_of(PACK)
 
     __slots__ = (
         "deal",
@@ -122,7 +123,7 @@ class ManigliaState(State):
         if index < len(self.given_decks):
             deck = self.given_decks[index]
         else:
-            deck = rng.shuffled(bits_of(self.PACK), self.seed, f"deck/{self.deal}")
+            deck = rng.shuffled(self.PACK_CARDS, self.seed, f"deck/{self.deal}")
         self.decks.append(deck)
         return deck
 
@@ -204,8 +205,22 @@ class ManigliaState(State):
             seat = self.to_move
             hand = self.hands[seat]
             bit = 1 << action
-            if self._playable(seat, hand) & bit:
-                self._play(seat, hand, action, bit)
+            led = self.led
+            if led < 0:
+                if hand & bit:
+                    self.led = action // 10
+                    self.win_card, self.win_seat = action, seat
+                    self._play(seat, hand ^ bit, action)
+                    return
+            elif self._playable(seat, hand) & bit:
+                # COMMON-5: a higher card of W's suit, or a trump over a non-trump, takes over.
+                win = self.win_card
+                suit = action // 10
+                if (suit == win // 10 and action > win) or (
+                    suit == self.trump and win // 10 != suit
+                ):
+                    self.win_card, self.win_seat = action, seat
+                self._play(seat, hand ^ bit, action)
                 return
         elif (
             self.phase in (P_AUCTION, P_TRUMP)
@@ -218,21 +233,12 @@ class ManigliaState(State):
             return
         self._reject_id(action)
 
-    def _play(self, seat: int, hand: int, card: int, bit: int) -> None:
-        self.hands[seat] = hand ^ bit
+    def _play(self, seat: int, hand: int, card: int) -> None:
+        """Put ``card`` on the trick (W already updated); ``hand`` is what remains."""
+        self.hands[seat] = hand
         self.history.append(seat << 8 | card)
         trick = self.trick
         trick.append(card)
-        if self.led < 0:
-            self.led = card // 10
-            self.win_card, self.win_seat = card, seat
-        else:
-            # COMMON-5: a higher card of W's suit, or a trump over a non-trump, takes over.
-            win = self.win_card
-            if (card // 10 == win // 10 and card > win) or (
-                card // 10 == self.trump and win // 10 != self.trump
-            ):
-                self.win_card, self.win_seat = card, seat
         if len(trick) == self.n:
             self._finish_trick()
         else:

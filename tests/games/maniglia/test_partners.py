@@ -68,6 +68,12 @@ def test_custom_low_target_reached_by_a_turn_up_ends_the_game():
     assert state.is_over() and state.current_player() is None
     assert state.legal_actions() == []
     assert state.ranking() == [2, 1, 2, 1]
+    obs = state.observation(0)
+    assert obs["phase"] == "over" and obs["game_points"] == [0, 4] and obs["trick"] == []
+    assert obs["history"] == [
+        {"deal": 1, "dealer": 1, "turned_card": "AD", "turn_up_bonus": 4, "actions": []}
+    ]
+    assert games.replay(state.record()).record() == state.record()
     state = position(P, 1, {1: ["AD"]}, maniglia_target_partners=5)
     assert not state.is_over()
 
