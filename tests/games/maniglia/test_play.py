@@ -9,7 +9,11 @@ dealer's last card is turned up and gives trump.
 
 from __future__ import annotations
 
+import random
+
 import games
+from games.cards import LATIN_INDEX
+from games.maniglia.rules import playable
 from tests.games.maniglia.deals import accepted_cards, legal_cards, position
 
 P = "maniglia-4-partners"
@@ -213,3 +217,39 @@ def test_played_cards_and_trick_are_public():
         assert obs["hand_sizes"] == [10 - (s in (first, second)) for s in range(4)]
     hands = [set(state.observation(s)["hand"]) for s in range(4)]
     assert all(not hands[a] & hands[b] for a in range(4) for b in range(a + 1, 4))
+
+
+def test_engine_legality_matches_the_pure_rule():
+    """MANIGLIA-GEN-5: at every card play of random games, under both options and both
+    side structures, the engine's legal list is ``rules.playable`` of the public facts."""
+
+    def mask(cards):
+        return sum(1 << LATIN_INDEX[c] for c in cards)
+
+    for variant in ("maniglia-3", "maniglia-5", P):
+        for overtake in ("opponent", "strict"):
+            for seed in range(3):
+                rnd = random.Random(seed)
+                state = games.load(variant, maniglia_overtake=overtake).new_game(seed)
+                while not state.is_over():
+                    seat = state.current_player()
+                    obs = state.observation(seat)
+                    if obs["phase"] == "play":
+                        hand = mask(obs["hand"])
+                        if obs["trick"]:
+                            win_seat, win = obs["winning"]
+                            side = obs["teams"][0]
+                            opponent = (seat in side) != (win_seat in side)
+                            led = "DCSB".index(obs["trick"][0][1][1])
+                            want = playable(
+                                hand,
+                                led,
+                                LATIN_INDEX[win],
+                                opponent,
+                                "DCSB".index(obs["trump"]),
+                                overtake == "strict",
+                            )
+                        else:
+                            want = hand
+                        assert mask(legal_cards(state)) == want
+                    state.apply(rnd.choice(state.legal_actions()))
