@@ -13,7 +13,7 @@ from games.core import Game, IllegalAction, Option, State, Variant
 from games.registry import load, replay, variant_info, variants
 
 # Registration: importing a family registers its variants.
-from games import manni  # noqa: E402, F401  isort: skip
+from games import manni  # noqa: F401  isort: skip
 from games import maniglia  # noqa: F401  isort: skip
 
 __all__ = [

@@ -66,8 +66,9 @@ def parse_int(name: str, low: int, high: int, *, allow_none: bool = False) -> Ca
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             extra = " or none" if allow_none else ""
-            raise ValueError(f"option {name} must be an integer in {low}..{high}{extra}, "
-                             f"got {value!r}")
+            raise ValueError(
+                f"option {name} must be an integer in {low}..{high}{extra}, " f"got {value!r}"
+            )
         return value
 
     return parse
@@ -105,13 +106,16 @@ class Game:
         for raw_name, value in given.items():
             name = raw_name if "." in raw_name else raw_name.replace("_", ".", 1)
             if name in variant.fixed:
-                raise ValueError(f"option {name} is fixed by variant {variant.id} "
-                                 f"and cannot be set")
+                raise ValueError(
+                    f"option {name} is fixed by variant {variant.id} " f"and cannot be set"
+                )
             opt = variant.option(name)
             if opt is None:
                 known = ", ".join(o.name for o in variant.options) or "none"
-                raise ValueError(f"unknown option {raw_name!r} for variant {variant.id} "
-                                 f"(known options: {known})")
+                raise ValueError(
+                    f"unknown option {raw_name!r} for variant {variant.id} "
+                    f"(known options: {known})"
+                )
             values[name] = opt.canonical(value)
         return values
 
@@ -125,19 +129,27 @@ class Game:
 
     def canonical(self) -> str:
         """``variant(name=value,...)`` listing the options that differ from defaults."""
-        changed = [f"{o.name}={_option_text(self.options[o.name])}"
-                   for o in self.variant.options if self.options[o.name] != o.default]
+        changed = [
+            f"{o.name}={_option_text(self.options[o.name])}"
+            for o in self.variant.options
+            if self.options[o.name] != o.default
+        ]
         return f"{self.id}({','.join(changed)})" if changed else self.id
 
-    def new_game(self, seed: int, *, dealer: int | None = None,
-                 decks: Sequence[Sequence[str]] | None = None) -> State:
+    def new_game(
+        self, seed: int, *, dealer: int | None = None, decks: Sequence[Sequence[str]] | None = None
+    ) -> State:
         """Deal a new game. Raises ``ValueError`` for a bad seed, dealer or deck."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
-        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)
-                                   or not 0 <= dealer < self.num_players):
-            raise ValueError(f"dealer must be a seat in 0..{self.num_players - 1}, "
-                             f"got {dealer!r}")
+        if dealer is not None and (
+            isinstance(dealer, bool)
+            or not isinstance(dealer, int)
+            or not 0 <= dealer < self.num_players
+        ):
+            raise ValueError(
+                f"dealer must be a seat in 0..{self.num_players - 1}, " f"got {dealer!r}"
+            )
         if decks is not None and not isinstance(decks, list | tuple):
             raise ValueError(f"decks must be a list of decks, got {type(decks).__name__}")
         return self.variant.state_class.new(self, seed, dealer, decks)
@@ -172,8 +184,9 @@ class State:
 
     # -- construction -----------------------------------------------------
     @classmethod
-    def new(cls, game: Game, seed: int, dealer: int | None,
-            decks: Sequence[Sequence[str]] | None) -> State:
+    def new(
+        cls, game: Game, seed: int, dealer: int | None, decks: Sequence[Sequence[str]] | None
+    ) -> State:
         raise NotImplementedError
 
     # -- the public API ---------------------------------------------------
@@ -201,16 +214,19 @@ class State:
         Raises :class:`IllegalAction` (naming the label) when it is not in
         ``legal_actions()`` or the game is over; the state is then unchanged.
         """
-        action = self.LABEL_IDS.get(label) if isinstance(label, str) else None
-        if action is None:
+        try:
+            action = self.LABEL_IDS[label]
+        except (KeyError, TypeError):  # unknown or unhashable
             self._reject(label)
         self.apply_id(action)
 
     def _reject(self, label: object) -> None:
         if self.is_over():
             raise IllegalAction(f"{label!r}: the game is over")
-        raise IllegalAction(f"{label!r} is not a legal action for seat "
-                            f"{self.current_player()} now (legal: {self.legal_actions()})")
+        raise IllegalAction(
+            f"{label!r} is not a legal action for seat "
+            f"{self.current_player()} now (legal: {self.legal_actions()})"
+        )
 
     def scores(self) -> list[int]:
         raise NotImplementedError

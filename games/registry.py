@@ -25,8 +25,9 @@ def variant_info(variant_id: str) -> Variant:
     try:
         return _VARIANTS[variant_id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown variant {variant_id!r} "
-                         f"(known: {', '.join(variants())})") from None
+        raise ValueError(
+            f"unknown variant {variant_id!r} " f"(known: {', '.join(variants())})"
+        ) from None
 
 
 def load(variant_id: str, **options: Any) -> Game:
@@ -42,8 +43,9 @@ def replay(record: dict[str, Any]) -> State:
     """
     if not isinstance(record, dict):
         raise ValueError(f"a record must be a dict, got {type(record).__name__}")
-    missing = [k for k in ("variant", "options", "seed", "dealer", "decks", "actions")
-               if k not in record]
+    missing = [
+        k for k in ("variant", "options", "seed", "dealer", "decks", "actions") if k not in record
+    ]
     if missing:
         raise ValueError(f"record lacks {', '.join(missing)}")
     game = load(record["variant"], **record["options"])

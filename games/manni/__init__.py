@@ -8,15 +8,33 @@ from games.core import Variant
 from games.manni import basic, hornafjordur, laugavatn
 from games.registry import register
 
-register(Variant(
-    id="manni-basic", family="manni", players=3, options=basic.OPTIONS,
-    state_class=basic.ManniBasicState,
-    summary="48 cards, 12 each and a 12-card Manni; trump by deal number; first to 10."))
-register(Variant(
-    id="manni-hornafjordur", family="manni", players=3, options=hornafjordur.OPTIONS,
-    state_class=hornafjordur.HornState,
-    summary="52 cards, a 16-card Manni, the cut card sets Nullo, suit or no-trump."))
-register(Variant(
-    id="laugavatnsmanni", family="manni", players=3, options=laugavatn.OPTIONS,
-    state_class=laugavatn.LaugState,
-    summary="52 cards, 16 each, announced contracts and great calls, 18 deals."))
+register(
+    Variant(
+        id="manni-basic",
+        family="manni",
+        players=3,
+        options=basic.OPTIONS,
+        state_class=basic.ManniBasicState,
+        summary="48 cards, 12 each and a 12-card Manni; trump by deal number; first to 10.",
+    )
+)
+register(
+    Variant(
+        id="manni-hornafjordur",
+        family="manni",
+        players=3,
+        options=hornafjordur.OPTIONS,
+        state_class=hornafjordur.HornState,
+        summary="52 cards, a 16-card Manni, the cut card sets Nullo, suit or no-trump.",
+    )
+)
+register(
+    Variant(
+        id="laugavatnsmanni",
+        family="manni",
+        players=3,
+        options=laugavatn.OPTIONS,
+        state_class=laugavatn.LaugState,
+        summary="52 cards, 16 each, announced contracts and great calls, 18 deals.",
+    )
+)

@@ -8,16 +8,20 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Option
-from games.manni.rules import BASIC_TRUMPS, PACK_WITHOUT_TWOS
+from games.manni.rules import BASIC_TRUMPS, PACK_WITHOUT_TWOS, basic_game_over
 from games.manni.state import KEEP, P_CHOICE, TAKE, ManniState
 
 MAX_DEALS = 100  # LIMIT-3
 TARGET = 10  # MANNI-BASIC-8
 
 OPTIONS = (
-    Option("manni.tie", "share", ("share", "play-on"),
-           doc="MANNI-BASIC-8: tied leaders share rank 1 (share) or dealing goes on "
-               "until one player alone leads (play-on)."),
+    Option(
+        "manni.tie",
+        "share",
+        ("share", "play-on"),
+        doc="MANNI-BASIC-8: tied leaders share rank 1 (share) or dealing goes on "
+        "until one player alone leads (play-on).",
+    ),
 )
 
 
@@ -33,7 +37,7 @@ class ManniBasicState(ManniState):
         hands = self.hands
         for packet in range(9):
             seat = (left + packet) % 3
-            for card in deck[4 * packet:4 * packet + 4]:
+            for card in deck[4 * packet : 4 * packet + 4]:
                 hands[seat] |= 1 << card
         manni = 0
         for card in deck[36:48]:
@@ -68,11 +72,7 @@ class ManniBasicState(ManniState):
             totals[seat] += self.won[seat] - 4  # MANNI-BASIC-7
         if self.deal >= MAX_DEALS:  # LIMIT-3
             return True
-        top = max(totals)
-        if top < TARGET:
-            return False
-        # MANNI-BASIC-8: with play-on a tie for the lead keeps the game going.
-        return self.game.options["manni.tie"] == "share" or totals.count(top) == 1
+        return basic_game_over(totals, self.game.options["manni.tie"], TARGET)
 
     def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
         obs["trump"] = "SHDC"[BASIC_TRUMPS[(self.deal - 1) % 4]]  # public before any decision

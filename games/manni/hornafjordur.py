@@ -11,16 +11,20 @@ from typing import Any
 from games.cards import FRENCH_NAMES
 from games.core import Option
 from games.manni.rules import FULL_PACK, NULLO, horn_contract, horn_tally
-from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, hand_cards
+from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids
 
 MAX_DEALS = 100  # LIMIT-3
 TARGET = 10  # HORN-9
 EXCHANGE_LIMITS = (7, 5)  # HORN-6: L, R; the dealer's limit depends on the Manni left
 
 OPTIONS = (
-    Option("horn.cut_table", "standard", ("standard", "alt"),
-           doc="HORN-4: contract bands of the cut card: standard 2-5 Nullo, 6-9 suit, "
-               "T-A no-trump; alt 2-6 Nullo, 7-T suit, J-A no-trump."),
+    Option(
+        "horn.cut_table",
+        "standard",
+        ("standard", "alt"),
+        doc="HORN-4: contract bands of the cut card: standard 2-5 Nullo, 6-9 suit, "
+        "T-A no-trump; alt 2-6 Nullo, 7-T suit, J-A no-trump.",
+    ),
 )
 
 
@@ -28,8 +32,17 @@ class HornState(ManniState):
     """State of a manni-hornafjordur game."""
 
     PACK = FULL_PACK
-    __slots__ = ("contract", "contract_card", "contract_trump", "discards", "exchanges",
-                 "limit", "manni", "minus", "plus")
+    __slots__ = (
+        "contract",
+        "contract_card",
+        "contract_trump",
+        "discards",
+        "exchanges",
+        "limit",
+        "manni",
+        "minus",
+        "plus",
+    )
 
     def _init_game(self) -> None:
         self.plus = [0, 0, 0]
@@ -45,10 +58,10 @@ class HornState(ManniState):
         manni: list[int] = []
         for cycle in range(4):
             base = 13 * cycle
-            manni.extend(deck[base:base + 4])
+            manni.extend(deck[base : base + 4])
             for i in range(3):
                 seat = (left + i) % 3
-                for card in deck[base + 4 + 3 * i:base + 7 + 3 * i]:
+                for card in deck[base + 4 + 3 * i : base + 7 + 3 * i]:
                     self.hands[seat] |= 1 << card
         manni.reverse()  # drawn from its top: the last card dealt comes first
         self.manni = manni
@@ -65,8 +78,11 @@ class HornState(ManniState):
     def _legal_other(self) -> list[int]:
         # HORN-6 / ACTION-3: discard cards one at a time while the limit allows, then draw.
         if self.discards < self.limit:
-            return [DISCARD + c for c in hand_cards(self.hands[self.to_move])] + [DRAW]
+            return [*discard_ids(self.hands[self.to_move]), DRAW]
         return [DRAW]
+
+    def _is_legal_other(self, action: object) -> bool:
+        return self._discard_legal(action, self.discards < self.limit)
 
     def _apply_other(self, seat: int, action: int) -> None:
         if action != DRAW:
@@ -75,9 +91,9 @@ class HornState(ManniState):
             self.out[seat] |= 1 << card
             self.discards += 1
             return
-        for card in self.manni[:self.discards]:
+        for card in self.manni[: self.discards]:
             self.hands[seat] |= 1 << card
-        del self.manni[:self.discards]
+        del self.manni[: self.discards]
         self.exchanges.append(self.discards)
         if len(self.exchanges) < 3:
             self._begin_exchange((seat + 1) % 3)
@@ -103,5 +119,6 @@ class HornState(ManniState):
         obs["plus"] = list(self.plus)
         obs["minus"] = list(self.minus)
         # HORN-5: everybody knows the dealer holds the contract card until he plays it.
-        obs["contract_card_holder"] = (self.dealer if self.hands[self.dealer] >> self.contract_card
-                                       & 1 else None)
+        obs["contract_card_holder"] = (
+            self.dealer if self.hands[self.dealer] >> self.contract_card & 1 else None
+        )

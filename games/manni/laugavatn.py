@@ -29,22 +29,38 @@ from games.manni.state import (
     P_GREAT,
     PASS,
     ManniState,
-    hand_cards,
+    discard_ids,
 )
 
 DEALS = 18  # LAUG-5, LIMIT-5
 GREAT_TYPES = range(LAUG_GRAND, 6)
 
 OPTIONS = (
-    Option("laug.nullo_ace_low", False, parse=parse_bool("laug.nullo_ace_low"),
-           doc="LAUG-2: the ace ranks lowest in Nullo."),
-    Option("laug.exchange", "draw", ("draw", "skat"),
-           doc="LAUG-8: declarer discards then draws (draw), or takes the 4 Manni cards "
-               "and discards 4 (skat)."),
-    Option("laug.first_lead", "declarer-left", ("declarer-left", "dealer-left"),
-           doc="LAUG-9: who leads the first trick."),
-    Option("laug.stop_at", None, parse=parse_int("laug.stop_at", 1, 10_000, allow_none=True),
-           doc="LAUG-11: end after the first deal in which a total reaches this number."),
+    Option(
+        "laug.nullo_ace_low",
+        False,
+        parse=parse_bool("laug.nullo_ace_low"),
+        doc="LAUG-2: the ace ranks lowest in Nullo.",
+    ),
+    Option(
+        "laug.exchange",
+        "draw",
+        ("draw", "skat"),
+        doc="LAUG-8: declarer discards then draws (draw), or takes the 4 Manni cards "
+        "and discards 4 (skat).",
+    ),
+    Option(
+        "laug.first_lead",
+        "declarer-left",
+        ("declarer-left", "dealer-left"),
+        doc="LAUG-9: who leads the first trick.",
+    ),
+    Option(
+        "laug.stop_at",
+        None,
+        parse=parse_int("laug.stop_at", 1, 10_000, allow_none=True),
+        doc="LAUG-11: end after the first deal in which a total reaches this number.",
+    ),
 )
 
 # Steps of the great-call sequence (LAUG-7).
@@ -56,8 +72,18 @@ class LaugState(ManniState):
 
     PACK = FULL_PACK
     TRICKS = 16
-    __slots__ = ("announced", "calls", "contract", "declarer", "discards", "great",
-                 "great_used", "manni", "step", "used")
+    __slots__ = (
+        "announced",
+        "calls",
+        "contract",
+        "declarer",
+        "discards",
+        "great",
+        "great_used",
+        "manni",
+        "step",
+        "used",
+    )
 
     def _init_game(self) -> None:
         self.used = [0, 0, 0]  # bitmask of contracts each player has announced (LAUG-5)
@@ -68,7 +94,7 @@ class LaugState(ManniState):
         left = (self.dealer + 1) % 3
         for packet in range(12):
             seat = (left + packet) % 3
-            for card in deck[4 * packet:4 * packet + 4]:
+            for card in deck[4 * packet : 4 * packet + 4]:
                 self.hands[seat] |= 1 << card
         self.manni = deck[48:52][::-1]  # top = last card dealt
         self.announced = -1
@@ -103,11 +129,16 @@ class LaugState(ManniState):
             above = LAUG_RANK[self.calls[0][1]] if self.step == D_OVER_B else 0
             return [GREAT + t - 1 for t in self._eligible(seat, above)] + [PASS]
         # LAUG-8 / ACTION-3: the declarer's exchange.
-        skat = self.game.options["laug.exchange"] == "skat"
-        discards = [DISCARD + c for c in hand_cards(self.hands[seat])]
-        if skat:
-            return discards
-        return [*discards, DRAW] if self.discards < 4 else [DRAW]
+        if self.game.options["laug.exchange"] == "skat":
+            return discard_ids(self.hands[seat])
+        return [*discard_ids(self.hands[seat]), DRAW] if self.discards < 4 else [DRAW]
+
+    def _is_legal_other(self, action: object) -> bool:
+        if self.phase != P_EXCHANGE:
+            return action in self._legal_other()
+        if self.game.options["laug.exchange"] == "skat":
+            return action != DRAW and self._discard_legal(action, True)
+        return self._discard_legal(action, self.discards < 4)
 
     def _apply_other(self, seat: int, action: int) -> None:
         if self.phase == P_ANNOUNCE:
@@ -164,9 +195,9 @@ class LaugState(ManniState):
 
     def _exchange(self, seat: int, action: int) -> None:
         if action == DRAW:
-            for card in self.manni[:self.discards]:
+            for card in self.manni[: self.discards]:
                 self.hands[seat] |= 1 << card
-            del self.manni[:self.discards]
+            del self.manni[: self.discards]
             self._begin_play()
             return
         card = action - DISCARD
@@ -203,7 +234,8 @@ class LaugState(ManniState):
         obs["manni_size"] = len(self.manni)
         obs["exchanged"] = self.discards if self.phase != P_ANNOUNCE else None
         # LAUG-12: unused contract types and whether each great call is still available.
-        obs["unused_contracts"] = [[c for i, c in enumerate(LAUG_CONTRACTS) if not u >> i & 1]
-                                   for u in self.used]
+        obs["unused_contracts"] = [
+            [c for i, c in enumerate(LAUG_CONTRACTS) if not u >> i & 1] for u in self.used
+        ]
         obs["great_available"] = [not g for g in self.great_used]
         obs["totals"] = list(self.totals)

@@ -87,6 +87,14 @@ def playable(hand: int, led: int | None) -> int:
     return follow or hand
 
 
+def basic_game_over(totals: list[int], tie: str, target: int = 10) -> bool:
+    """MANNI-BASIC-8: over once a total reaches ``target``; ``play-on`` needs a sole leader."""
+    top = max(totals)
+    if top < target:
+        return False
+    return tie == "share" or totals.count(top) == 1
+
+
 def horn_contract(card: int, table: str = "standard") -> tuple[str, int]:
     """HORN-4: the contract (type, trump suit) set by the contract card."""
     suit, rank = divmod(card, 13)  # rank 0 is the two
@@ -114,8 +122,7 @@ LAUG_TRUMP = (NO_TRUMP, NO_TRUMP, HEARTS, SPADES, DIAMONDS, CLUBS)
 LAUG_RANK = (0, 5, 4, 3, 2, 1)
 
 
-def laug_deal_scores(tricks: list[int], declarer: int, contract: int,
-                     great: bool) -> list[int]:
+def laug_deal_scores(tricks: list[int], declarer: int, contract: int, great: bool) -> list[int]:
     """LAUG-10: each seat's score for one deal; every case sums to 0."""
     t = tricks[declarer]
     if great:
@@ -123,8 +130,10 @@ def laug_deal_scores(tricks: list[int], declarer: int, contract: int,
             mine, theirs = t - 14, None
         else:
             mine, theirs = (4, -2) if t == 15 else (8, -4)
-        return [mine if seat == declarer else (tricks[seat] - 1 if theirs is None else theirs)
-                for seat in range(3)]
+        return [
+            mine if seat == declarer else (tricks[seat] - 1 if theirs is None else theirs)
+            for seat in range(3)
+        ]
     if contract == LAUG_NULLO:
         return [4 - t if seat == declarer else 6 - tricks[seat] for seat in range(3)]
     return [t - 8 if seat == declarer else tricks[seat] - 4 for seat in range(3)]

@@ -38,12 +38,22 @@ PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
 
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x1FFF
+#: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
+PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
+_L0, _L1, _L2, _L3 = PLAY_LABELS
 
 
 def hand_cards(mask: int) -> list[int]:
     """Cards of a hand mask in legal-list order (suit S H D C, rank 2..A)."""
-    return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M],
-            *_S3[mask >> 39]]
+    return [*_S0[mask & _M], *_S1[(mask >> 13) & _M], *_S2[(mask >> 26) & _M], *_S3[mask >> 39]]
+
+
+_D0, _D1, _D2, _D3 = ([tuple(DISCARD + c for c in cards) for cards in suit] for suit in SUIT_CARDS)
+
+
+def discard_ids(mask: int) -> list[int]:
+    """``discard`` action ids for the cards of ``mask``, in legal-list order."""
+    return [*_D0[mask & _M], *_D1[(mask >> 13) & _M], *_D2[(mask >> 26) & _M], *_D3[mask >> 39]]
 
 
 def names(mask: int) -> list[str]:
@@ -59,9 +69,29 @@ class ManniState(State):
     TRICKS: ClassVar[int] = 12
 
     __slots__ = (
-        "ace_low", "dealer", "deal", "decks", "first_dealer", "forfeited", "game",
-        "given_decks", "hands", "history", "deal_starts", "keys", "leader", "led",
-        "out", "phase", "seed", "to_move", "totals", "trick", "trump", "won",
+        "ace_low",
+        "deal",
+        "deal_starts",
+        "dealer",
+        "decks",
+        "first_dealer",
+        "forfeited",
+        "game",
+        "given_decks",
+        "hands",
+        "history",
+        "keys",
+        "leader",
+        "led",
+        "out",
+        "phase",
+        "seed",
+        "to_move",
+        "totals",
+        "trick",
+        "trump",
+        "view_cache",
+        "won",
     )
 
     # -- construction -----------------------------------------------------
@@ -82,6 +112,7 @@ class ManniState(State):
         self.deal_starts: list[int] = []
         self.totals = [0, 0, 0]
         self.forfeited: tuple[int, str] | None = None
+        self.view_cache: dict[tuple[int, int], tuple[tuple, tuple]] = {}
         self._init_game()
         self._start_deal()
         return self
@@ -89,12 +120,21 @@ class ManniState(State):
     def _init_game(self) -> None:
         """Hook: per-game fields of the variant."""
 
+    @classmethod
+    def pack_cards(cls) -> tuple[int, ...]:
+        """The cards of one deck, ascending (computed once per class)."""
+        cached = cls.__dict__.get("_pack_cards")
+        if cached is None:
+            cached = tuple(bits_of(cls.PACK))
+            cls._pack_cards = cached
+        return cached
+
     def _next_deck(self) -> list[int]:
         index = self.deal - 1
         if index < len(self.given_decks):
             deck = self.given_decks[index]
         else:
-            deck = rng.shuffled(bits_of(self.PACK), self.seed, f"deck/{self.deal}")
+            deck = rng.shuffled(self.pack_cards(), self.seed, f"deck/{self.deal}")
         self.decks.append(deck)
         return deck
 
@@ -138,6 +178,22 @@ class ManniState(State):
             return []
         return self._legal_other()
 
+    def legal_actions(self) -> list[str]:
+        if self.phase == P_PLAY:  # the hot case, straight from label tables
+            hand = self.hands[self.to_move]
+            if self.trick:
+                led = self.led
+                follow = hand & SUIT_MASKS[led]
+                if follow:
+                    return list(PLAY_LABELS[led][follow >> (13 * led)])
+            return [
+                *_L0[hand & _M],
+                *_L1[(hand >> 13) & _M],
+                *_L2[(hand >> 26) & _M],
+                *_L3[hand >> 39],
+            ]
+        return [LABELS[a] for a in self.legal_ids()]
+
     def _legal_other(self) -> list[int]:
         raise NotImplementedError
 
@@ -161,7 +217,7 @@ class ManniState(State):
                 else:
                     self.to_move = (seat + 1) % 3
                 return
-        elif self.phase not in (P_PLAY, P_OVER) and action in self._legal_other():
+        elif self.phase not in (P_PLAY, P_OVER) and self._is_legal_other(action):
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
@@ -171,6 +227,21 @@ class ManniState(State):
     def _reject_id(self, action: object) -> None:
         label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
         self._reject(label)
+
+    def _is_legal_other(self, action: object) -> bool:
+        """Hook: whether ``action`` is legal outside trick play (variants may do it faster)."""
+        return action in self._legal_other()
+
+    def _discard_legal(self, action: object, allowed: bool) -> bool:
+        """An exchange step: ``discard`` of a held card while ``allowed``, or ``draw``."""
+        if action == DRAW:
+            return True
+        return (
+            allowed
+            and type(action) is int
+            and DISCARD <= action < DRAW
+            and bool(self.hands[self.to_move] >> (action - DISCARD) & 1)
+        )
 
     def _apply_other(self, seat: int, action: int) -> None:
         raise NotImplementedError
@@ -232,15 +303,30 @@ class ManniState(State):
             return "discard"  # COMMON-6: discards are face down
         return LABELS[action]
 
+    def _deal_view(self, index: int, viewer: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        start = self.deal_starts[index]
+        end = self.deal_starts[index + 1] if index + 1 < len(self.deal_starts) else None
+        entries = self.history[start:end]
+        return (
+            tuple(e >> 8 for e in entries),
+            tuple(self._public_label(e, viewer) for e in entries),
+        )
+
     def _history_view(self, viewer: int) -> list[dict[str, Any]]:
+        """The public history, one entry per deal: who acted (``seats``) and what (``actions``).
+
+        Completed deals never change, so their views are built once per viewer.
+        """
+        cache = self.view_cache
         deals = []
-        bounds = [*self.deal_starts, len(self.history)]
-        for i in range(len(self.deal_starts)):
-            entries = self.history[bounds[i]:bounds[i + 1]]
-            deals.append({
-                "deal": i + 1,
-                "actions": [[e >> 8, self._public_label(e, viewer)] for e in entries],
-            })
+        last = len(self.deal_starts) - 1
+        for i in range(last + 1):
+            view = cache.get((i, viewer)) if i < last else None
+            if view is None:
+                view = self._deal_view(i, viewer)
+                if i < last:
+                    cache[(i, viewer)] = view
+            deals.append({"deal": i + 1, "seats": list(view[0]), "actions": list(view[1])})
         return deals
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -257,13 +343,13 @@ class ManniState(State):
             "hand": names(self.hands[seat]),
             "hand_sizes": [h.bit_count() for h in self.hands],
             "out_of_play": names(self.out[seat]),
-            "trump": None if self.phase < P_PLAY or self.trump == NO_TRUMP
-            else "SHDC"[self.trump],
+            "trump": None if self.phase < P_PLAY or self.trump == NO_TRUMP else "SHDC"[self.trump],
             "trick": [[(self.leader + i) % 3, FRENCH_NAMES[c]] for i, c in enumerate(self.trick)],
             "leader": self.leader if self.phase == P_PLAY else None,
             "tricks_won": list(self.won),
             "scores": self.scores(),
-            "forfeit": None if self.forfeited is None
+            "forfeit": None
+            if self.forfeited is None
             else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
             "history": self._history_view(seat),
         }
@@ -293,5 +379,5 @@ class ManniState(State):
             for name in getattr(cls, "__slots__", ()):
                 if hasattr(self, name):
                     value = getattr(self, name)
-                    setattr(other, name, value.copy() if type(value) is list else value)
+                    setattr(other, name, value.copy() if type(value) in (list, dict) else value)
         return other

@@ -51,22 +51,22 @@ class Oracle:
         left = (self.dealer + 1) % 3
         if self.variant == "manni-basic":
             for p in range(9):
-                self.known[(left + p) % 3].update(deck[4 * p:4 * p + 4])
+                self.known[(left + p) % 3].update(deck[4 * p : 4 * p + 4])
             self.stock = deck[36:48]
             self.tricks = 12
         elif self.variant == "manni-hornafjordur":
             stock = []
             for cyc in range(4):
                 b = 13 * cyc
-                stock += deck[b:b + 4]
+                stock += deck[b : b + 4]
                 for i in range(3):
-                    self.known[(left + i) % 3].update(deck[b + 4 + 3 * i:b + 7 + 3 * i])
+                    self.known[(left + i) % 3].update(deck[b + 4 + 3 * i : b + 7 + 3 * i])
             self.stock = stock[::-1]
             self.public.add(deck[51])  # the contract card is shown to all
             self.tricks = 12
         else:
             for p in range(12):
-                self.known[(left + p) % 3].update(deck[4 * p:4 * p + 4])
+                self.known[(left + p) % 3].update(deck[4 * p : 4 * p + 4])
             self.stock = deck[48:52][::-1]
             self.tricks = 16
             self.step = ""
@@ -81,8 +81,8 @@ class Oracle:
         elif label.startswith("discard "):
             self.pending += 1
         elif label == "draw":
-            self.known[seat].update(self.stock[:self.pending])
-            self.stock = self.stock[self.pending:]
+            self.known[seat].update(self.stock[: self.pending])
+            self.stock = self.stock[self.pending :]
             self.pending = 0
         elif label.startswith("play "):
             self.public.add(label[5:])
@@ -101,9 +101,18 @@ class Oracle:
                 return a
             self.step = "B"
             return None
-        nxt = {("B", True): "AB", ("B", False): "D1", ("AB", True): a, ("AB", False): "DB",
-               ("DB", True): d, ("DB", False): b, ("D1", True): "AD", ("D1", False): a,
-               ("AD", True): a, ("AD", False): d}[(self.step, call)]
+        nxt = {
+            ("B", True): "AB",
+            ("B", False): "D1",
+            ("AB", True): a,
+            ("AB", False): "DB",
+            ("DB", True): d,
+            ("DB", False): b,
+            ("D1", True): "AD",
+            ("D1", False): a,
+            ("AD", True): a,
+            ("AD", False): d,
+        }[(self.step, call)]
         if isinstance(nxt, str):
             self.step = nxt
             return None

@@ -1,0 +1,176 @@
+"""Engine benchmark: random playouts per second for every registered variant.
+
+    python -m bench.engines [--seconds S] [--variants a,b] [--json]
+
+For each variant it plays complete seeded random games for ``--seconds`` per
+path and reports deals, games and actions per second:
+
+- ``label``: the public API (``legal_actions`` / ``apply`` with label strings);
+- ``fast``: the integer path the built-in bots use (``legal_ids`` / ``apply_id``).
+
+When OpenSpiel (``pip install -e '.[bench]'``) is importable, the same run
+measures the baseline: OpenSpiel's C++ ``skat`` played by ``pyspiel.evaluate_bots``
+with uniform random bots, and a Python loop over ``pyspiel`` skat, and prints
+our ratios to them: ``fast`` deals/s over C++ skat games/s (target >= 0.5) and
+``label`` deals/s over the Python skat loop (target >= 1.0). Everything runs on
+one core (the process pins itself to CPU 0 where it can).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import random
+import sys
+import time
+from typing import Any
+
+import games
+
+
+def _pin_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
+    """Play random games of ``variant`` through ``path`` for about ``seconds``."""
+    game = games.load(variant)
+    rnd = random.Random(0)
+    games_played = deals = actions = 0
+    seed = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_game(seed)
+        seed += 1
+        if path == "label":
+            while not state.is_over():
+                state.apply(rnd.choice(state.legal_actions()))
+                actions += 1
+        else:
+            while not state.is_over():
+                state.apply_id(rnd.choice(state.legal_ids()))
+                actions += 1
+        games_played += 1
+        deals += len(state.record()["decks"])
+    elapsed = time.perf_counter() - start
+    return {
+        "games_per_s": games_played / elapsed,
+        "deals_per_s": deals / elapsed,
+        "actions_per_s": actions / elapsed,
+        "games": games_played,
+        "deals": deals,
+        "actions": actions,
+        "seconds": elapsed,
+    }
+
+
+def measure_openspiel(seconds: float) -> dict[str, Any] | None:
+    """OpenSpiel skat: C++ random playouts and a Python loop over pyspiel, or None."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("skat")
+    bots = [pyspiel.make_uniform_random_bot(p, 1234 + p) for p in range(game.num_players())]
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(50):
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, n)
+            n += 1
+    cpp = n / (time.perf_counter() - start)
+    rnd = random.Random(0)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rnd.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rnd.choice(state.legal_actions()))
+        n += 1
+    py = n / (time.perf_counter() - start)
+    return {
+        "cpp_games_per_s": cpp,
+        "python_loop_games_per_s": py,
+        "version": getattr(pyspiel, "__version__", "unknown"),
+    }
+
+
+def run(variants: list[str], seconds: float) -> dict[str, Any]:
+    _pin_one_core()
+    baseline = measure_openspiel(seconds)
+    results: dict[str, Any] = {}
+    for variant in variants:
+        entry = {path: measure_variant(variant, path, seconds) for path in ("label", "fast")}
+        if baseline:
+            entry["fast_vs_cpp_skat"] = entry["fast"]["deals_per_s"] / baseline["cpp_games_per_s"]
+            entry["label_vs_python_skat"] = (
+                entry["label"]["deals_per_s"] / baseline["python_loop_games_per_s"]
+            )
+        results[variant] = entry
+    return {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "seconds_per_measure": seconds,
+        "openspiel_skat": baseline,
+        "variants": results,
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    base = report["openspiel_skat"]
+    print(
+        f"Engine benchmark, Python {report['python']}, one core, "
+        f"{report['seconds_per_measure']:.1f} s per measure"
+    )
+    if base:
+        print(
+            f"baseline OpenSpiel skat: C++ evaluate_bots {base['cpp_games_per_s']:,.0f} games/s; "
+            f"Python loop over pyspiel {base['python_loop_games_per_s']:,.0f} games/s"
+        )
+    else:
+        print("baseline OpenSpiel skat: not installed (pip install -e '.[bench]'); no ratios")
+    print(f"{'variant':<22}{'path':<7}{'deals/s':>10}{'games/s':>10}{'actions/s':>12}{'ratio':>8}")
+    for variant, entry in report["variants"].items():
+        for path, key in (("label", "label_vs_python_skat"), ("fast", "fast_vs_cpp_skat")):
+            row = entry[path]
+            ratio = f"{entry[key]:.2f}" if key in entry else "-"
+            print(
+                f"{variant:<22}{path:<7}{row['deals_per_s']:>10,.0f}{row['games_per_s']:>10,.1f}"
+                f"{row['actions_per_s']:>12,.0f}{ratio:>8}"
+            )
+    if base:
+        print(
+            "ratio: label = label deals/s / Python-loop skat games/s (target >= 1.0); "
+            "fast = fast deals/s / C++ skat games/s (target >= 0.5)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measure")
+    parser.add_argument("--variants", default="", help="comma-separated ids (default: all)")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary only")
+    args = parser.parse_args(argv)
+    variants = [v for v in args.variants.split(",") if v] or games.variants()
+    for variant in variants:
+        games.variant_info(variant)  # ValueError naming an unknown id
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    report = run(variants, args.seconds)
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

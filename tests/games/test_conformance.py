@@ -1,0 +1,209 @@
+"""The conformance suite every engine passes, for every variant and option case.
+
+Each family supplies an independent hidden-card oracle (``tests.games.oracles``);
+the engine is driven through its public API only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import games
+from tests.games.oracles import FAMILIES
+
+CASES = [
+    pytest.param(family, variant, options, id=f"{variant}-{json.dumps(options, sort_keys=True)}")
+    for family, module in FAMILIES.items()
+    for variant, options in module.CASES
+]
+
+
+def test_every_registered_variant_has_conformance_cases():
+    """COMMON-8: every variant is exercised by the suite."""
+    covered = {variant for module in FAMILIES.values() for variant, _ in module.CASES}
+    assert covered == set(games.variants())
+
+
+def make_decks(module, variant: str, options: dict, seed: int) -> list[list[str]]:
+    """Decks chosen by the test, so the oracle knows every card independently."""
+    rnd = random.Random(seed)
+    pack = module.pack(variant, options)
+    decks = []
+    for _ in range(module.MAX_DECKS):
+        deck = list(pack)
+        rnd.shuffle(deck)
+        decks.append(deck)
+    return decks
+
+
+def fingerprint(state) -> str:
+    seat = state.current_player()
+    obs = state.observation(seat if seat is not None else 0)
+    return json.dumps([state.record(), obs, state.legal_actions()], sort_keys=True)
+
+
+def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: bool):
+    """Play one seeded random game, checking every step; return (state, observations)."""
+    module = FAMILIES[family]
+    game = games.load(variant, **options)
+    decks = make_decks(module, variant, options, seed)
+    state = game.new_game(seed, decks=decks)
+    oracle = module.Oracle(variant, game.options, state.record()["dealer"], decks)
+    all_labels = list(type(state).LABELS) or []
+    rnd = random.Random(seed)
+    observed = []
+    while not state.is_over():
+        observed.append(check_observations(state, module, oracle))
+        ids = state.legal_ids()
+        legal = state.legal_actions()
+        assert legal, "legal list is empty while the game is not over"
+        assert len(set(legal)) == len(legal), f"duplicate legal labels: {legal}"
+        assert ids == sorted(set(ids)), f"legal ids not strictly ascending: {ids}"
+        assert legal == [type(state).LABELS[i] for i in ids] if all_labels else True
+        if sweep and len(observed) <= 150:
+            check_rejections(state, [x for x in all_labels if x not in legal])
+        seat = state.current_player()
+        label = rnd.choice(legal)
+        state.apply(label)
+        oracle.advance(seat, label)
+    observed.append(check_observations(state, module, oracle))
+    return state, observed
+
+
+def check_observations(state, module, oracle) -> list[str]:
+    """Every seat's observation is JSON-ready and shows no card hidden from it (COMMON-6)."""
+    out = []
+    for seat in range(state.game.num_players):
+        text = json.dumps(state.observation(seat), sort_keys=True)
+        assert json.loads(text) == state.observation(seat)
+        leaked = set(module.TOKEN.findall(text)) - oracle.visible(seat)
+        assert not leaked, f"seat {seat} sees hidden cards {sorted(leaked)}"
+        out.append(text)
+    return out
+
+
+def check_rejections(state, illegal: list[str]) -> None:
+    """FORFEIT-1, ACTION-7: anything outside the legal list is refused, nothing changes."""
+    before = fingerprint(state)
+    for label in [*illegal, "", "play", "nonsense", "PLAY AS"]:
+        with pytest.raises(games.IllegalAction):
+            state.apply(label)
+    assert fingerprint(state) == before
+
+
+@pytest.mark.parametrize(("family", "variant", "options"), CASES)
+def test_checked_playouts(family, variant, options):
+    """ACTION-7, COMMON-6, FORFEIT-1: legal lists, rejections and hidden cards, step by step."""
+    for seed in range(2):
+        state, observed = play_checked(family, variant, options, seed, sweep=seed == 0)
+        check_replay(state, observed)
+
+
+def check_replay(state, observed) -> None:
+    """replay(record()) reproduces every observation and the final result."""
+    record = json.loads(json.dumps(state.record()))
+    replayed = games.replay(record)
+    assert replayed.scores() == state.scores()
+    assert replayed.ranking() == state.ranking()
+    assert replayed.record() == state.record()
+    # Step through again and compare every observation.
+    rebuilt = games.load(record["variant"], **record["options"]).new_game(
+        record["seed"], dealer=record["dealer"], decks=record["decks"]
+    )
+    for step, label in enumerate(record["actions"]):
+        views = [
+            json.dumps(rebuilt.observation(s), sort_keys=True)
+            for s in range(state.game.num_players)
+        ]
+        assert views == observed[step], f"observation differs at step {step}"
+        rebuilt.apply(label)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("family", "variant", "options"), CASES)
+def test_many_random_playouts_end_within_limits(family, variant, options):
+    """LIMIT-3, LIMIT-4, LIMIT-5, LIMIT-1: a thousand seeded random games all end."""
+    game = games.load(variant, **options)
+    for seed in range(1000):
+        state = game.new_game(seed)
+        rnd = random.Random(seed)
+        steps = 0
+        while not state.is_over():
+            state.apply_id(rnd.choice(state.legal_ids()))
+            steps += 1
+            assert steps < 200_000, "game did not end"
+        ranks = state.ranking()
+        assert min(ranks) == 1 and len(ranks) == game.num_players
+        assert all(1 <= r <= game.num_players for r in ranks)
+
+
+@pytest.mark.parametrize(("family", "variant", "options"), CASES)
+def test_same_seed_gives_identical_records(family, variant, options):
+    """COMMON-3: the seed alone fixes the game, byte for byte."""
+    game = games.load(variant, **options)
+    records = []
+    for _ in range(2):
+        state = game.new_game(12345)
+        rnd = random.Random(7)
+        while not state.is_over():
+            state.apply(rnd.choice(state.legal_actions()))
+        records.append(json.dumps(state.record(), sort_keys=True))
+    assert records[0] == records[1]
+    other = game.new_game(12346).record()
+    assert other["decks"] != json.loads(records[0])["decks"][:1]
+
+
+@pytest.mark.parametrize(("family", "variant", "options"), CASES)
+def test_clone_is_independent(family, variant, options):
+    """A clone plays on without touching the original, and vice versa."""
+    state = games.load(variant, **options).new_game(3)
+    rnd = random.Random(3)
+    for _ in range(20):
+        if state.is_over():
+            break
+        state.apply(rnd.choice(state.legal_actions()))
+    before = fingerprint(state)
+    twin = state.clone()
+    assert fingerprint(twin) == before
+    while not twin.is_over():
+        twin.apply(rnd.choice(twin.legal_actions()))
+    assert fingerprint(state) == before
+
+
+@pytest.mark.parametrize(("family", "variant", "options"), CASES)
+def test_finished_game_refuses_actions(family, variant, options):
+    """FORFEIT-1: nothing is legal once the game is over."""
+    state = games.load(variant, **options).new_game(5)
+    rnd = random.Random(5)
+    last = None
+    while not state.is_over():
+        last = rnd.choice(state.legal_actions())
+        state.apply(last)
+    assert state.legal_actions() == [] and state.current_player() is None
+    with pytest.raises(games.IllegalAction, match="over"):
+        state.apply(last)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_hidden_card_check_catches_a_leak(family):
+    """COMMON-6: the oracle check fails when an observation shows another seat's cards."""
+    module = FAMILIES[family]
+    variant, options = module.CASES[0]
+    game = games.load(variant, **options)
+    decks = make_decks(module, variant, options, 0)
+    state = game.new_game(0, decks=decks)
+    oracle = module.Oracle(variant, game.options, state.record()["dealer"], decks)
+    check_observations(state, module, oracle)  # honest: passes
+    honest = state.observation
+
+    def leaky(seat):
+        obs = honest(seat)
+        obs["peek"] = [c for c in decks[0] if c not in oracle.visible(seat)][:1]
+        return obs
+
+    state.observation = leaky
+    with pytest.raises(AssertionError, match="hidden cards"):
+        check_observations(state, module, oracle)
