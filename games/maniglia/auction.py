@@ -33,6 +33,7 @@ from games.maniglia.state import (
 
 REDEAL, DEALER_FORCED = "redeal", "dealer-forced"
 TRUMP_IDS = [TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3]
+TRUMP_LABELS = [LABELS[a] for a in TRUMP_IDS]
 
 
 def options_for(players: int) -> tuple[Option, ...]:
@@ -99,6 +100,22 @@ class AuctionState(ManigliaState):
             return [BID]
         # MANIGLIA-AUC-2: bid max(20, highest + 1) .. MAX, or pass.
         return [*range(BID + self.min_bid() - MIN_BID, BID + self.MAX_BID - MIN_BID + 1), PASS]
+
+    def _legal_other_labels(self) -> list[str]:
+        if self.phase == P_TRUMP:
+            return list(TRUMP_LABELS)
+        if self._forced():
+            return [LABELS[BID]]
+        return [*LABELS[BID + self.min_bid() - MIN_BID : BID + self.MAX_BID - MIN_BID + 1], "pass"]
+
+    def _is_legal_other(self, action: int) -> bool:
+        if self.phase == P_TRUMP:
+            return TRUMP <= action < TRUMP + 4
+        if self._forced():
+            return action == BID
+        if action == PASS:
+            return True
+        return BID + self.min_bid() - MIN_BID <= action <= BID + self.MAX_BID - MIN_BID
 
     def _apply_other(self, seat: int, action: int) -> None:
         if self.phase == P_TRUMP:

@@ -34,6 +34,8 @@ LABELS: tuple[str, ...] = (
     + ("pass",)
 )
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
+#: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
+PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
 
 MAX_DEALS = 100  # LIMIT-4, thrown-in deals included
 
@@ -77,6 +79,7 @@ class ManigliaState(State):
         "history",
         "leader",
         "led",
+        "legal_mask",
         "n",
         "phase",
         "points",
@@ -138,6 +141,7 @@ class ManigliaState(State):
         self.led = -1
         self.win_card = self.win_seat = -1
         self.trump = -1
+        self.legal_mask = -1  # the current player's legal cards once computed, else -1
         self._begin_deal()
 
     def _begin_deal(self) -> None:
@@ -182,67 +186,99 @@ class ManigliaState(State):
             return winners
         return trumps if self.strict else hand
 
+    def _legal_cards(self, tables: list[list[tuple[Any, ...]]]) -> list[Any]:
+        """The legal cards as ids (``SUIT_CARDS``) or labels (``PLAY_LABELS``), in order.
+
+        Also keeps the legal mask for ``apply_id`` until the state changes.
+        """
+        seat = self.to_move
+        hand = self.hands[seat]
+        led = self.led
+        if led >= 0:
+            follow = hand & SUIT_MASKS[led]
+            if follow:
+                # MANIGLIA-GEN-5 step 2 (the common case): one suit, one table lookup.
+                win = self.win_card
+                if win // 10 == led and (
+                    self.strict or self.side[seat] != self.side[self.win_seat]
+                ):
+                    follow = follow & ABOVE[win] or follow
+                self.legal_mask = follow
+                return list(tables[led][follow >> (10 * led)])
+            hand = self._playable(seat, hand)
+        self.legal_mask = hand
+        t0, t1, t2, t3 = tables
+        return [*t0[hand & _M], *t1[(hand >> 10) & _M], *t2[(hand >> 20) & _M], *t3[hand >> 30]]
+
     def legal_ids(self) -> list[int]:
         if self.phase == P_PLAY:
-            seat = self.to_move
-            mask = self._playable(seat, self.hands[seat])
-            return [
-                *_S0[mask & _M],
-                *_S1[(mask >> 10) & _M],
-                *_S2[(mask >> 20) & _M],
-                *_S3[mask >> 30],
-            ]
+            return self._legal_cards(SUIT_CARDS)
         if self.phase == P_OVER:
             return []
         return self._legal_other()
 
+    def legal_actions(self) -> list[str]:
+        if self.phase == P_PLAY:  # the hot case, straight from label tables
+            return self._legal_cards(PLAY_LABELS)
+        if self.phase == P_OVER:
+            return []
+        return self._legal_other_labels()
+
+    def _legal_other_labels(self) -> list[str]:
+        """Hook: ``_legal_other`` as labels."""
+        return [LABELS[a] for a in self._legal_other()]
+
     def _legal_other(self) -> list[int]:
+        """Hook: legal ids of a decision other than a card play."""
         raise NotImplementedError
+
+    def _is_legal_other(self, action: int) -> bool:
+        """Hook: ``action in self._legal_other()``, possibly without building the list."""
+        return action in self._legal_other()
 
     # -- moves ----------------------------------------------------------------
     def apply_id(self, action: int) -> None:
-        if self.phase == P_PLAY and type(action) is int and 0 <= action < 40:
-            seat = self.to_move
-            hand = self.hands[seat]
-            bit = 1 << action
-            led = self.led
-            if led < 0:
-                if hand & bit:
-                    self.led = action // 10
-                    self.win_card, self.win_seat = action, seat
-                    self._play(seat, hand ^ bit, action)
+        phase = self.phase
+        if phase == P_PLAY:
+            if type(action) is int and 0 <= action < 40:
+                seat = self.to_move
+                hands = self.hands
+                hand = hands[seat]
+                bit = 1 << action
+                trick = self.trick
+                legal = self.legal_mask
+                if legal < 0:
+                    legal = self._playable(seat, hand)
+                if legal & bit:
+                    self.legal_mask = -1
+                    if trick:
+                        # COMMON-5: a higher card of W's suit, or a trump over a non-trump,
+                        # takes over.
+                        win = self.win_card
+                        suit = action // 10
+                        if (suit == win // 10 and action > win) or (
+                            suit == self.trump and win // 10 != suit
+                        ):
+                            self.win_card = action
+                            self.win_seat = seat
+                    else:
+                        self.led = action // 10
+                        self.win_card = action
+                        self.win_seat = seat
+                    hands[seat] = hand ^ bit
+                    self.history.append(seat << 8 | action)
+                    trick.append(action)
+                    if len(trick) == self.n:
+                        self._finish_trick()
+                    else:
+                        self.to_move = (seat - 1) % self.n
                     return
-            elif self._playable(seat, hand) & bit:
-                # COMMON-5: a higher card of W's suit, or a trump over a non-trump, takes over.
-                win = self.win_card
-                suit = action // 10
-                if (suit == win // 10 and action > win) or (
-                    suit == self.trump and win // 10 != suit
-                ):
-                    self.win_card, self.win_seat = action, seat
-                self._play(seat, hand ^ bit, action)
-                return
-        elif (
-            self.phase in (P_AUCTION, P_TRUMP)
-            and type(action) is int
-            and action in self._legal_other()
-        ):
+        elif phase != P_OVER and type(action) is int and self._is_legal_other(action):
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
             return
         self._reject_id(action)
-
-    def _play(self, seat: int, hand: int, card: int) -> None:
-        """Put ``card`` on the trick (W already updated); ``hand`` is what remains."""
-        self.hands[seat] = hand
-        self.history.append(seat << 8 | card)
-        trick = self.trick
-        trick.append(card)
-        if len(trick) == self.n:
-            self._finish_trick()
-        else:
-            self.to_move = (seat - 1) % self.n
 
     def _reject_id(self, action: object) -> None:
         label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
@@ -255,7 +291,10 @@ class ManigliaState(State):
         """MANIGLIA-GEN-6: the winner takes the trick's card points and leads next."""
         winner = self.win_seat
         self.won[winner] += 1
-        self.points[winner] += sum([POINTS[c] for c in self.trick])
+        points = 0
+        for card in self.trick:
+            points += POINTS[card]
+        self.points[winner] += points
         self.trick = []
         self.led = -1
         self.leader = self.to_move = winner
