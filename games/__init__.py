@@ -14,6 +14,7 @@ from games.registry import load, replay, variant_info, variants
 
 # Registration: importing a family registers its variants.
 from games import manni  # noqa: F401  isort: skip
+from games import maniglia  # noqa: F401  isort: skip
 from games import money  # noqa: F401  isort: skip
 
 __all__ = [

@@ -13,6 +13,6 @@ cards shown face up). It never asks the engine. Each family module exports:
   after every applied action and ``visible(seat) -> set[str]``.
 """
 
-from tests.games.oracles import manni, money
+from tests.games.oracles import maniglia, manni, money
 
-FAMILIES = {"manni": manni, "money": money}
+FAMILIES = {"manni": manni, "maniglia": maniglia, "money": money}

@@ -1,0 +1,166 @@
+"""Pure rule helpers of Maniglia: packs, card points, tricks, legal plays, scoring.
+
+Cards are the Latin numbers of ``games.cards``: ``suit * 10 + rank`` with suits
+``D C S B`` and ranks from low to high ``2 3 4 5 6 J N K A 7``, so within a
+suit a higher number is a stronger card (MANIGLIA-GEN-1). A set of cards is an
+``int`` bitmask. Everything here is a plain function or a table, testable alone.
+"""
+
+from __future__ import annotations
+
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, suit_tables
+
+COINS, CUPS, SWORDS, BATONS = range(4)
+SUIT_BITS = 0x3FF
+SUIT_MASKS: tuple[int, ...] = tuple(SUIT_BITS << (10 * s) for s in range(4))
+#: MANIGLIA-GEN-1: the 40-card Latin pack, and the 36 cards of maniglia-3 (no 2s).
+FULL_PACK = (1 << 40) - 1
+PACK_WITHOUT_TWOS = FULL_PACK & ~sum(1 << (10 * s) for s in range(4))
+
+#: MANIGLIA-GEN-2: card points by rank index (2 3 4 5 6 J N K A 7).
+RANK_POINTS = (0, 0, 0, 0, 0, 1, 2, 3, 4, 5)
+POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % 10] for c in range(40))
+SUIT_OF: tuple[int, ...] = tuple(c // 10 for c in range(40))
+#: ``ABOVE[c]``: the cards of c's suit that beat c.
+ABOVE: tuple[int, ...] = tuple(
+    ((SUIT_BITS << (c % 10 + 1)) & SUIT_BITS) << (10 * (c // 10)) for c in range(40)
+)
+#: ``SUIT_CARDS[s][m]``: the cards of the 10-bit pattern ``m`` of suit ``s``, ascending.
+SUIT_CARDS = suit_tables(10, 4)
+
+#: MANIGLIA-GEN-5 option values.
+OPPONENT, STRICT = "opponent", "strict"
+
+
+def card_name(card: int) -> str:
+    return LATIN_NAMES[card]
+
+
+def card_number(name: str) -> int:
+    return LATIN_INDEX[name]
+
+
+def suit_letter(suit: int) -> str:
+    return LATIN_SUITS[suit]
+
+
+def card_points(cards: int) -> int:
+    """MANIGLIA-GEN-2: the card points of a card set (mask); 60 for a whole pack."""
+    total = 0
+    while cards:
+        low = cards & -cards
+        total += POINTS[low.bit_length() - 1]
+        cards ^= low
+    return total
+
+
+def deal_value(players: int) -> int:
+    """MANIGLIA-GEN-2: 60 card points + 1 per trick = 72 / 70 / 68 for 3 / 4 / 5 players."""
+    return 60 + (36 if players == 3 else 40) // players
+
+
+def beats(card: int, winning: int, trump: int) -> bool:
+    """COMMON-5: does ``card`` beat the card ``winning`` the trick so far?
+
+    ``winning`` is of the led suit or a trump; a higher card of its suit beats
+    it, and any trump beats a non-trump. A card of another suit never wins.
+    """
+    suit, wsuit = card // 10, winning // 10
+    if suit == wsuit:
+        return card > winning
+    return suit == trump
+
+
+def trick_winner(cards: list[int], trump: int) -> int:
+    """Index in ``cards`` (play order, leader first) of the card that wins (COMMON-5)."""
+    best = 0
+    for i in range(1, len(cards)):
+        if beats(cards[i], cards[best], trump):
+            best = i
+    return best
+
+
+def playable(
+    hand: int, led: int, winning: int, opponent: bool, trump: int, strict: bool = False
+) -> int:
+    """MANIGLIA-GEN-5: the cards of ``hand`` (a mask) that may be played to a trick.
+
+    ``led`` is the suit led, or -1 for the leader, who plays any card (step 1).
+    ``winning`` is the card W currently winning the trick and ``opponent`` says
+    whether W is held by the other side (4 partners: the other team; auction
+    games: declarer against all the others). ``strict`` selects
+    ``maniglia.overtake = strict``: W's holder does not matter, and a void
+    player holding trumps must play one (one that beats W if he can).
+    """
+    if led < 0:
+        return hand
+    must_beat = opponent or strict
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        # Step 2: follow suit; beat W when it is of the led suit and an opponent's.
+        if must_beat and winning // 10 == led:
+            return follow & ABOVE[winning] or follow
+        return follow
+    if not must_beat:
+        return hand  # step 4: void, W held by his own side
+    trumps = hand & SUIT_MASKS[trump]
+    if not trumps:
+        return hand
+    # Step 3: a trump that would win (any trump over a non-trump W), else any card;
+    # strict: else any trump.
+    winners = trumps & ABOVE[winning] if winning // 10 == trump else trumps
+    if winners:
+        return winners
+    return trumps if strict else hand
+
+
+def partners_deal_points(team_totals: list[int]) -> list[int]:
+    """MANIGLIA-4P-5: game points each team scores from its (card points + tricks) total.
+
+    The totals sum to 70; a team with 35 or more scores total - 35, the other 0.
+    """
+    return [max(0, t - 35) for t in team_totals]
+
+
+def turn_up_bonus(card: int, team_points: int) -> int:
+    """MANIGLIA-4P-3: what the dealer's team scores for the turned-up ``card``."""
+    return POINTS[card] if team_points <= 29 else 0
+
+
+def auction_deal_points(players: int, declarer: int, bid: int, total: int) -> list[int]:
+    """MANIGLIA-AUC-6: each seat's score for one deal.
+
+    ``total`` is the declarer's card points + tricks. He scores the bid if he
+    made it; otherwise every other player scores it.
+    """
+    made = total >= bid
+    return [
+        (bid if made else 0) if seat == declarer else (0 if made else bid)
+        for seat in range(players)
+    ]
+
+
+#: MANIGLIA-GEN-4: packet size by number of players (3: 4+4+4, 4: 5+5, 5: 4+4).
+PACKET_SIZES = {3: 4, 4: 5, 5: 4}
+
+
+def deal_order(dealer: int, players: int) -> list[int]:
+    """MANIGLIA-GEN-3/-4: the seats in dealing order, from the dealer's right to the dealer."""
+    return [(dealer - 1 - i) % players for i in range(players)]
+
+
+def deal_hands(deck: list[int], dealer: int, players: int) -> list[int]:
+    """MANIGLIA-GEN-4: each seat's hand (a mask) dealt from ``deck`` (top card first).
+
+    Packets of ``PACKET_SIZES[players]`` cards go round counter-clockwise from the
+    dealer's right, the dealer last, until the deck is used up; the last card of
+    the deck is therefore the dealer's final card (the turn-up of MANIGLIA-4P-2).
+    """
+    size = PACKET_SIZES[players]
+    order = deal_order(dealer, players)
+    hands = [0] * players
+    for packet in range(len(deck) // size):
+        seat = order[packet % players]
+        for card in deck[size * packet : size * packet + size]:
+            hands[seat] |= 1 << card
+    return hands
