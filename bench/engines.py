@@ -40,8 +40,9 @@ def _pin_one_core() -> None:
 def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
     """Play random games of ``variant`` through ``path`` for about ``seconds``."""
     game = games.load(variant)
+    family = game.variant.family
     rnd = random.Random(0)
-    games_played = deals = actions = 0
+    games_played = deals = actions = plays = 0
     seed = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -57,9 +58,12 @@ def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
                 state.apply_id(rnd.choice(state.legal_ids()))
                 actions += 1
         games_played += 1
-        deals += len(state.record()["decks"])
+        record = state.record()
+        deals += len(record["decks"])
+        if family == "money":
+            plays += record["actions"].count("turn")
     elapsed = time.perf_counter() - start
-    return {
+    out = {
         "games_per_s": games_played / elapsed,
         "deals_per_s": deals / elapsed,
         "actions_per_s": actions / elapsed,
@@ -68,6 +72,10 @@ def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
         "actions": actions,
         "seconds": elapsed,
     }
+    if family == "money":  # a Money game is one long deal: count card plays (`turn`)
+        out["plays_per_s"] = plays / elapsed
+        out["ms_per_100_plays"] = 100_000 * elapsed / plays
+    return out
 
 
 def measure_openspiel(seconds: float) -> dict[str, Any] | None:
@@ -108,7 +116,7 @@ def run(variants: list[str], seconds: float) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for variant in variants:
         entry = {path: measure_variant(variant, path, seconds) for path in ("label", "fast")}
-        if baseline:
+        if baseline and games.variant_info(variant).family != "money":
             entry["fast_vs_cpp_skat"] = entry["fast"]["deals_per_s"] / baseline["cpp_games_per_s"]
             entry["label_vs_python_skat"] = (
                 entry["label"]["deals_per_s"] / baseline["python_loop_games_per_s"]
@@ -145,6 +153,16 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{variant:<22}{path:<7}{row['deals_per_s']:>10,.0f}{row['games_per_s']:>10,.1f}"
                 f"{row['actions_per_s']:>12,.0f}{ratio:>8}"
             )
+    money = {v: e for v, e in report["variants"].items() if "plays_per_s" in e["fast"]}
+    if money:
+        print("Money (one game = one deal; a play is a `turn`):")
+        for variant, entry in money.items():
+            for path in ("label", "fast"):
+                row = entry[path]
+                print(
+                    f"  {variant:<20}{path:<7}{row['plays_per_s']:>12,.0f} plays/s"
+                    f"{row['ms_per_100_plays']:>9.3f} ms per 100 plays"
+                )
     if base:
         print(
             "ratio: label = label deals/s / Python-loop skat games/s (target >= 1.0); "
