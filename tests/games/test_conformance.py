@@ -114,7 +114,7 @@ def check_rejections(state, illegal: list[str]) -> None:
 
 @pytest.mark.parametrize(("family", "variant", "options"), CASES)
 def test_checked_playouts(family, variant, options):
-    """ACTION-7, COMMON-6, FORFEIT-1: legal lists, rejections and hidden cards, step by step."""
+    """ACTION-7, COMMON-6, MANIGLIA-GEN-7, FORFEIT-1: legal lists, rejections, hidden cards."""
     for seed in range(2):
         state, observed = play_checked(family, variant, options, seed, sweep=seed == 0)
         check_replay(state, observed)
