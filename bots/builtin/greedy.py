@@ -1,0 +1,3 @@
+"""``greedy``: a rule-based player for every variant (see the family modules)."""
+
+from __future__ import annotations

@@ -1,0 +1,109 @@
+"""The bot protocol: JSON lines over stdin/stdout (see PROTOCOL.md in this folder).
+
+Pure helpers to build the platform's messages and to parse a bot's replies.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+VERSION = 1
+#: The longest line a bot may send; longer output is a protocol fault.
+MAX_LINE_BYTES = 64 * 1024
+
+
+class ProtocolError(ValueError):
+    """A bot's line is not a valid protocol reply (malformed or wrong shape)."""
+
+
+def hello(
+    *,
+    variant: str,
+    options: dict[str, Any],
+    seat: int,
+    players: int,
+    match: dict[str, Any],
+    time_control: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "type": "hello",
+        "protocol": VERSION,
+        "variant": variant,
+        "options": options,
+        "seat": seat,
+        "players": players,
+        "match": match,
+        "time_control": time_control,
+    }
+
+
+def act(
+    *,
+    game: int,
+    observation: dict[str, Any],
+    legal: list[str],
+    time_left_ms: int,
+    move_limit_ms: int,
+) -> dict[str, Any]:
+    return {
+        "type": "act",
+        "game": game,
+        "observation": observation,
+        "legal": legal,
+        "time_left_ms": time_left_ms,
+        "move_limit_ms": move_limit_ms,
+    }
+
+
+def result(
+    *,
+    game: int,
+    scores: list[int],
+    ranking: list[int],
+    seat: int,
+    status: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "type": "result",
+        "game": game,
+        "scores": scores,
+        "ranking": ranking,
+        "seat": seat,
+        "status": status,
+    }
+
+
+def bye(reason: str = "match over") -> dict[str, Any]:
+    return {"type": "bye", "reason": reason}
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as a UTF-8 JSON line (compact, newline-terminated)."""
+    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+def parse_reply(line: bytes | str, key: str) -> Any:
+    """The value of ``key`` in a bot's reply line; ``ProtocolError`` if malformed.
+
+    ``key`` is ``"ready"`` after ``hello`` and ``"action"`` after ``act``.
+    """
+    if isinstance(line, bytes):
+        if len(line) > MAX_LINE_BYTES:
+            raise ProtocolError(f"reply longer than {MAX_LINE_BYTES} bytes")
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("reply is not UTF-8") from None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        raise ProtocolError(f"reply is not JSON: {line[:80]!r}") from None
+    if not isinstance(message, dict) or key not in message:
+        raise ProtocolError(f"reply lacks {key!r}: {line[:80]!r}")
+    value = message[key]
+    if key == "action" and not isinstance(value, str):
+        raise ProtocolError(f"action must be a string, got {value!r:.80}")
+    if key == "ready" and value is not True:
+        raise ProtocolError(f"ready must be true, got {value!r:.80}")
+    return value
