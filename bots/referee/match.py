@@ -1,0 +1,261 @@
+"""Playing a match: N games of one variant between fixed players (DESIGN.md section 4).
+
+Game seeds derive from the match seed (SHA-256), so a match is reproducible.
+In duplicate mode every deal is played once per seat rotation, so no player
+profits from the luck of the deal. Each decision is timed: a move may use
+``move_ms`` for free and then draws on the player's time bank; an empty bank
+is a timeout. Any fault ends the game for the offender by FORFEIT-2, and a
+player whose process timed out, crashed or broke the protocol forfeits the
+rest of the match (its process is gone or out of step).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import games
+from bots import protocol
+from bots.referee.players import ILLEGAL, OK, BotFault, Player
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-move allowance plus a bank for the whole match, in milliseconds."""
+
+    move_ms: int = 2_000
+    bank_ms: int = 20_000
+    start_ms: int = 10_000  # the hello handshake (process start-up included)
+
+    def __post_init__(self) -> None:
+        for name in ("move_ms", "bank_ms", "start_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"time control {name} must be a positive integer, got {value!r}")
+
+
+@dataclass
+class GameResult:
+    index: int
+    seed: int
+    seats: list[int]  # seats[s] = index of the player at seat s
+    scores: list[int]
+    ranking: list[int]
+    statuses: list[dict[str, str]]
+    record: dict[str, Any]
+
+
+@dataclass
+class MatchResult:
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    duplicate: bool
+    time_control: dict[str, int]
+    players: list[str]
+    games: list[GameResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Per player: games, wins (rank 1), mean rank, total score, statuses, in player order."""
+        rows = []
+        for p, name in enumerate(self.players):
+            ranks, scores, statuses = [], 0, Counter()
+            for g in self.games:
+                seat = g.seats.index(p)
+                ranks.append(g.ranking[seat])
+                scores += g.scores[seat]
+                statuses[g.statuses[seat]["status"]] += 1
+            rows.append(
+                {
+                    "player": p,
+                    "name": name,
+                    "games": len(ranks),
+                    "wins": ranks.count(1),
+                    "mean_rank": sum(ranks) / len(ranks) if ranks else None,
+                    "score": scores,
+                    "statuses": dict(statuses),
+                }
+            )
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["standings"] = self.standings()
+        out["games_per_s"] = len(self.games) / self.seconds if self.seconds else None
+        return out
+
+
+def game_seed(match_seed: int, deal: int) -> int:
+    """The seed of deal ``deal`` of a match (64 bits of SHA-256)."""
+    digest = hashlib.sha256(f"cardroom-match:{match_seed}:{deal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def schedule(games_count: int, players: int, duplicate: bool) -> list[tuple[int, list[int]]]:
+    """(deal number, seats) for each game; ``seats[s]`` is the player at seat ``s``."""
+    if not duplicate:
+        return [(g, list(range(players))) for g in range(games_count)]
+    if games_count % players:
+        raise ValueError(
+            f"duplicate mode needs a multiple of {players} games, " f"got {games_count}"
+        )
+    return [
+        (g // players, [(s - g % players) % players for s in range(players)])
+        for g in range(games_count)
+    ]
+
+
+class Referee:
+    """Runs one match; see :func:`play_match`."""
+
+    def __init__(
+        self,
+        game: games.Game,
+        players: Sequence[Player],
+        *,
+        seed: int,
+        time_control: TimeControl,
+        auto_forced: bool = True,
+    ) -> None:
+        self.game = game
+        self.players = list(players)
+        self.seed = seed
+        self.tc = time_control
+        self.auto_forced = auto_forced
+        self.banks = [time_control.bank_ms] * len(players)
+
+    def start(self, seats: list[int]) -> None:
+        for p, player in enumerate(self.players):
+            hello = protocol.hello(
+                variant=self.game.id,
+                options=self.game.options,
+                seat=seats.index(p),
+                players=self.game.num_players,
+                match={"seed": self.seed, "player": p},
+                time_control={"move_ms": self.tc.move_ms, "bank_ms": self.tc.bank_ms},
+            )
+            try:
+                player.start(hello, self.tc.start_ms / 1000)
+            except BotFault as fault:
+                player.fault = fault
+
+    def play_game(self, index: int, deal: int, seats: list[int]) -> GameResult:
+        family = games.variant_info(self.game.id).family
+        dealer = deal % 2 if family == "money" else None  # COMMON-2: Money alternates dealers
+        seed = game_seed(self.seed, deal)
+        state = self.game.new_game(seed, dealer=dealer)
+        statuses = [{"status": OK, "reason": ""} for _ in seats]
+        while not state.is_over():
+            seat = state.current_player()
+            fault = self._decide(index, state, seat, self.players[seats[seat]], seats[seat])
+            if fault is not None:
+                statuses[seat] = {"status": fault.status, "reason": fault.reason}
+                state.forfeit(seat, fault.status)  # FORFEIT-2
+        result = GameResult(
+            index, seed, seats, state.scores(), state.ranking(), statuses, state.record()
+        )
+        for s, p in enumerate(seats):
+            player = self.players[p]
+            if player.fault is None:
+                try:
+                    player.notify(
+                        protocol.result(
+                            game=index,
+                            scores=result.scores,
+                            ranking=result.ranking,
+                            seat=s,
+                            status=statuses[s],
+                        )
+                    )
+                except BotFault as fault:
+                    player.fault = fault
+        return result
+
+    def _decide(
+        self, index: int, state: games.State, seat: int, player: Player, p: int
+    ) -> BotFault | None:
+        """One decision of ``player``; the fault to forfeit with, or None."""
+        if player.fault is not None:
+            return BotFault(player.fault.status, f"out of the match: {player.fault.reason}")
+        legal = state.legal_actions()
+        if self.auto_forced and len(legal) == 1:
+            state.apply(legal[0])  # a forced move is no decision (ACTION-6)
+            return None
+        observation = state.observation(seat) if player.wants_observation else None
+        message = protocol.act(
+            game=index,
+            observation=observation,
+            legal=legal,
+            time_left_ms=self.banks[p],
+            move_limit_ms=self.tc.move_ms,
+        )
+        message["seat"] = seat
+        allowed_s = (self.tc.move_ms + self.banks[p]) / 1000
+        started = time.perf_counter()
+        try:
+            label = player.act(message, allowed_s)
+        except BotFault as fault:
+            player.fault = fault
+            player.close()
+            return fault
+        used_ms = (time.perf_counter() - started) * 1000
+        self.banks[p] -= max(0, int(used_ms) - self.tc.move_ms)
+        if self.banks[p] < 0:
+            player.fault = BotFault("timeout", f"time bank exhausted ({used_ms:.0f} ms move)")
+            player.close()
+            return player.fault
+        try:
+            state.apply(label)
+        except games.IllegalAction as exc:
+            return BotFault(ILLEGAL, str(exc)[:300])
+        return None
+
+    def close(self) -> None:
+        for player in self.players:
+            player.close()
+
+
+def play_match(
+    variant: str,
+    players: Sequence[Player],
+    *,
+    games_count: int = 1,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    duplicate: bool = False,
+    time_control: TimeControl | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Play ``games_count`` games of ``variant`` between ``players`` (one per seat).
+
+    Raises ``ValueError`` for an unknown variant or option, a wrong number of
+    players or a duplicate count that does not fill every rotation. Every
+    player is closed (its processes killed) when the match ends, however it ends.
+    """
+    game = games.load(variant, **(options or {}))
+    if len(players) != game.num_players:
+        raise ValueError(f"{variant} needs {game.num_players} players, got {len(players)}")
+    if isinstance(games_count, bool) or not isinstance(games_count, int) or games_count < 1:
+        raise ValueError(f"games must be a positive integer, got {games_count!r}")
+    plan = schedule(games_count, game.num_players, duplicate)
+    tc = time_control or TimeControl()
+    referee = Referee(game, players, seed=seed, time_control=tc)
+    result = MatchResult(
+        variant, dict(game.options), seed, duplicate, asdict(tc), [p.name for p in players]
+    )
+    started = time.perf_counter()
+    try:
+        referee.start(plan[0][1])
+        for index, (deal, seats) in enumerate(plan):
+            result.games.append(referee.play_game(index, deal, seats))
+            if progress is not None:
+                progress(index + 1, len(plan))
+    finally:
+        referee.close()
+        result.seconds = time.perf_counter() - started
+    return result

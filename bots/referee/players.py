@@ -1,0 +1,164 @@
+"""Players: what sits at a seat during a match, in-process or in a sandboxed process.
+
+A player answers ``start`` (the ``hello`` handshake), ``act`` (one decision)
+and ``notify`` (a ``result``), and raises :class:`BotFault` when the bot
+misbehaves. After a fault the player is finished for the rest of the match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from bots import protocol
+from bots.sdk import Bot
+
+OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY = (
+    "ok",
+    "illegal",
+    "timeout",
+    "crash",
+    "malformed",
+    "flood",
+    "not-ready",
+)
+
+
+class BotFault(Exception):
+    """A bot broke the rules of the protocol (FORFEIT-1): ``status`` says how."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(f"{status}: {reason}")
+        self.status = status
+        self.reason = reason
+
+
+class Player:
+    """One participant of a match. Subclasses implement the four calls."""
+
+    name = "player"
+    wants_observation = True
+    fault: BotFault | None = None
+
+    def start(self, hello: dict[str, Any], timeout_s: float) -> None:
+        raise NotImplementedError
+
+    def act(self, message: dict[str, Any], timeout_s: float) -> str:
+        raise NotImplementedError
+
+    def notify(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the bot (idempotent)."""
+
+    def log(self) -> str:
+        """The bot's captured stderr (capped), if any."""
+        return ""
+
+
+class InProcessPlayer(Player):
+    """A trusted bot object (built-ins) called directly: no process, no clock."""
+
+    def __init__(self, bot: Bot, name: str | None = None) -> None:
+        self.bot = bot
+        self.name = name or bot.name
+        self.wants_observation = bot.needs_observation
+
+    def start(self, hello: dict[str, Any], timeout_s: float) -> None:
+        self._call(self.bot.start, hello)
+
+    def act(self, message: dict[str, Any], timeout_s: float) -> str:
+        label = self._call(self.bot.act, message["observation"], message["legal"])
+        if not isinstance(label, str):
+            raise BotFault(MALFORMED, f"act returned {type(label).__name__}, not a label")
+        return label
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self._call(self.bot.game_over, message)
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except Exception as exc:  # a bug in the bot is its own fault, never the referee's
+            raise BotFault(CRASH, f"{type(exc).__name__}: {exc}") from exc
+
+
+class ProcessPlayer(Player):
+    """A bot program run by ``bots.sandbox`` and spoken to in JSON lines."""
+
+    def __init__(
+        self,
+        command: list[str],
+        bot_dir: Path,
+        *,
+        name: str,
+        limits: Any = None,
+        sandboxed: bool = True,
+    ) -> None:
+        self.command = command
+        self.bot_dir = Path(bot_dir)
+        self.name = name
+        self.limits = limits
+        self.sandboxed = sandboxed
+        self.process = None
+
+    @classmethod
+    def from_path(
+        cls, path: str | Path, *, limits: Any = None, sandboxed: bool = True
+    ) -> ProcessPlayer:
+        from bots import sandbox
+
+        command, bot_dir = sandbox.resolve(path)
+        return cls(command, bot_dir, name=Path(path).name, limits=limits, sandboxed=sandboxed)
+
+    def start(self, hello: dict[str, Any], timeout_s: float) -> None:
+        from bots import sandbox
+
+        kwargs = {"bot_dir": self.bot_dir, "sandboxed": self.sandboxed}
+        if self.limits is not None:
+            kwargs["limits"] = self.limits
+        self.process = sandbox.spawn(self.command, **kwargs)
+        try:
+            self._exchange(hello, timeout_s, "ready")
+        except BotFault as fault:
+            raise BotFault(NOT_READY, fault.reason) from None
+
+    def act(self, message: dict[str, Any], timeout_s: float) -> str:
+        return self._exchange(message, timeout_s, "action")
+
+    def notify(self, message: dict[str, Any]) -> None:
+        from bots import sandbox
+
+        # A dead bot is noticed at its next decision.
+        with contextlib.suppress(sandbox.BotGone):
+            self.process.send(protocol.encode(message))
+
+    def _exchange(self, message: dict[str, Any], timeout_s: float, key: str) -> Any:
+        from bots import sandbox
+
+        try:
+            self.process.send(protocol.encode(message))
+            line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
+            return protocol.parse_reply(line, key)
+        except sandbox.ReadTimeout:
+            raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None
+        except sandbox.BotGone as exc:
+            raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
+        except sandbox.LineTooLong:
+            raise BotFault(FLOOD, f"a line longer than {protocol.MAX_LINE_BYTES} bytes") from None
+        except protocol.ProtocolError as exc:
+            raise BotFault(MALFORMED, str(exc)) from None
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        from bots import sandbox
+
+        with contextlib.suppress(sandbox.BotGone):
+            self.process.send(protocol.encode(protocol.bye()))
+        self.process.kill()
+
+    def log(self) -> str:
+        return self.process.stderr_tail() if self.process is not None else ""

@@ -1,0 +1,87 @@
+"""The JSON-lines protocol helpers and the Python SDK loop."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from bots import protocol
+from bots.sdk import Bot, FunctionBot, run
+
+
+def test_messages_carry_the_documented_fields():
+    hello = protocol.hello(
+        variant="manni-basic",
+        options={},
+        seat=1,
+        players=3,
+        match={"seed": 1},
+        time_control={"move_ms": 5, "bank_ms": 9},
+    )
+    assert hello["type"] == "hello" and hello["protocol"] == protocol.VERSION
+    act = protocol.act(
+        game=0, observation={"x": 1}, legal=["keep"], time_left_ms=9, move_limit_ms=5
+    )
+    assert set(act) == {"type", "game", "observation", "legal", "time_left_ms", "move_limit_ms"}
+    line = protocol.encode(act)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1 and json.loads(line) == act
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b"not json", "not JSON"),
+        (b'{"act": "keep"}', "lacks 'action'"),
+        (b'{"action": 3}', "must be a string"),
+        (b"[1, 2]", "lacks"),
+        (b"\xff\xfe", "UTF-8"),
+        (b'{"action": "' + b"x" * protocol.MAX_LINE_BYTES + b'"}', "longer than"),
+    ],
+)
+def test_bad_replies_are_protocol_errors(line, message):
+    with pytest.raises(protocol.ProtocolError, match=message):
+        protocol.parse_reply(line, "action")
+
+
+def test_ready_must_be_true():
+    assert protocol.parse_reply(b'{"ready": true, "name": "x"}', "ready") is True
+    with pytest.raises(protocol.ProtocolError):
+        protocol.parse_reply(b'{"ready": "yes"}', "ready")
+
+
+def test_sdk_serves_hello_act_result_bye_and_ignores_unknown_messages():
+    seen = []
+
+    class Recorder(Bot):
+        name = "recorder"
+
+        def start(self, hello):
+            seen.append(("start", hello["seat"]))
+
+        def act(self, observation, legal):
+            return legal[-1]
+
+        def game_over(self, result):
+            seen.append(("over", result["ranking"]))
+
+    lines = [
+        {"type": "hello", "protocol": 1, "seat": 2, "variant": "manni-basic"},
+        {"type": "news", "text": "ignored"},
+        {"type": "act", "observation": {}, "legal": ["keep", "take"], "extra": 1},
+        {"type": "result", "ranking": [1, 2, 3]},
+        {"type": "bye"},
+        {"type": "act", "observation": {}, "legal": ["never"]},
+    ]
+    stdin = io.StringIO("".join(json.dumps(m) + "\n" for m in lines))
+    stdout = io.StringIO()
+    run(Recorder(), stdin, stdout)
+    replies = [json.loads(x) for x in stdout.getvalue().splitlines()]
+    assert replies == [{"ready": True, "name": "recorder"}, {"action": "take"}]
+    assert seen == [("start", 2), ("over", [1, 2, 3])]
+
+
+def test_function_bot_wraps_a_function():
+    bot = FunctionBot(lambda obs, legal: legal[0])
+    assert bot.act({}, ["a", "b"]) == "a" and bot.name == "<lambda>"

@@ -1,0 +1,159 @@
+"""The referee with in-process bots: scheduling, seeds, time control and forfeits."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import games
+from bots.builtin import make
+from bots.referee import InProcessPlayer, TimeControl, game_seed, play_match
+from bots.referee.match import schedule
+from bots.sdk import Bot
+
+
+def randoms(n, seed=0):
+    return [InProcessPlayer(make("random", seed=seed + i)) for i in range(n)]
+
+
+class Scripted(Bot):
+    """Plays the first legal label, except that it misbehaves at decision ``at``."""
+
+    def __init__(self, how, at=3):
+        self.how, self.at, self.calls, self.results = how, at, 0, []
+
+    def act(self, observation, legal):
+        self.calls += 1
+        if self.calls == self.at:
+            if self.how == "illegal":
+                return "play ZZ"
+            if self.how == "crash":
+                raise RuntimeError("boom")
+            if self.how == "slow":
+                time.sleep(0.05)
+            if self.how == "not-a-string":
+                return 42
+        return legal[0]
+
+    def game_over(self, result):
+        self.results.append(result)
+
+
+def test_duplicate_schedule_rotates_every_deal_through_every_seat():
+    plan = schedule(6, 3, duplicate=True)
+    assert [deal for deal, _ in plan] == [0, 0, 0, 1, 1, 1]
+    for deal in (0, 1):
+        rotations = [seats for d, seats in plan if d == deal]
+        for player in range(3):
+            assert sorted(s.index(player) for s in rotations) == [0, 1, 2]
+    with pytest.raises(ValueError, match="multiple of 3"):
+        schedule(4, 3, duplicate=True)
+
+
+def test_duplicate_keeps_partners_together():
+    """MANIGLIA-4P-1: rotating seats by one keeps players 0+2 and 1+3 partners."""
+    for _, seats in schedule(8, 4, duplicate=True):
+        assert seats.index(0) % 2 == seats.index(2) % 2
+
+
+def test_duplicate_games_share_their_decks():
+    result = play_match("manni-hornafjordur", randoms(3), games_count=3, seed=5, duplicate=True)
+    decks = {json.dumps(g.record["decks"][0]) for g in result.games}
+    assert len(decks) == 1
+    assert {g.seed for g in result.games} == {game_seed(5, 0)}
+
+
+def test_a_match_is_reproducible_from_its_seed():
+    a = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=9)
+    b = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=9)
+    assert [g.record for g in a.games] == [g.record for g in b.games]
+    c = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=10)
+    assert [g.record for g in a.games] != [g.record for g in c.games]
+
+
+def test_every_variant_plays_a_match_and_records_replay():
+    for variant in games.variants():
+        n = games.load(variant).num_players
+        result = play_match(variant, randoms(n), games_count=2, seed=1)
+        for g in result.games:
+            assert games.replay(g.record).scores() == g.scores
+            assert all(s["status"] == "ok" for s in g.statuses)
+
+
+def test_money_alternates_the_dealer():
+    """COMMON-2: in Money the platform alternates the dealer between games."""
+    result = play_match("money-jordan", randoms(2), games_count=4, seed=2)
+    assert [g.record["dealer"] for g in result.games] == [0, 1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("how", "status"),
+    [
+        ("illegal", "illegal"),
+        ("crash", "crash"),
+        ("not-a-string", "malformed"),
+    ],
+)
+def test_a_fault_forfeits_the_game_for_the_offender(how, status):
+    """FORFEIT-1, FORFEIT-2: the offender is ranked last alone, the reason recorded."""
+    bad = Scripted(how)
+    players = [InProcessPlayer(bad, name="bad"), *randoms(2)]
+    result = play_match("manni-basic", players, games_count=3, seed=4)
+    first = result.games[0]
+    assert first.statuses[0]["status"] == status and first.statuses[0]["reason"]
+    assert first.ranking[0] == 3 and sorted(first.ranking[1:]) in ([1, 1], [1, 2])
+    assert first.record["forfeit"]["seat"] == 0
+    later = [g.statuses[0]["status"] for g in result.games[1:]]
+    # An illegal label costs one game; a crashed or broken bot is out of the match.
+    assert later == (["ok", "ok"] if how == "illegal" else [status, status])
+
+
+def test_time_bank_runs_out():
+    """LIMIT-6: a move over the allowance draws on the bank; an empty bank is a timeout."""
+    players = [InProcessPlayer(Scripted("slow"), name="slow"), *randoms(2)]
+    tc = TimeControl(move_ms=1, bank_ms=10)
+    result = play_match("manni-basic", players, games_count=1, seed=4, time_control=tc)
+    assert result.games[0].statuses[0]["status"] == "timeout"
+    assert result.games[0].ranking[0] == 3
+
+
+def test_bots_hear_every_result():
+    bot = Scripted("none")
+    play_match("manni-basic", [InProcessPlayer(bot), *randoms(2)], games_count=2, seed=1)
+    assert [r["game"] for r in bot.results] == [0, 1]
+    assert all(r["type"] == "result" and len(r["ranking"]) == 3 for r in bot.results)
+
+
+def test_forced_moves_are_applied_without_asking():
+    """ACTION-6: a lone legal action is played for the bot, and recorded."""
+    bot = Scripted("none")
+    result = play_match("money-jordan", [InProcessPlayer(bot), *randoms(1)], games_count=1)
+    assert bot.calls < len(result.games[0].record["actions"]) / 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"variant": "nope"}, "unknown variant"),
+        ({"players": 2}, "needs 3 players"),
+        ({"games_count": 0}, "positive integer"),
+        ({"options": {"manni.tie": "x"}}, "manni.tie"),
+    ],
+)
+def test_bad_match_requests_are_named(kwargs, message):
+    args = {"variant": "manni-basic", "players": 3, "games_count": 1, "options": None}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        play_match(
+            args["variant"],
+            randoms(args["players"]),
+            games_count=args["games_count"],
+            options=args["options"],
+        )
+
+
+def test_time_control_is_validated():
+    with pytest.raises(ValueError, match="move_ms"):
+        TimeControl(move_ms=0)
