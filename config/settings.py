@@ -107,6 +107,9 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+MEDIA_ROOT = Path(os.environ.get("CARDROOM_MEDIA_ROOT", VAR_DIR / "media"))
+MEDIA_URL = "media/"
+
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 

@@ -1,0 +1,72 @@
+"""Bots and their immutable uploaded versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Bot(models.Model):
+    """A named bot of one author; it plays with its newest ready version."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="bots",
+    )
+    name = models.SlugField(max_length=64)
+    description = models.TextField(blank=True)
+    #: For the platform's own bots: the ``bots.builtin`` name (no uploads, no owner).
+    builtin = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="bot_unique_name_per_owner"),
+            models.UniqueConstraint(
+                fields=["builtin"], condition=~models.Q(builtin=""), name="bot_unique_builtin"
+            ),
+        ]
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return f"builtin:{self.builtin}" if self.builtin else f"{self.owner}/{self.name}"
+
+
+class BotVersion(models.Model):
+    """One upload of a bot: never changed after creation, except its validation outcome."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALIDATING = "validating"
+        READY = "ready"
+        REJECTED = "rejected"
+
+    class Runtime(models.TextChoices):
+        PYTHON = "python"
+        NODE = "node"
+        EXECUTABLE = "executable"
+        BUILTIN = "builtin"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    runtime = models.CharField(max_length=16, choices=Runtime.choices)
+    entry_point = models.CharField(max_length=255, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    archive = models.FileField(upload_to="bots/", blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    validation_report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+        ]
+        ordering = ["bot_id", "-number"]
+        indexes = [models.Index(fields=["bot", "status", "-number"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot} v{self.number}"

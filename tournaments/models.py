@@ -1,0 +1,212 @@
+"""Competitions, their entries, rounds, matches, results, records and rating history."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+from django.conf import settings
+from django.db import models
+
+from bots.models import Bot, BotVersion
+
+
+class Competition(models.Model):
+    """A league season, a tournament or a ladder for one variant and option set."""
+
+    class Kind(models.TextChoices):
+        LEAGUE_SEASON = "league-season"
+        TOURNAMENT = "tournament"
+        LADDER = "ladder"
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round-robin"
+        DOUBLE_ROUND_ROBIN = "double-round-robin"
+        SWISS = "swiss"
+        SINGLE_ELIMINATION = "single-elimination"
+        DOUBLE_ELIMINATION = "double-elimination"
+        LADDER = "ladder"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    variant = models.CharField(max_length=40)
+    options = models.JSONField(default=dict, blank=True)
+    format = models.CharField(max_length=24, choices=Format.choices)
+    rounds_planned = models.PositiveIntegerField(null=True, blank=True)
+    games_per_match = models.PositiveIntegerField(default=6)
+    duplicate = models.BooleanField(default=True)
+    seats_per_table = models.PositiveSmallIntegerField()
+    move_ms = models.PositiveIntegerField(default=2_000)
+    bank_ms = models.PositiveIntegerField(default=20_000)
+    rating_settings = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
+    is_public = models.BooleanField(default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="organised_competitions"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("organise_competitions", "Can create and run competitions")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    """A bot entered in a competition, with its current rating there."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="entries")
+    pinned_version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    seed_order = models.PositiveIntegerField(default=0)
+    division = models.PositiveSmallIntegerField(default=0)
+    mu = models.FloatField(default=25.0)
+    sigma = models.FloatField(default=25.0 / 3)
+    games = models.PositiveIntegerField(default=0)
+    points = models.FloatField(default=0)
+    withdrawn = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "bot"], name="entry_unique_bot"),
+        ]
+        indexes = [models.Index(fields=["competition", "-mu"])]
+        ordering = ["competition_id", "seed_order", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.competition}"
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    byes = models.ManyToManyField(Entry, blank=True, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "number"], name="round_unique_number"),
+        ]
+        ordering = ["competition_id", "number"]
+
+
+class Match(models.Model):
+    """One table: a fixed number of games between the entries of its seats."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="matches")
+    round = models.ForeignKey(
+        Round, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    table = models.PositiveIntegerField(default=0)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=120, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["competition", "status"]),
+            models.Index(fields=["status", "lease_until"]),
+        ]
+        ordering = ["competition_id", "round_id", "table", "id"]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} of {self.competition_id}"
+
+
+class MatchSeat(models.Model):
+    """An entry at a seat of a match, and its result once the match is done."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="seats")
+    version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    score = models.FloatField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    wins = models.PositiveIntegerField(default=0)
+    statuses = models.JSONField(default=dict, blank=True)
+    log = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="matchseat_unique_seat"),
+            models.UniqueConstraint(fields=["match", "entry"], name="matchseat_unique_entry"),
+        ]
+        ordering = ["match_id", "seat"]
+
+
+class GameRecord(models.Model):
+    """The replayable record of one game of a match, stored zlib-compressed."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="game_records")
+    index = models.PositiveIntegerField()
+    scores = models.JSONField()
+    ranking = models.JSONField()
+    statuses = models.JSONField(default=list)
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="gamerecord_unique_index"),
+        ]
+        ordering = ["match_id", "index"]
+
+    @staticmethod
+    def pack(record: dict) -> bytes:
+        return zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+
+    def record(self) -> dict:
+        return json.loads(zlib.decompress(bytes(self.data)))
+
+
+class RatingEvent(models.Model):
+    """Append-only rating history: one row per entry per rated match."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="rating_events")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_events")
+    sequence = models.PositiveBigIntegerField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "match"], name="ratingevent_once_per_match"),
+        ]
+        indexes = [models.Index(fields=["entry", "sequence"])]
+        ordering = ["sequence", "id"]
