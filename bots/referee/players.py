@@ -11,10 +11,10 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from bots import protocol
+from bots import protocol, sandbox
 from bots.sdk import Bot
 
-OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY = (
+OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN = (
     "ok",
     "illegal",
     "timeout",
@@ -22,6 +22,7 @@ OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY = (
     "malformed",
     "flood",
     "not-ready",
+    "out-of-turn",
 )
 
 
@@ -108,14 +109,10 @@ class ProcessPlayer(Player):
     def from_path(
         cls, path: str | Path, *, limits: Any = None, sandboxed: bool = True
     ) -> ProcessPlayer:
-        from bots import sandbox
-
         command, bot_dir = sandbox.resolve(path)
         return cls(command, bot_dir, name=Path(path).name, limits=limits, sandboxed=sandboxed)
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
-        from bots import sandbox
-
         kwargs = {"bot_dir": self.bot_dir, "sandboxed": self.sandboxed}
         if self.limits is not None:
             kwargs["limits"] = self.limits
@@ -126,18 +123,16 @@ class ProcessPlayer(Player):
             raise BotFault(NOT_READY, fault.reason) from None
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
+        if self.process.pending():
+            raise BotFault(OUT_OF_TURN, "the bot wrote output before it was asked to act")
         return self._exchange(message, timeout_s, "action")
 
     def notify(self, message: dict[str, Any]) -> None:
-        from bots import sandbox
-
         # A dead bot is noticed at its next decision.
         with contextlib.suppress(sandbox.BotGone):
             self.process.send(protocol.encode(message))
 
     def _exchange(self, message: dict[str, Any], timeout_s: float, key: str) -> Any:
-        from bots import sandbox
-
         try:
             self.process.send(protocol.encode(message))
             line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
@@ -154,8 +149,6 @@ class ProcessPlayer(Player):
     def close(self) -> None:
         if self.process is None:
             return
-        from bots import sandbox
-
         with contextlib.suppress(sandbox.BotGone):
             self.process.send(protocol.encode(protocol.bye()))
         self.process.kill()

@@ -1,0 +1,38 @@
+"""Run one untrusted bot program in an isolated process (see README.md here).
+
+::
+
+    from bots.sandbox import Limits, resolve, spawn
+
+    command, bot_dir = resolve("uploads/bot-42/")
+    bot = spawn(command, bot_dir=bot_dir, limits=Limits(cpu_seconds=60))
+    try:
+        bot.send(b'{"type": "hello", ...}\\n')
+        line = bot.readline(timeout_s=1.0)
+    finally:
+        bot.kill()
+
+Pure Python on top of bubblewrap and prlimit; no web or task framework.
+"""
+
+from __future__ import annotations
+
+from .errors import BotGone, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
+from .isolation import available, describe
+from .limits import Limits
+from .process import BotProcess, spawn
+from .resolve import resolve
+
+__all__ = [
+    "BotGone",
+    "BotProcess",
+    "Limits",
+    "LineTooLong",
+    "ReadTimeout",
+    "SandboxUnavailable",
+    "WriteTimeout",
+    "available",
+    "describe",
+    "resolve",
+    "spawn",
+]

@@ -1,0 +1,26 @@
+"""What can go wrong when running a bot program, as exceptions the referee catches."""
+
+from __future__ import annotations
+
+
+class SandboxUnavailable(RuntimeError):
+    """No working sandbox on this host; uploaded bots must not run here."""
+
+
+class BotGone(Exception):
+    """The bot's process exited or closed its pipes (a crash, for the referee)."""
+
+
+class ReadTimeout(Exception):
+    """The bot did not produce a full line within the time allowed."""
+
+
+class WriteTimeout(ReadTimeout):
+    """The bot stopped reading its input, so a message could not be delivered in time.
+
+    A subclass of :class:`ReadTimeout`: for the referee both are the bot's timeout.
+    """
+
+
+class LineTooLong(Exception):
+    """The bot wrote a stdout line longer than allowed (a flood)."""

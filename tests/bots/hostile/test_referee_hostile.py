@@ -1,0 +1,107 @@
+"""Hostile bots in real matches: the referee records the right status and survives.
+
+Each test plays a short manni-basic match between one hostile bot (a program
+beside this file, run in the real sandbox) and two built-in random bots.
+Afterwards no process of the bot survives, the project tree is unchanged,
+and the next match with a well-behaved sandboxed bot runs normally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from bots.builtin import make
+from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.sandbox import Limits
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+GOOD = ROOT / "bots" / "examples" / "python"
+FAST = TimeControl(move_ms=400, bank_ms=1_500, start_ms=5_000)
+
+
+def tree_digest() -> str:
+    """A digest of the project's source files, to prove nothing outside the sandbox changed."""
+    digest = hashlib.sha256()
+    paths = [
+        *ROOT.glob("games/**/*.py"),
+        *ROOT.glob("bots/referee/*.py"),
+        *ROOT.glob("bots/sandbox/*.py"),
+        *HERE.glob("*.py"),
+    ]
+    for path in sorted(paths):
+        digest.update(str(path).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def play(bot: ProcessPlayer, games: int = 2):
+    players = [
+        bot,
+        InProcessPlayer(make("random", seed=1)),
+        InProcessPlayer(make("random", seed=2)),
+    ]
+    return play_match("manni-basic", players, games_count=games, seed=3, time_control=FAST)
+
+
+@pytest.fixture
+def after_check():
+    """Runs the checks every hostile match must pass once it is over."""
+    before = tree_digest()
+    players: list[ProcessPlayer] = []
+    yield players.append
+    for bot in players:
+        assert bot.process is not None and bot.process.survivors() == [], "a bot process survived"
+    assert tree_digest() == before, "the project tree changed"
+    normal = ProcessPlayer.from_path(GOOD)
+    result = play(normal, games=1)
+    assert result.games[0].statuses[0]["status"] == "ok"
+    assert normal.process.survivors() == []
+
+
+CASES = [
+    # (bot file, limits or None, expected status of the first game, later games)
+    ("fork_bomb", Limits(processes=32), "ok", "ok"),
+    ("memory_hog", Limits(memory_mb=256), "ok", "ok"),
+    ("cpu_loop", Limits(cpu_seconds=1), None, None),
+    ("sleeper", None, "timeout", "timeout"),
+    ("stdout_flood", None, "flood", "flood"),
+    ("stderr_flood", None, "ok", "ok"),
+    ("garbage", None, "not-ready", "not-ready"),
+    ("mute", None, "not-ready", "not-ready"),
+    ("network", None, "ok", "ok"),
+    ("snoop", None, "ok", "ok"),
+    ("writer", Limits(file_size_mb=4, scratch_mb=8), "ok", "ok"),
+    ("daemon", None, "ok", "ok"),
+    ("parent_killer", None, "crash", "crash"),
+    ("chatty", None, "out-of-turn", "out-of-turn"),
+    ("illegal", None, "illegal", "illegal"),
+]
+
+
+@pytest.mark.parametrize(("name", "limits", "first", "later"), CASES, ids=[c[0] for c in CASES])
+def test_hostile_bot_in_a_match(after_check, name, limits, first, later):
+    """FORFEIT-1, FORFEIT-2, LIMIT-6: the fault is recorded and the match completes."""
+    bot = ProcessPlayer.from_path(HERE / f"{name}.py", limits=limits)
+    after_check(bot)
+    result = play(bot)
+    statuses = [g.statuses[0]["status"] for g in result.games]
+    assert len(result.games) == 2
+    if first is None:  # killed by its CPU limit: seen as a crash or, if slower, a timeout
+        assert statuses[0] in ("crash", "timeout") and statuses[1] == statuses[0]
+    else:
+        assert statuses == [first, later], result.games[0].statuses[0]
+    for g in result.games:
+        if g.statuses[0]["status"] != "ok":
+            assert g.ranking[0] == 3 and g.record["forfeit"]["seat"] == 0
+            assert g.statuses[0]["reason"]
+
+
+def test_stderr_flood_log_is_capped(after_check):
+    bot = ProcessPlayer.from_path(HERE / "stderr_flood.py", limits=Limits(stderr_bytes=4096))
+    after_check(bot)
+    play(bot, games=1)
+    assert 0 < len(bot.log().encode()) <= 4096
