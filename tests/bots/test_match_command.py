@@ -66,3 +66,24 @@ def test_match_between_builtins_prints_a_table_and_writes_records(tmp_path, caps
 def test_bad_arguments_are_reported_clearly(args, message):
     with pytest.raises(CommandError, match=message):
         call_command("match", *args)
+
+
+def test_example_bots_play_in_the_sandbox(tmp_path, capsys):
+    """The Python (SDK) and Node.js examples run sandboxed through the command."""
+    out = tmp_path / "m.json"
+    call_command(
+        "match",
+        "manni-basic",
+        "bots/examples/python",
+        "bots/examples/node",
+        "builtin:greedy",
+        "--games",
+        "3",
+        "--duplicate",
+        "--json",
+        str(out),
+    )
+    data = json.loads(out.read_text())
+    statuses = [s["status"] for g in data["games"] for s in g["statuses"]]
+    assert statuses == ["ok"] * 9
+    assert [row["name"] for row in data["standings"]] == ["python", "node", "builtin:greedy"]
