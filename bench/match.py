@@ -72,8 +72,12 @@ def run_match(variant: str, players: list[Player], games_count: int, seed: int):
 def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
     """Seconds to replay ``transcript`` over plain pipes, answer by answer."""
     start = time.perf_counter()
-    procs = [subprocess.Popen([RUNTIME, str(BOT)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, bufsize=0) for _ in range(players)]
+    procs = [
+        subprocess.Popen(
+            [RUNTIME, str(BOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+        )
+        for _ in range(players)
+    ]
     readers = [p.stdout for p in procs]
     for player, line in transcript:
         procs[player].stdin.write(line)
@@ -88,8 +92,9 @@ def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
 def measure(variant: str, games_count: int, seed: int) -> dict[str, Any]:
     n = games.load(variant).num_players
     unused: list[tuple[int, bytes]] = []
-    result, in_s = run_match(variant, [InProcessPlayer(SameBot(unused, p)) for p in range(n)],
-                             games_count, seed)
+    result, in_s = run_match(
+        variant, [InProcessPlayer(SameBot(unused, p)) for p in range(n)], games_count, seed
+    )
     count = deals(result)
     transcript: list[tuple[int, bytes]] = []  # the same match again, keeping every message
     run_match(variant, [Recording(SameBot(transcript, p)) for p in range(n)], games_count, seed)
@@ -98,7 +103,9 @@ def measure(variant: str, games_count: int, seed: int) -> dict[str, Any]:
     statuses = {s["status"] for g in boxed_result.games for s in g.statuses}
     floor_s = pipe_floor(transcript, n)
     return {
-        "variant": variant, "games": games_count, "deals": count,
+        "variant": variant,
+        "games": games_count,
+        "deals": count,
         "decisions": sum(1 for _, line in transcript if b'"type":"act"' in line),
         "sandbox": sandbox.describe(),
         "sandboxed_statuses": sorted(statuses),
@@ -127,11 +134,15 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(report, sys.stdout, indent=2)
         print()
         return 0
-    print(f"Match benchmark: {args.variant}, {report['games']} games, {report['deals']} deals, "
-          f"{report['decisions']} decisions, {'one core' if report['pinned'] else 'unpinned'}")
-    for key, label in (("pipe_floor_deals_per_s", "pipe floor (no engine, no sandbox)"),
-                       ("in_process_deals_per_s", "in-process bots"),
-                       ("sandboxed_deals_per_s", "sandboxed bots")):
+    print(
+        f"Match benchmark: {args.variant}, {report['games']} games, {report['deals']} deals, "
+        f"{report['decisions']} decisions, {'one core' if report['pinned'] else 'unpinned'}"
+    )
+    for key, label in (
+        ("pipe_floor_deals_per_s", "pipe floor (no engine, no sandbox)"),
+        ("in_process_deals_per_s", "in-process bots"),
+        ("sandboxed_deals_per_s", "sandboxed bots"),
+    ):
         print(f"  {label:<36}{report[key]:>10,.1f} deals/s")
     print(f"  sandboxed / pipe floor: {report['sandboxed_vs_floor']:.2f} (target >= 0.70)")
     return 0

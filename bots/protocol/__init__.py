@@ -83,6 +83,43 @@ def encode(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
 
 
+class ActEncoder:
+    """Encodes ``act`` messages for one bot, re-using the encoded public history.
+
+    Observations carry the whole public history (a list that only grows; every
+    element but the last is final), so each message would re-encode the same
+    prefix again and again. This keeps the encoded prefix per (game, seat) and
+    encodes only what is new. The line holds the same JSON object as
+    :func:`encode` gives (the ``observation`` key comes last).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, Any] | None = None
+        self._done = 0  # history elements already in self._prefix
+        self._prefix: list[str] = []
+
+    def encode(self, message: dict[str, Any]) -> bytes:
+        observation = message.get("observation")
+        history = observation.get("history") if isinstance(observation, dict) else None
+        if not isinstance(history, list) or not history:
+            return encode(message)
+        key = (message.get("game"), observation.get("seat"))
+        if key != self._key:
+            self._key, self._done, self._prefix = key, 0, []
+        final = len(history) - 1
+        self._prefix.extend(_dumps(element) for element in history[self._done : final])
+        self._done = max(self._done, final)
+        rest = _dumps({k: v for k, v in observation.items() if k != "history"})
+        history_text = ",".join([*self._prefix, _dumps(history[final])])
+        observed = f'{rest[:-1]}{"," if len(rest) > 2 else ""}"history":[{history_text}]}}'
+        head = _dumps({k: v for k, v in message.items() if k != "observation"})
+        return f'{head[:-1]},"observation":{observed}}}\n'.encode()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def parse_reply(line: bytes | str, key: str) -> Any:
     """The value of ``key`` in a bot's reply line; ``ProtocolError`` if malformed.
 

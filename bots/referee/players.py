@@ -104,6 +104,7 @@ class ProcessPlayer(Player):
         self.limits = limits
         self.sandboxed = sandboxed
         self.process = None
+        self.encoder = protocol.ActEncoder()
 
     @classmethod
     def from_path(
@@ -118,23 +119,23 @@ class ProcessPlayer(Player):
             kwargs["limits"] = self.limits
         self.process = sandbox.spawn(self.command, **kwargs)
         try:
-            self._exchange(hello, timeout_s, "ready")
+            self._exchange(protocol.encode(hello), timeout_s, "ready")
         except BotFault as fault:
             raise BotFault(NOT_READY, fault.reason) from None
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
         if self.process.pending():
             raise BotFault(OUT_OF_TURN, "the bot wrote output before it was asked to act")
-        return self._exchange(message, timeout_s, "action")
+        return self._exchange(self.encoder.encode(message), timeout_s, "action")
 
     def notify(self, message: dict[str, Any]) -> None:
         # A dead bot is noticed at its next decision.
         with contextlib.suppress(sandbox.BotGone):
             self.process.send(protocol.encode(message))
 
-    def _exchange(self, message: dict[str, Any], timeout_s: float, key: str) -> Any:
+    def _exchange(self, line: bytes, timeout_s: float, key: str) -> Any:
         try:
-            self.process.send(protocol.encode(message))
+            self.process.send(line)
             line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
             return protocol.parse_reply(line, key)
         except sandbox.ReadTimeout:

@@ -56,8 +56,14 @@ def discard_ids(mask: int) -> list[int]:
     return [*_D0[mask & _M], *_D1[(mask >> 13) & _M], *_D2[(mask >> 26) & _M], *_D3[mask >> 39]]
 
 
+_N0, _N1, _N2, _N3 = (
+    [tuple(FRENCH_NAMES[c] for c in cards) for cards in suit] for suit in SUIT_CARDS
+)
+
+
 def names(mask: int) -> list[str]:
-    return [FRENCH_NAMES[c] for c in bits_of(mask)]
+    """Card labels of a mask, in legal-list order."""
+    return [*_N0[mask & _M], *_N1[(mask >> 13) & _M], *_N2[(mask >> 26) & _M], *_N3[mask >> 39]]
 
 
 class ManniState(State):
@@ -304,29 +310,29 @@ class ManniState(State):
         return LABELS[action]
 
     def _deal_view(self, index: int, viewer: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """Who acted and what ``viewer`` sees of it in deal ``index``, built incrementally.
+
+        Views are immutable tuples cached per (deal, viewer) and extended with the
+        actions added since, so clones can share the cache safely.
+        """
         start = self.deal_starts[index]
-        end = self.deal_starts[index + 1] if index + 1 < len(self.deal_starts) else None
-        entries = self.history[start:end]
-        return (
-            tuple(e >> 8 for e in entries),
-            tuple(self._public_label(e, viewer) for e in entries),
+        end = (
+            self.deal_starts[index + 1] if index + 1 < len(self.deal_starts) else len(self.history)
         )
+        seats, labels = self.view_cache.get((index, viewer), ((), ()))
+        if len(seats) < end - start:
+            entries = self.history[start + len(seats) : end]
+            seats += tuple(e >> 8 for e in entries)
+            labels += tuple(self._public_label(e, viewer) for e in entries)
+            self.view_cache[(index, viewer)] = (seats, labels)
+        return seats, labels
 
     def _history_view(self, viewer: int) -> list[dict[str, Any]]:
-        """The public history, one entry per deal: who acted (``seats``) and what (``actions``).
-
-        Completed deals never change, so their views are built once per viewer.
-        """
-        cache = self.view_cache
+        """The public history, one entry per deal: who acted (``seats``) and what (``actions``)."""
         deals = []
-        last = len(self.deal_starts) - 1
-        for i in range(last + 1):
-            view = cache.get((i, viewer)) if i < last else None
-            if view is None:
-                view = self._deal_view(i, viewer)
-                if i < last:
-                    cache[(i, viewer)] = view
-            deals.append({"deal": i + 1, "seats": list(view[0]), "actions": list(view[1])})
+        for i in range(len(self.deal_starts)):
+            seats, labels = self._deal_view(i, viewer)
+            deals.append({"deal": i + 1, "seats": list(seats), "actions": list(labels)})
         return deals
 
     def observation(self, seat: int) -> dict[str, Any]:

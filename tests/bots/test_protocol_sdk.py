@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import random
 
 import pytest
 
+import games
 from bots import protocol
 from bots.sdk import Bot, FunctionBot, run
 
@@ -85,3 +87,28 @@ def test_sdk_serves_hello_act_result_bye_and_ignores_unknown_messages():
 def test_function_bot_wraps_a_function():
     bot = FunctionBot(lambda obs, legal: legal[0])
     assert bot.act({}, ["a", "b"]) == "a" and bot.name == "<lambda>"
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_act_encoder_gives_the_same_messages_as_plain_encoding(variant):
+    """The cached history encoding never changes what a bot receives."""
+    state = games.load(variant).new_game(2)
+    rnd = random.Random(2)
+    encoders: dict[int, protocol.ActEncoder] = {}
+    for game in range(2):
+        state = games.load(variant).new_game(game)
+        for _ in range(300):
+            if state.is_over():
+                break
+            seat = state.current_player()
+            message = protocol.act(
+                game=game,
+                observation=state.observation(seat),
+                legal=state.legal_actions(),
+                time_left_ms=5,
+                move_limit_ms=3,
+            )
+            line = encoders.setdefault(seat, protocol.ActEncoder()).encode(message)
+            assert line.endswith(b"\n") and line.count(b"\n") == 1
+            assert json.loads(line) == json.loads(protocol.encode(message))
+            state.apply(rnd.choice(state.legal_actions()))

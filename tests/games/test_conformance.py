@@ -57,9 +57,11 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
     rnd = random.Random(seed)
     observed: dict[int, list[str]] = {}
     step = 0
+    history = None
     while not state.is_over():
         if sampled(step):
             observed[step] = check_observations(state, module, oracle)
+            history = check_history_grows(state, history)
         ids = state.legal_ids()
         legal = state.legal_actions()
         assert legal, "legal list is empty while the game is not over"
@@ -86,6 +88,17 @@ def sampled(step: int) -> bool:
     every phase of a deal and the samples cover the long tail.
     """
     return step < 400 or step % 40 == 0
+
+
+def check_history_grows(state, previous: list | None) -> list:
+    """The public history only grows: every element but the last is final.
+
+    Bots and the referee rely on it (the protocol re-uses the encoded prefix).
+    """
+    history = state.observation(0)["history"]
+    if previous:
+        assert history[: len(previous) - 1] == previous[:-1], "public history was rewritten"
+    return history
 
 
 def check_observations(state, module, oracle) -> list[str]:
