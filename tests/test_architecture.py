@@ -16,6 +16,7 @@ PURE = [
     "bots/referee",
     "bots/sandbox",
     "tournaments/formats",
+    "tournaments/ratings",
 ]
 FORBIDDEN = {"django", "rest_framework", "celery", "channels", "kombu", "daphne"}
 
