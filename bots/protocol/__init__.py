@@ -96,7 +96,7 @@ class ActEncoder:
     def __init__(self) -> None:
         self._key: tuple[Any, Any] | None = None
         self._done = 0  # history elements already in self._prefix
-        self._prefix: list[str] = []
+        self._prefix = b""  # their encodings, comma-joined
 
     def encode(self, message: dict[str, Any]) -> bytes:
         observation = message.get("observation")
@@ -105,19 +105,33 @@ class ActEncoder:
             return encode(message)
         key = (message.get("game"), observation.get("seat"))
         if key != self._key:
-            self._key, self._done, self._prefix = key, 0, []
+            self._key, self._done, self._prefix = key, 0, b""
         final = len(history) - 1
-        self._prefix.extend(_dumps(element) for element in history[self._done : final])
-        self._done = max(self._done, final)
-        rest = _dumps({k: v for k, v in observation.items() if k != "history"})
-        history_text = ",".join([*self._prefix, _dumps(history[final])])
-        observed = f'{rest[:-1]}{"," if len(rest) > 2 else ""}"history":[{history_text}]}}'
-        head = _dumps({k: v for k, v in message.items() if k != "observation"})
-        return f'{head[:-1]},"observation":{observed}}}\n'.encode()
+        if self._done < final:
+            new = ",".join(_dumps(element) for element in history[self._done : final]).encode()
+            self._prefix = self._prefix + b"," + new if self._prefix else new
+            self._done = final
+        rest = _dumps({k: v for k, v in observation.items() if k != "history"}).encode()
+        head = _dumps({k: v for k, v in message.items() if k != "observation"}).encode()
+        parts = [
+            head[:-1],
+            b',"observation":',
+            rest[:-1],
+            b"," if len(rest) > 2 else b"",
+            b'"history":[',
+            self._prefix,
+            b"," if self._prefix else b"",
+            _dumps(history[final]).encode(),
+            b"]}}\n",
+        ]
+        return b"".join(parts)
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def parse_reply(line: bytes | str, key: str) -> Any:

@@ -328,11 +328,19 @@ class ManniState(State):
         return seats, labels
 
     def _history_view(self, viewer: int) -> list[dict[str, Any]]:
-        """The public history, one entry per deal: who acted (``seats``) and what (``actions``)."""
-        deals = []
-        for i in range(len(self.deal_starts)):
-            seats, labels = self._deal_view(i, viewer)
-            deals.append({"deal": i + 1, "seats": list(seats), "actions": list(labels)})
+        """The public history, one entry per deal: who acted (``seats``) and what (``actions``).
+
+        The views of completed deals are kept per viewer (they never change);
+        only the current deal's view is extended.
+        """
+        last = len(self.deal_starts) - 1
+        done = self.view_cache.get(("done", viewer), ())
+        if len(done) < last:
+            done += tuple((i + 1, *self._deal_view(i, viewer)) for i in range(len(done), last))
+            self.view_cache[("done", viewer)] = done
+        deals = [{"deal": d, "seats": list(s), "actions": list(a)} for d, s, a in done]
+        seats, labels = self._deal_view(last, viewer)
+        deals.append({"deal": last + 1, "seats": list(seats), "actions": list(labels)})
         return deals
 
     def observation(self, seat: int) -> dict[str, Any]:
