@@ -59,6 +59,8 @@ class MatchResult:
     players: list[str]
     games: list[GameResult] = field(default_factory=list)
     seconds: float = 0.0
+    #: Per player: its captured stderr (capped by the sandbox), empty for in-process bots.
+    logs: list[str] = field(default_factory=list)
 
     def standings(self) -> list[dict[str, Any]]:
         """Per player: games, wins (rank 1), mean rank, total score, statuses, in player order."""
@@ -258,4 +260,5 @@ def play_match(
     finally:
         referee.close()
         result.seconds = time.perf_counter() - started
+        result.logs = [player.log() for player in players]
     return result

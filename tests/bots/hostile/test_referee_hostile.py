@@ -38,13 +38,17 @@ def tree_digest() -> str:
     return digest.hexdigest()
 
 
-def play(bot: ProcessPlayer, games: int = 2):
+#: Generous clocks for bots expected to finish their games; FAST for the ones that stall.
+CALM = TimeControl(move_ms=3_000, bank_ms=10_000, start_ms=10_000)
+
+
+def play(bot: ProcessPlayer, games: int = 2, time_control: TimeControl = CALM):
     players = [
         bot,
         InProcessPlayer(make("random", seed=1)),
         InProcessPlayer(make("random", seed=2)),
     ]
-    return play_match("manni-basic", players, games_count=games, seed=3, time_control=FAST)
+    return play_match("manni-basic", players, games_count=games, seed=3, time_control=time_control)
 
 
 @pytest.fixture
@@ -87,7 +91,7 @@ def test_hostile_bot_in_a_match(after_check, name, limits, first, later):
     """FORFEIT-1, FORFEIT-2, LIMIT-6: the fault is recorded and the match completes."""
     bot = ProcessPlayer.from_path(HERE / f"{name}.py", limits=limits)
     after_check(bot)
-    result = play(bot)
+    result = play(bot, time_control=FAST if name in ("sleeper", "cpu_loop") else CALM)
     statuses = [g.statuses[0]["status"] for g in result.games]
     assert len(result.games) == 2
     if first is None:  # killed by its CPU limit: seen as a crash or, if slower, a timeout
@@ -103,5 +107,6 @@ def test_hostile_bot_in_a_match(after_check, name, limits, first, later):
 def test_stderr_flood_log_is_capped(after_check):
     bot = ProcessPlayer.from_path(HERE / "stderr_flood.py", limits=Limits(stderr_bytes=4096))
     after_check(bot)
-    play(bot, games=1)
+    result = play(bot, games=1)
     assert 0 < len(bot.log().encode()) <= 4096
+    assert result.logs[0] == bot.log() and result.logs[1:] == ["", ""]
