@@ -18,16 +18,14 @@ class Bot(models.Model):
     )
     name = models.SlugField(max_length=64)
     description = models.TextField(blank=True)
-    #: For the platform's own bots: the ``bots.builtin`` name (no uploads, no owner).
+    #: For the platform's own bots: the ``bots.builtin`` player it runs (no uploads).
+    #: Several bots may run the same built-in (e.g. a table of random players).
     builtin = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["owner", "name"], name="bot_unique_name_per_owner"),
-            models.UniqueConstraint(
-                fields=["builtin"], condition=~models.Q(builtin=""), name="bot_unique_builtin"
-            ),
         ]
         ordering = ["name", "id"]
 

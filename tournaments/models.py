@@ -125,6 +125,8 @@ class Match(models.Model):
         Round, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
     )
     table = models.PositiveIntegerField(default=0)
+    #: The bracket node this match plays (elimination formats), e.g. ``"R2-0"``.
+    node = models.CharField(max_length=32, blank=True)
     seed = models.BigIntegerField()
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -1,0 +1,121 @@
+"""The bridge from stored competitions to the pure formats: what is played next.
+
+Reads entries and finished matches, asks ``tournaments.formats`` for the next
+tables, and returns them as entry ids; writing is left to the services.
+Everything is deterministic for a competition's seed and its results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tournaments.formats.common import derive_seed
+from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
+from tournaments.formats.ladder import LadderEntry, ladder_tables
+from tournaments.formats.round_robin import round_robin
+from tournaments.formats.swiss import swiss_pair
+from tournaments.models import Competition, Match
+from tournaments.ratings import PARTNER_SEATS, TableResult
+
+Format = Competition.Format
+
+
+@dataclass
+class Plan:
+    """Tables (entry ids in seat order, with a bracket node id or "") and byes."""
+
+    tables: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
+    byes: list[int] = field(default_factory=list)
+
+
+def _entries(competition: Competition) -> list[int]:
+    return list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
+
+
+def finished_results(competition: Competition) -> list[tuple[str, TableResult]]:
+    """(bracket node, result) of every finished match, in the order they were created."""
+    teams = PARTNER_SEATS if competition.variant == "maniglia-4-partners" else None
+    out = []
+    matches = (
+        competition.matches.filter(status=Match.Status.DONE)
+        .prefetch_related("seats")
+        .order_by("id")
+    )
+    for match in matches:
+        seats = sorted(match.seats.all(), key=lambda s: s.seat)
+        out.append(
+            (
+                match.node,
+                TableResult(tuple(s.entry_id for s in seats), tuple(s.rank for s in seats), teams),
+            )
+        )
+    return out
+
+
+def next_round(competition: Competition, number: int) -> Plan | None:
+    """The tables of round ``number``, or None when the format has no more to play."""
+    planner = {
+        Format.ROUND_ROBIN: _round_robin,
+        Format.DOUBLE_ROUND_ROBIN: _round_robin,
+        Format.SWISS: _swiss,
+        Format.SINGLE_ELIMINATION: _elimination,
+        Format.DOUBLE_ELIMINATION: _elimination,
+        Format.LADDER: _ladder,
+    }[competition.format]
+    return planner(competition, number)
+
+
+def _round_robin(competition: Competition, number: int) -> Plan | None:
+    legs = 2 if competition.format == Format.DOUBLE_ROUND_ROBIN else 1
+    rounds = round_robin(
+        _entries(competition), competition.seats_per_table, legs=legs, seed=competition.seed
+    )
+    if number > len(rounds):
+        return None
+    chosen = rounds[number - 1]
+    return Plan([(table, "") for table in chosen.tables], list(chosen.byes))
+
+
+def _swiss(competition: Competition, number: int) -> Plan | None:
+    if number > (competition.rounds_planned or 0):
+        return None
+    results = [result for _, result in finished_results(competition)]
+    byes = [e for r in competition.rounds.all() for e in r.byes.values_list("id", flat=True)]
+    chosen = swiss_pair(_entries(competition), competition.seats_per_table, results, byes=byes)
+    return Plan([(table, "") for table in chosen.tables], list(chosen.byes))
+
+
+def _bracket(competition: Competition) -> Bracket:
+    entries = _entries(competition)
+    if competition.format == Format.DOUBLE_ELIMINATION:
+        return double_elimination(entries)
+    advance = 2 if competition.variant == "maniglia-4-partners" else 1
+    return single_elimination(entries, competition.seats_per_table, advance=advance)
+
+
+def _elimination(competition: Competition, number: int) -> Plan | None:
+    bracket = _bracket(competition)
+    results = dict(finished_results(competition))
+    if bracket.champion(results) is not None:
+        return None
+    created = set(competition.matches.exclude(node="").values_list("node", flat=True))
+    ready = [(table, node) for node, table in bracket.ready(results) if node not in created]
+    return Plan(ready) if ready else None
+
+
+def _ladder(competition: Competition, number: int) -> Plan | None:
+    busy = set(
+        competition.matches.exclude(status=Match.Status.DONE).values_list(
+            "seats__entry_id", flat=True
+        )
+    )
+    candidates = [
+        LadderEntry(e.id, recent_games=e.games, sigma=e.sigma, busy=e.id in busy)
+        for e in competition.entries.filter(withdrawn=False).order_by("id")
+    ]
+    tables = ladder_tables(
+        candidates,
+        competition.seats_per_table,
+        seed=derive_seed(competition.seed, f"ladder/{number}"),
+    )
+    return Plan([(table, "") for table in tables]) if tables else None

@@ -1,0 +1,91 @@
+"""Reads of the competition domain: standings, head-to-head, rating history, visibility."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, Q, QuerySet
+
+from tournaments.models import Competition, Entry, RatingEvent
+from tournaments.pairing import finished_results
+from tournaments.ratings import Rating, head_to_head
+
+
+def competitions_visible_to(*, user) -> QuerySet[Competition]:
+    """Public competitions, plus the private ones the user organises (all for staff)."""
+    qs = Competition.objects.all()
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return qs
+        return qs.filter(Q(is_public=True) | Q(organisers=user) | Q(created_by=user)).distinct()
+    return qs.filter(is_public=True)
+
+
+def standings_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
+    """One row per entry: points first, then the displayed rating (mu - 3 sigma).
+
+    A single ordered query: its cost grows with the number of entries only.
+    """
+    rows = (
+        competition.entries.select_related("bot", "bot__owner")
+        .annotate(display=F("mu") - 3 * F("sigma"))
+        .order_by("-points", "-display", "seed_order", "id")
+    )
+    out = []
+    for position, entry in enumerate(rows, start=1):
+        out.append(
+            {
+                "rank": position,
+                "entry": entry.pk,
+                "bot": entry.bot_id,
+                "name": str(entry.bot),
+                "rating": Rating(entry.mu, entry.sigma).display,
+                "mu": entry.mu,
+                "sigma": entry.sigma,
+                "games": entry.games,
+                "points": entry.points,
+                "withdrawn": entry.withdrawn,
+            }
+        )
+    for i in range(1, len(out)):  # equal points and rating share a rank
+        prev, row = out[i - 1], out[i]
+        if (row["points"], row["rating"]) == (prev["points"], prev["rating"]):
+            row["rank"] = prev["rank"]
+    return out
+
+
+def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
+    """For each pair of entries that met: matches together and who finished ahead."""
+    table = head_to_head(result for _, result in finished_results(competition))
+    names = {e.pk: str(e.bot) for e in competition.entries.select_related("bot", "bot__owner")}
+    rows = []
+    for (a, b), record in sorted(table.pairs.items()):  # only pairs that met
+        if a < b and record.games:
+            rows.append(
+                {
+                    "entry": a,
+                    "name": names.get(a, str(a)),
+                    "opponent": b,
+                    "opponent_name": names.get(b, str(b)),
+                    "matches": record.games,
+                    "ahead": record.ahead,
+                    "behind": record.behind,
+                    "level": record.level,
+                }
+            )
+    return rows
+
+
+def rating_history_for_entry(*, entry: Entry) -> list[dict[str, Any]]:
+    events = RatingEvent.objects.filter(entry=entry).order_by("sequence")
+    return [
+        {
+            "match": e.match_id,
+            "sequence": e.sequence,
+            "mu": e.mu_after,
+            "sigma": e.sigma_after,
+            "rating": e.mu_after - 3 * e.sigma_after,
+            "at": e.created_at.isoformat(),
+        }
+        for e in events
+    ]

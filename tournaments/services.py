@@ -1,0 +1,379 @@
+"""Writes of the competition domain: create, enter, start, pair, record, close.
+
+Every entry point (API, admin, commands, Celery tasks) calls these functions.
+User errors raise ``django.core.exceptions.ValidationError`` with a message
+naming the problem; state changes are guarded by row locks so that a second
+call (a retry, a redelivered task) never changes anything twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+import games
+from bots.models import Bot, BotVersion
+from tournaments import pairing
+from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
+from tournaments.ratings import PARTNER_SEATS, Rating, TableResult, rate_game, table_points
+
+Format = Competition.Format
+KIND_FORMATS = {
+    Competition.Kind.LEAGUE_SEASON: {Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN},
+    Competition.Kind.TOURNAMENT: {
+        Format.ROUND_ROBIN,
+        Format.DOUBLE_ROUND_ROBIN,
+        Format.SWISS,
+        Format.SINGLE_ELIMINATION,
+        Format.DOUBLE_ELIMINATION,
+    },
+    Competition.Kind.LADDER: {Format.LADDER},
+}
+
+
+def is_partnership(variant: str) -> bool:
+    return variant == "maniglia-4-partners"
+
+
+def can_manage(*, competition: Competition, user) -> bool:
+    """Staff, the creator and the organisers may change a competition."""
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        user.is_staff
+        or competition.created_by_id == user.pk
+        or competition.organisers.filter(pk=user.pk).exists()
+    )
+
+
+def _require_manager(competition: Competition, user) -> None:
+    if user is not None and not can_manage(competition=competition, user=user):
+        raise PermissionDenied("only the competition's organisers may do this")
+
+
+def competition_create(
+    *,
+    created_by,
+    name: str,
+    kind: str,
+    variant: str,
+    options: dict[str, Any] | None = None,
+    format: str,
+    games_per_match: int = 6,
+    duplicate: bool = True,
+    move_ms: int = 2_000,
+    bank_ms: int = 20_000,
+    rounds_planned: int | None = None,
+    is_public: bool = True,
+    seed: int = 0,
+) -> Competition:
+    """A new competition in ``draft``; its settings are checked against the variant."""
+    try:
+        game = games.load(variant, **(options or {}))
+    except ValueError as exc:
+        raise ValidationError({"variant": str(exc)}) from None
+    if kind not in Competition.Kind.values:
+        raise ValidationError({"kind": f"unknown kind {kind!r}"})
+    if format not in KIND_FORMATS[kind]:
+        allowed = ", ".join(sorted(KIND_FORMATS[kind]))
+        raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})
+    if format == Format.DOUBLE_ELIMINATION and game.num_players != 2:
+        raise ValidationError({"format": "double elimination needs a two-player variant"})
+    if format == Format.SWISS and not rounds_planned:
+        raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
+    if duplicate and games_per_match % game.num_players:
+        raise ValidationError(
+            {
+                "games_per_match": f"duplicate matches need a multiple of "
+                f"{game.num_players} games"
+            }
+        )
+    if games_per_match < 1 or move_ms < 1 or bank_ms < 0:
+        raise ValidationError("games per match and the time control must be positive")
+    competition = Competition.objects.create(
+        name=name,
+        kind=kind,
+        variant=variant,
+        options=dict(game.options),
+        format=format,
+        games_per_match=games_per_match,
+        duplicate=duplicate,
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        rounds_planned=rounds_planned,
+        is_public=is_public,
+        seed=seed,
+        created_by=created_by,
+        seats_per_table=game.num_players,
+    )
+    if created_by is not None:
+        competition.organisers.add(created_by)
+    return competition
+
+
+@transaction.atomic
+def entry_create(
+    *, competition: Competition, bot: Bot, by=None, pinned_version: BotVersion | None = None
+) -> Entry:
+    """Enter ``bot``: only its owner (or staff), only while the competition is a draft."""
+    if by is not None and not (by.is_staff or bot.owner_id == by.pk or bot.builtin):
+        raise PermissionDenied("you may only enter your own bots")
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError("entries close when the competition starts")
+    if pinned_version is not None and pinned_version.bot_id != bot.pk:
+        raise ValidationError({"pinned_version": "that version belongs to another bot"})
+    if competition.entries.filter(bot=bot).exists():
+        raise ValidationError({"bot": f"{bot} is already entered"})
+    order = competition.entries.count()
+    return Entry.objects.create(
+        competition=competition, bot=bot, pinned_version=pinned_version, seed_order=order
+    )
+
+
+def entry_withdraw(*, entry: Entry, by=None) -> Entry:
+    if by is not None and not (
+        by.is_staff
+        or entry.bot.owner_id == by.pk
+        or can_manage(competition=entry.competition, user=by)
+    ):
+        raise PermissionDenied("only the bot's owner or the organisers may withdraw it")
+    if entry.competition.status == Competition.Status.DRAFT:
+        entry.delete()
+    else:
+        entry.withdrawn = True
+        entry.save(update_fields=["withdrawn"])
+    return entry
+
+
+def match_seed(competition: Competition, round_number: int, table: int) -> int:
+    """SHA-256 of competition, round and table: reproducible match seeds."""
+    text = f"cardroom:{competition.pk}:{competition.seed}:{round_number}:{table}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:7], "big")
+
+
+@transaction.atomic
+def competition_start(*, competition: Competition, by=None) -> list[Match]:
+    """Draft to running, and the first matches paired. Raises if it cannot start."""
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(competition, by)
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError(f"the competition is {competition.status}, not a draft")
+    entries = list(competition.entries.filter(withdrawn=False))
+    if len(entries) < competition.seats_per_table:
+        raise ValidationError(
+            f"{competition.variant} needs at least "
+            f"{competition.seats_per_table} entries, got {len(entries)}"
+        )
+    competition.status = Competition.Status.RUNNING
+    competition.save(update_fields=["status"])
+    return _pair_next(competition)
+
+
+def _pair_next(competition: Competition) -> list[Match]:
+    """Create the next round (or ladder batch) the format calls for, if any."""
+    number = (
+        competition.rounds.order_by("-number").values_list("number", flat=True).first() or 0
+    ) + 1
+    plan = pairing.next_round(competition, number)
+    if plan is None:
+        return []
+    round_ = Round.objects.create(
+        competition=competition, number=number, status=Round.Status.RUNNING
+    )
+    if plan.byes:
+        round_.byes.set(plan.byes)
+    return [
+        _create_match(competition, round_, t, table, node)
+        for t, (table, node) in enumerate(plan.tables)
+    ]
+
+
+def _create_match(
+    competition: Competition, round_: Round, index: int, table: Sequence[int], node: str
+) -> Match:
+    match = Match.objects.create(
+        competition=competition,
+        round=round_,
+        table=index,
+        node=node,
+        seed=match_seed(competition, round_.number, index),
+    )
+    MatchSeat.objects.bulk_create(
+        [MatchSeat(match=match, seat=s, entry_id=entry_id) for s, entry_id in enumerate(table)]
+    )
+    return match
+
+
+def match_ranks(result: dict[str, Any], players: int) -> list[int]:
+    """Rank of each player in a match: by mean game rank, then total score (ties share)."""
+    ranks = [0.0] * players
+    scores = [0.0] * players
+    for game in result["games"]:
+        for seat, player in enumerate(game["seats"]):
+            ranks[player] += game["ranking"][seat]
+            scores[player] += game["scores"][seat]
+    keys = [(-r, s) for r, s in zip(ranks, scores, strict=True)]
+    return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+@transaction.atomic
+def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
+    """Store a played match, its records and the rating update, once.
+
+    ``result`` is ``bots.referee.MatchResult.to_json()`` with players in seat
+    order of the match. Returns False (and changes nothing) if the match was
+    already recorded. The competition row is locked so rating updates are
+    applied one match at a time, in the order results are recorded.
+    """
+    competition = Competition.objects.select_for_update().get(pk=match.competition_id)
+    match = Match.objects.select_for_update().get(pk=match.pk)
+    if match.status == Match.Status.DONE:
+        return False
+    seats = list(match.seats.select_related("entry").order_by("seat"))
+    if len(result.get("players", ())) != len(seats) or not result.get("games"):
+        raise ValidationError("the result does not fit the match's seats")
+    ranks = match_ranks(result, len(seats))
+    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    _store_games(match, result)
+    _store_seats(seats, result, ranks)
+    _rate(competition, match, seats, ranks, teams)
+    match.status = Match.Status.DONE
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "finished_at"])
+    _finish_round_if_complete(competition, match)
+    return True
+
+
+def _store_games(match: Match, result: dict[str, Any]) -> None:
+    GameRecord.objects.bulk_create(
+        [
+            GameRecord(
+                match=match,
+                index=game["index"],
+                scores=game["scores"],
+                ranking=game["ranking"],
+                statuses=game["statuses"],
+                data=GameRecord.pack(game["record"]),
+            )
+            for game in result["games"]
+        ]
+    )
+
+
+def _store_seats(seats: list[MatchSeat], result: dict[str, Any], ranks: list[int]) -> None:
+    standings = result.get("standings") or [{} for _ in seats]
+    logs = result.get("logs") or ["" for _ in seats]
+    for player, seat in enumerate(seats):
+        row = standings[player]
+        seat.score = row.get("score", 0)
+        seat.rank = ranks[player]
+        seat.wins = row.get("wins", 0)
+        seat.statuses = row.get("statuses", {})
+        seat.log = logs[player][-8_000:]
+    MatchSeat.objects.bulk_update(seats, ["score", "rank", "wins", "statuses", "log"])
+
+
+def _rate(
+    competition: Competition, match: Match, seats: list[MatchSeat], ranks: list[int], teams
+) -> None:
+    entries = {
+        s.entry_id: Entry.objects.select_for_update().get(pk=s.entry_id)
+        for s in sorted(seats, key=lambda s: s.entry_id)
+    }
+    before = {e: Rating(entries[e].mu, entries[e].sigma) for e in entries}
+    table = [s.entry_id for s in seats]
+    after = rate_game(before, table, ranks, teams=teams)
+    points = table_points(TableResult(tuple(table), tuple(ranks), teams))
+    sequence = (
+        RatingEvent.objects.filter(entry__competition=competition)
+        .order_by("-sequence")
+        .values_list("sequence", flat=True)
+        .first()
+        or 0
+    ) + 1
+    games_played = competition.games_per_match
+    for entry_id, entry in entries.items():
+        RatingEvent.objects.create(
+            entry=entry,
+            match=match,
+            sequence=sequence,
+            mu_before=before[entry_id].mu,
+            sigma_before=before[entry_id].sigma,
+            mu_after=after[entry_id].mu,
+            sigma_after=after[entry_id].sigma,
+        )
+        entry.mu, entry.sigma = after[entry_id].mu, after[entry_id].sigma
+        entry.games += games_played
+        entry.points += points[entry_id]
+        entry.save(update_fields=["mu", "sigma", "games", "points"])
+
+
+def _finish_round_if_complete(competition: Competition, match: Match) -> None:
+    round_ = match.round
+    if round_ is None or round_.matches.exclude(status=Match.Status.DONE).exists():
+        return
+    round_.status = Round.Status.FINISHED
+    round_.save(update_fields=["status"])
+    if not _pair_next(competition) and competition.format != Format.LADDER:
+        competition.status = Competition.Status.FINISHED
+        competition.save(update_fields=["status"])
+
+
+def match_play(*, match: Match) -> dict[str, Any]:
+    """Play ``match`` with the referee (no database writes) and return its JSON result.
+
+    Built-in bots run in-process; uploaded bots run sandboxed from the version
+    the entry pins, else the bot's newest ready version.
+    """
+    from bots.builtin import make
+    from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+
+    competition = match.competition
+    players = []
+    for seat in match.seats.select_related("entry__bot").order_by("seat"):
+        bot = seat.entry.bot
+        if bot.builtin:
+            players.append(
+                InProcessPlayer(make(bot.builtin, seed=match.seed + seat.seat), name=str(bot))
+            )
+            continue
+        from bots.selectors import version_for_play
+        from bots.services import bot_version_path
+
+        version = version_for_play(bot=bot, pinned=seat.entry.pinned_version)
+        if version is None:
+            raise ValidationError(f"{bot} has no ready version to play")
+        players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
+    result = play_match(
+        competition.variant,
+        players,
+        games_count=competition.games_per_match,
+        seed=match.seed,
+        options=competition.options,
+        duplicate=competition.duplicate,
+        time_control=TimeControl(move_ms=competition.move_ms, bank_ms=max(1, competition.bank_ms)),
+    )
+    return result.to_json()
+
+
+@transaction.atomic
+def competition_close(*, competition: Competition, by=None) -> Competition:
+    """End a competition now (a ladder or a cancelled event); pending matches are dropped."""
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(competition, by)
+    if competition.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
+        raise ValidationError(f"the competition is already {competition.status}")
+    competition.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).delete()
+    competition.status = (
+        Competition.Status.FINISHED
+        if competition.status == Competition.Status.RUNNING
+        else Competition.Status.CANCELLED
+    )
+    competition.save(update_fields=["status"])
+    return competition
