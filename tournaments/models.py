@@ -46,6 +46,8 @@ class Competition(models.Model):
     bank_ms = models.PositiveIntegerField(default=20_000)
     rating_settings = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(default=0)
+    #: The sequence number of the last rating update (RatingEvent.sequence).
+    rating_sequence = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     is_public = models.BooleanField(default=True)
     created_by = models.ForeignKey(

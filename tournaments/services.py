@@ -290,13 +290,9 @@ def _rate(
     table = [s.entry_id for s in seats]
     after = rate_game(before, table, ranks, teams=teams)
     points = table_points(TableResult(tuple(table), tuple(ranks), teams))
-    sequence = (
-        RatingEvent.objects.filter(entry__competition=competition)
-        .order_by("-sequence")
-        .values_list("sequence", flat=True)
-        .first()
-        or 0
-    ) + 1
+    competition.rating_sequence += 1  # the competition row is locked by the caller
+    competition.save(update_fields=["rating_sequence"])
+    sequence = competition.rating_sequence
     games_played = competition.games_per_match
     for entry_id, entry in entries.items():
         RatingEvent.objects.create(
