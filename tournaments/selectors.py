@@ -8,7 +8,7 @@ from django.db.models import F, Q, QuerySet
 
 from tournaments.models import Competition, Entry, RatingEvent
 from tournaments.pairing import finished_results
-from tournaments.ratings import Rating, head_to_head
+from tournaments.ratings import head_to_head
 
 
 def competitions_visible_to(*, user) -> QuerySet[Competition]:
@@ -24,33 +24,47 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
 def standings_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
     """One row per entry: points first, then the displayed rating (mu - 3 sigma).
 
-    A single ordered query: its cost grows with the number of entries only.
+    One ordered query returning plain tuples: its cost grows with the number
+    of entries only, and equal points and rating share a rank.
     """
     rows = (
-        competition.entries.select_related("bot", "bot__owner")
-        .annotate(display=F("mu") - 3 * F("sigma"))
+        competition.entries.annotate(display=F("mu") - 3 * F("sigma"))
         .order_by("-points", "-display", "seed_order", "id")
+        .values_list(
+            "pk",
+            "bot_id",
+            "bot__name",
+            "bot__builtin",
+            "bot__owner__username",
+            "display",
+            "mu",
+            "sigma",
+            "games",
+            "points",
+            "withdrawn",
+        )
     )
-    out = []
-    for position, entry in enumerate(rows, start=1):
+    out: list[dict[str, Any]] = []
+    previous = None
+    for position, row in enumerate(rows, start=1):
+        pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn = row
+        key = (points, display)
+        rank = out[-1]["rank"] if key == previous else position
+        previous = key
         out.append(
             {
-                "rank": position,
-                "entry": entry.pk,
-                "bot": entry.bot_id,
-                "name": str(entry.bot),
-                "rating": Rating(entry.mu, entry.sigma).display,
-                "mu": entry.mu,
-                "sigma": entry.sigma,
-                "games": entry.games,
-                "points": entry.points,
-                "withdrawn": entry.withdrawn,
+                "rank": rank,
+                "entry": pk,
+                "bot": bot,
+                "name": f"builtin:{builtin}" if builtin and owner is None else f"{owner}/{name}",
+                "rating": display,
+                "mu": mu,
+                "sigma": sigma,
+                "games": played,
+                "points": points,
+                "withdrawn": withdrawn,
             }
         )
-    for i in range(1, len(out)):  # equal points and rating share a rank
-        prev, row = out[i - 1], out[i]
-        if (row["points"], row["rating"]) == (prev["points"], prev["rating"]):
-            row["rank"] = prev["rank"]
     return out
 
 

@@ -9,7 +9,6 @@ call (a retry, a redelivered task) never changes anything twice.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -188,26 +187,28 @@ def _pair_next(competition: Competition) -> list[Match]:
     )
     if plan.byes:
         round_.byes.set(plan.byes)
-    return [
-        _create_match(competition, round_, t, table, node)
-        for t, (table, node) in enumerate(plan.tables)
-    ]
-
-
-def _create_match(
-    competition: Competition, round_: Round, index: int, table: Sequence[int], node: str
-) -> Match:
-    match = Match.objects.create(
-        competition=competition,
-        round=round_,
-        table=index,
-        node=node,
-        seed=match_seed(competition, round_.number, index),
+    # Two inserts whatever the number of tables: pairing a ladder batch of
+    # thousands of entries must not cost a query per match.
+    matches = Match.objects.bulk_create(
+        [
+            Match(
+                competition=competition,
+                round=round_,
+                table=t,
+                node=node,
+                seed=match_seed(competition, number, t),
+            )
+            for t, (_, node) in enumerate(plan.tables)
+        ]
     )
     MatchSeat.objects.bulk_create(
-        [MatchSeat(match=match, seat=s, entry_id=entry_id) for s, entry_id in enumerate(table)]
+        [
+            MatchSeat(match=match, seat=s, entry_id=entry_id)
+            for match, (table, _) in zip(matches, plan.tables, strict=True)
+            for s, entry_id in enumerate(table)
+        ]
     )
-    return match
+    return matches
 
 
 def match_ranks(result: dict[str, Any], players: int) -> list[int]:
