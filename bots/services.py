@@ -1,0 +1,383 @@
+"""Writes on bots: creating them, uploading versions, validating versions, the built-ins.
+
+Files of a version live under ``MEDIA_ROOT/bots/<bot id>/``: the unpacked tree
+that is run at ``<number>/`` (see :func:`bot_version_path`) and the upload as
+it was sent at ``uploads/<number>/<file name>`` (the ``archive`` field).
+
+A user's mistake (a bad name, a refused upload) is a
+``django.core.exceptions.ValidationError`` keyed by the field at fault
+(``name``, ``file``); a programmer's mistake is a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.validators import validate_slug
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+import games
+from bots import builtin, sandbox
+from bots.archive import DEFAULT_LIMITS, ArchiveError, ExtractedUpload, UploadLimits, extract_upload
+from bots.models import Bot, BotVersion
+from bots.referee import InProcessPlayer, MatchResult, ProcessPlayer, TimeControl, play_match
+from bots.sandbox import isolation
+
+#: The validation match: a few games against built-in random players (one per other seat).
+VALIDATION_VARIANT = "manni-basic"
+VALIDATION_GAMES = 2
+VALIDATION_OPPONENT = "random"
+VALIDATION_TIME_CONTROL = TimeControl(move_ms=2_000, bank_ms=10_000, start_ms=10_000)
+VALIDATION_LIMITS = sandbox.Limits(cpu_seconds=60)
+#: How much of the bot's stderr the report keeps (the end of it).
+STDERR_TAIL_CHARS = 4_000
+MAX_NAME_LENGTH = Bot._meta.get_field("name").max_length
+
+
+def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> Bot:
+    """A new bot of ``owner`` named ``name`` (a slug, unique among the owner's bots).
+
+    Raises ``ValidationError`` keyed ``name`` for an invalid or taken name.
+    """
+    if owner is None or owner.pk is None:
+        raise ValueError(f"bot_create needs a saved user as owner, got {owner!r}")
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME_LENGTH or not _is_slug(name):
+        raise ValidationError(
+            {
+                "name": ValidationError(
+                    f"{name!r} is not a valid bot name: use 1 to {MAX_NAME_LENGTH} letters, "
+                    f"digits, hyphens or underscores.",
+                    code="invalid",
+                )
+            }
+        )
+    taken = ValidationError(
+        {"name": ValidationError(f"You already have a bot named {name!r}.", code="unique")}
+    )
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, name=name, description=description)
+    except IntegrityError:  # created by a concurrent request since the check above
+        if Bot.objects.filter(owner=owner, name=name).exists():
+            raise taken from None
+        raise
+
+
+def bot_version_upload(
+    *, bot: Bot, filename: str, content: bytes, limits: UploadLimits = DEFAULT_LIMITS
+) -> BotVersion:
+    """Check and store an upload as the next version of ``bot`` (status ``pending``).
+
+    The upload is unpacked (``bots.archive``) outside the transaction; then,
+    under a lock on the bot row, it gets the next number, its tree moves to
+    :func:`bot_version_path` and the upload is stored in ``archive``. Any
+    failure removes every file written. (Called inside an outer transaction
+    that later rolls back, the files stay until that number is uploaded again,
+    which replaces them.) Raises ``ValidationError`` keyed ``file`` when the
+    upload is refused, with ``bots.archive``'s explanation.
+    """
+    if bot.builtin:
+        raise ValidationError(
+            {"file": ValidationError(f"{bot} is a built-in bot: it takes no uploads.")}
+        )
+    if bot.pk is None:
+        raise ValueError("bot_version_upload needs a saved bot")
+    staging_root = _bots_root() / ".staging"
+    staging_root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="upload-", dir=staging_root))
+    written: list[Path] = []
+    try:
+        try:
+            info = extract_upload(filename, content, staging, limits=limits)
+        except ArchiveError as error:
+            raise ValidationError({"file": ValidationError(str(error), code="invalid")}) from error
+        with transaction.atomic():
+            return _version_store(bot, filename, content, info, staging, written)
+    except BaseException:
+        _discard([staging, *written])
+        raise
+
+
+def _version_store(
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    info: ExtractedUpload,
+    staging: Path,
+    written: list[Path],
+) -> BotVersion:
+    """Inside the transaction: number the version, move its files in place, save the row."""
+    Bot.objects.select_for_update().filter(pk=bot.pk).values_list("pk", flat=True).get()
+    number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    version = BotVersion(
+        bot=bot,
+        number=number,
+        sha256=info.sha256,
+        runtime=info.runtime,
+        entry_point=info.entry_point,
+        size=info.upload_size,
+        status=BotVersion.Status.PENDING,
+        validation_report={"upload": _upload_summary(filename, info)},
+    )
+    tree = bot_version_path(version=version)
+    field = version.archive
+    upload_name = field.field.generate_filename(version, f"{bot.pk}/uploads/{number}/x")
+    upload_dir = Path(field.storage.path(upload_name)).parent
+    try:
+        # No row has this number (we hold the lock): files there are left over from an
+        # upload whose outer transaction rolled back.
+        _discard([tree, upload_dir])
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        written.append(tree)
+        staging.rename(tree)
+        os.chmod(tree, 0o755)  # readable by the sandbox's unprivileged user, like its contents
+        written.append(upload_dir)
+        field.save(
+            f"{bot.pk}/uploads/{number}/{_stored_name(filename)}", ContentFile(content), save=False
+        )
+        version.save()
+    except BaseException:
+        # Clean up while the lock still keeps other uploads of this bot out.
+        _discard(written)
+        for directory in (upload_dir.parent, tree.parent):
+            with contextlib.suppress(OSError):
+                directory.rmdir()  # only when empty: this was the bot's first upload
+        raise
+    return version
+
+
+def bot_version_validate(
+    *,
+    version: BotVersion,
+    variant: str = VALIDATION_VARIANT,
+    games_count: int = VALIDATION_GAMES,
+    options: dict[str, Any] | None = None,
+    time_control: TimeControl = VALIDATION_TIME_CONTROL,
+    limits: sandbox.Limits = VALIDATION_LIMITS,
+    revalidate: bool = False,
+) -> BotVersion:
+    """Play a short sandboxed match with ``version`` and mark it ``ready`` or ``rejected``.
+
+    The bot takes seat 0 against ``builtin:random`` players for ``games_count``
+    games of ``variant``; it is ready when every game ended with status ``ok``.
+    The report (``validation_report``) keeps the ``upload`` summary and adds
+    ``ok``, ``statuses``, ``reasons``, ``stderr_tail``, ``duration_s`` and the
+    match set-up. No sandbox on this host means rejected, with that reason.
+
+    Only a ``pending`` version is validated unless ``revalidate``; otherwise the
+    version is returned as it is (so running this twice is harmless). An
+    unexpected error puts the version back to ``pending`` and propagates.
+    Raises ``ValueError`` for a built-in version or an unknown variant.
+    """
+    games.load(variant, **(options or {}))  # ValueError now rather than a half-claimed version
+    if not _version_claim(version, revalidate=revalidate):
+        return version
+    try:
+        ok, report = _validation_match(version, variant, games_count, options, time_control, limits)
+    except BaseException:
+        with transaction.atomic():
+            BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
+                status=BotVersion.Status.PENDING
+            )
+        version.status = BotVersion.Status.PENDING
+        raise
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        locked.status = BotVersion.Status.READY if ok else BotVersion.Status.REJECTED
+        upload = locked.validation_report.get("upload")
+        locked.validation_report = {**({"upload": upload} if upload else {}), **report}
+        locked.save(update_fields=["status", "validation_report"])
+    version.status, version.validation_report = locked.status, locked.validation_report
+    return version
+
+
+def _version_claim(version: BotVersion, *, revalidate: bool) -> bool:
+    """Move ``version`` to ``validating`` under a row lock; False if it is not ours to do."""
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        if locked.runtime == BotVersion.Runtime.BUILTIN:
+            raise ValueError(f"{locked} is a built-in version: there is nothing to validate")
+        if locked.status != BotVersion.Status.PENDING and not revalidate:
+            version.status, version.validation_report = locked.status, locked.validation_report
+            return False
+        locked.status = BotVersion.Status.VALIDATING
+        locked.save(update_fields=["status"])
+    version.status = BotVersion.Status.VALIDATING
+    return True
+
+
+class _ValidationRefused(Exception):
+    """The validation match cannot be played; the message says why, for the report."""
+
+
+def _validation_match(
+    version: BotVersion,
+    variant: str,
+    games_count: int,
+    options: dict[str, Any] | None,
+    time_control: TimeControl,
+    limits: sandbox.Limits,
+) -> tuple[bool, dict[str, Any]]:
+    """(ok, report) of the validation match; a bot that cannot be run is not ok."""
+    seed = _validation_seed(version)
+    seats = games.load(variant, **(options or {})).num_players
+    opponents = [f"builtin:{VALIDATION_OPPONENT}"] * (seats - 1)
+    report: dict[str, Any] = {
+        "variant": variant,
+        "options": options or {},
+        "games": games_count,
+        "seed": seed,
+        "opponents": opponents,
+        "validated_at": timezone.now().isoformat(),
+    }
+    others = [
+        InProcessPlayer(builtin.make(VALIDATION_OPPONENT, seed=seed + i), name=name)
+        for i, name in enumerate(opponents, start=1)
+    ]
+    try:
+        bot = _validation_player(version, limits)
+        result = play_match(
+            variant,
+            [bot, *others],
+            games_count=games_count,
+            seed=seed,
+            options=options,
+            time_control=time_control,
+        )
+    except sandbox.SandboxUnavailable as error:
+        report.update(_refusal(f"the sandbox is unavailable on this host ({error})"))
+    except _ValidationRefused as error:
+        report.update(_refusal(str(error)))
+    else:
+        report.update(_match_findings(result))
+    return report["ok"], report
+
+
+def _validation_player(version: BotVersion, limits: sandbox.Limits) -> ProcessPlayer:
+    if not sandbox.available():
+        reason = isolation.unavailable_reason()
+        raise _ValidationRefused(f"the sandbox is unavailable on this host ({reason})")
+    try:
+        return ProcessPlayer.from_path(bot_version_path(version=version), limits=limits)
+    except ValueError as error:
+        raise _ValidationRefused(f"the bot cannot be run: {error}") from None
+
+
+def _refusal(reason: str) -> dict[str, Any]:
+    return {"ok": False, "statuses": [], "reasons": [reason], "stderr_tail": "", "duration_s": 0.0}
+
+
+def _match_findings(result: MatchResult) -> dict[str, Any]:
+    """The bot's (player 0's) side of a validation match, for the report."""
+    statuses = [game.statuses[game.seats.index(0)] for game in result.games]
+    reasons = [
+        f"game {i}: {status['status']}: {status['reason']}"
+        for i, status in enumerate(statuses)
+        if status["status"] != "ok"
+    ]
+    return {
+        "options": result.options,
+        "ok": bool(statuses) and not reasons,
+        "statuses": statuses,
+        "reasons": reasons,
+        "stderr_tail": result.logs[0][-STDERR_TAIL_CHARS:] if result.logs else "",
+        "duration_s": round(result.seconds, 3),
+    }
+
+
+def builtin_bots_ensure() -> list[Bot]:
+    """One bot with one ready ``builtin`` version per name of ``bots.builtin.names()``.
+
+    Idempotent: existing rows are kept as they are. Returns the bots in name order.
+    """
+    bots = []
+    for name in builtin.names():
+        with transaction.atomic():
+            bot, _ = Bot.objects.get_or_create(
+                builtin=name,
+                defaults={"name": name, "description": f"The platform's built-in {name} bot."},
+            )
+            BotVersion.objects.get_or_create(
+                bot=bot,
+                number=1,
+                defaults={
+                    "runtime": BotVersion.Runtime.BUILTIN,
+                    "status": BotVersion.Status.READY,
+                    "entry_point": f"builtin:{name}",
+                    "sha256": hashlib.sha256(f"builtin:{name}".encode()).hexdigest(),
+                },
+            )
+        bots.append(bot)
+    return bots
+
+
+def bot_version_path(*, version: BotVersion) -> Path:
+    """The unpacked tree of an uploaded version: give it to ``ProcessPlayer.from_path``.
+
+    Raises ``ValueError`` for a built-in version, which has no files.
+    """
+    if version.runtime == BotVersion.Runtime.BUILTIN:
+        raise ValueError(f"{version} is a built-in version: it has no files")
+    return _bots_root() / str(version.bot_id) / str(version.number)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _bots_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "bots"
+
+
+def _is_slug(name: str) -> bool:
+    try:
+        validate_slug(name)
+    except ValidationError:
+        return False
+    return True
+
+
+def _stored_name(filename: str) -> str:
+    """The upload's own file name, made safe for storage and short enough for the field."""
+    name = PurePosixPath(filename.replace("\\", "/")).name
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name).lstrip(".")
+    return name[-60:] or "upload"
+
+
+def _upload_summary(filename: str, info: ExtractedUpload) -> dict[str, Any]:
+    return {
+        "filename": filename,
+        "kind": info.kind,
+        "command": list(info.command),
+        "file_count": info.file_count,
+        "unpacked_size": info.unpacked_size,
+    }
+
+
+def _validation_seed(version: BotVersion) -> int:
+    """Derived from the upload's hash, so the same upload meets the same deals."""
+    digest = hashlib.sha256(f"cardroom-validation:{version.sha256}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _discard(paths: list[Path]) -> None:
+    """Remove files and directories, quietly skipping those already gone."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()

@@ -1,0 +1,368 @@
+"""Bot services and selectors against the real database: create, upload, validate, built-ins."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection, connections, transaction
+
+from bots import services
+from bots.builtin import names as builtin_names
+from bots.models import Bot, BotVersion
+from bots.selectors import bot_version_report, bots_for_user, version_for_play
+from bots.services import (
+    bot_create,
+    bot_version_path,
+    bot_version_upload,
+    bot_version_validate,
+    builtin_bots_ensure,
+)
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
+NODE = shutil.which("node", path="/usr/bin:/bin")
+
+CRASHING_BOT = b"""\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        raise RuntimeError("this bot cannot count")
+"""
+
+ILLEGAL_BOT = b"""\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({"action": "play ZZ"}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def example_python_zip() -> bytes:
+    return zip_of({"cheap-winner/bot.py": (EXAMPLES / "python" / "bot.py").read_bytes()})
+
+
+def files_under(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if not p.is_dir())
+
+
+@pytest.fixture
+def media(settings, tmp_path) -> Path:
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user(username="ada", password="x")
+
+
+@pytest.fixture
+def bot(user, media) -> Bot:
+    return bot_create(owner=user, name="cheap-winner", description="follows cheaply")
+
+
+# --- bot_create ---------------------------------------------------------------------------
+
+
+def test_bot_create_makes_a_bot_for_its_owner(user):
+    bot = bot_create(owner=user, name="my_bot-2", description="first")
+
+    assert (bot.owner, bot.name, bot.description, bot.builtin) == (user, "my_bot-2", "first", "")
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "ünï", "a/b"])
+def test_bot_create_refuses_a_name_that_is_not_a_slug(user, name):
+    with pytest.raises(ValidationError) as error:
+        bot_create(owner=user, name=name)
+
+    assert "not a valid bot name" in error.value.message_dict["name"][0]
+    assert not Bot.objects.exists()
+
+
+def test_bot_names_are_unique_per_owner(user, django_user_model):
+    bot_create(owner=user, name="twin")
+    other = django_user_model.objects.create_user(username="bob", password="x")
+
+    with pytest.raises(ValidationError) as error:
+        bot_create(owner=user, name="twin")
+    bot_create(owner=other, name="twin")
+
+    assert error.value.message_dict == {"name": ["You already have a bot named 'twin'."]}
+    assert Bot.objects.filter(name="twin").count() == 2
+
+
+# --- bot_version_upload -------------------------------------------------------------------
+
+
+def test_uploads_get_consecutive_numbers_and_their_files_are_stored(bot, media):
+    content = example_python_zip()
+
+    first = bot_version_upload(bot=bot, filename="cheap.zip", content=content)
+    second = bot_version_upload(bot=bot, filename="v2.py", content=b"print(2)\n")
+
+    assert [first.number, second.number] == [1, 2]
+    assert (first.runtime, first.entry_point, first.size) == ("python", "bot.py", len(content))
+    assert first.sha256 == hashlib.sha256(content).hexdigest()
+    assert first.status == second.status == BotVersion.Status.PENDING
+    assert bot_version_path(version=first) == media / "bots" / str(bot.pk) / "1"
+    assert (bot_version_path(version=first) / "bot.py").is_file()
+    assert json.loads((bot_version_path(version=second) / "bot.json").read_text())["entry"] == (
+        "v2.py"
+    )
+    assert Path(first.archive.path).read_bytes() == content
+    assert first.archive.name == f"bots/{bot.pk}/uploads/1/cheap.zip"
+    assert first.validation_report["upload"]["file_count"] == 1
+
+
+def test_a_refused_upload_leaves_nothing_behind(bot, media):
+    with pytest.raises(ValidationError) as error:
+        bot_version_upload(bot=bot, filename="slip.zip", content=zip_of({"../x.py": b""}))
+
+    assert "leaves the archive's directory" in error.value.message_dict["file"][0]
+    assert not BotVersion.objects.exists()
+    assert files_under(media) == []
+    assert not (media / "bots" / str(bot.pk)).exists()
+
+
+def test_an_upload_failing_after_unpacking_leaves_nothing_behind(bot, media, monkeypatch):
+    def fail(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(BotVersion, "save", fail)
+    with pytest.raises(RuntimeError, match="went away"):
+        bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
+    monkeypatch.undo()
+
+    assert not BotVersion.objects.exists()
+    assert files_under(media) == []
+    assert not (media / "bots" / str(bot.pk)).exists()
+    assert bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n").number == 1
+
+
+def test_files_left_by_a_rolled_back_transaction_are_replaced_by_the_next_upload(bot, media):
+    with pytest.raises(RuntimeError), transaction.atomic():
+        bot_version_upload(bot=bot, filename="old.py", content=b"print('old')\n")
+        raise RuntimeError("the caller's transaction fails")
+
+    version = bot_version_upload(bot=bot, filename="new.py", content=b"print('new')\n")
+
+    assert version.number == 1
+    tree = bot_version_path(version=version)
+    assert sorted(p.name for p in tree.iterdir()) == ["bot.json", "new.py"]
+    assert [p.name for p in files_under(media / "bots" / str(bot.pk) / "uploads")] == ["new.py"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs row locks (PostgreSQL)")
+def test_concurrent_uploads_of_one_bot_get_distinct_consecutive_numbers(bot):
+    start = threading.Barrier(4)
+    numbers, errors = [], []
+
+    def upload(i: int) -> None:
+        try:
+            start.wait()
+            version = bot_version_upload(bot=bot, filename=f"v{i}.py", content=b"print(1)\n")
+            numbers.append(version.number)
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert sorted(numbers) == [1, 2, 3, 4]
+    for version in BotVersion.objects.filter(bot=bot):
+        assert (bot_version_path(version=version) / "bot.json").is_file()
+
+
+def test_a_builtin_bot_takes_no_upload(media):
+    random_bot = next(b for b in builtin_bots_ensure() if b.builtin == "random")
+
+    with pytest.raises(ValidationError, match="built-in"):
+        bot_version_upload(bot=random_bot, filename="bot.py", content=b"")
+
+
+# --- bot_version_validate -----------------------------------------------------------------
+
+
+def test_validation_marks_the_zipped_python_example_ready(bot):
+    version = bot_version_upload(bot=bot, filename="cheap.zip", content=example_python_zip())
+
+    version = bot_version_validate(version=version)
+
+    version.refresh_from_db()
+    report = version.validation_report
+    assert version.status == BotVersion.Status.READY, report
+    assert report["ok"] is True
+    assert report["statuses"] == [{"status": "ok", "reason": ""}] * 2
+    assert report["reasons"] == []
+    assert report["opponents"] == ["builtin:random", "builtin:random"]
+    assert report["variant"] == "manni-basic" and report["duration_s"] > 0
+    assert report["upload"]["kind"] == "zip"
+
+
+@pytest.mark.skipif(NODE is None, reason="no /usr/bin/node on this host")
+def test_validation_marks_a_single_file_node_bot_ready(bot):
+    content = (EXAMPLES / "node" / "bot.js").read_bytes()
+    version = bot_version_upload(bot=bot, filename="random.js", content=content)
+
+    version = bot_version_validate(version=version)
+
+    assert version.runtime == "node"
+    assert version.status == BotVersion.Status.READY, version.validation_report
+
+
+def test_validation_rejects_a_crashing_bot_and_keeps_its_stderr(bot):
+    version = bot_version_upload(bot=bot, filename="crash.py", content=CRASHING_BOT)
+
+    version = bot_version_validate(version=version)
+
+    report = version.validation_report
+    assert version.status == BotVersion.Status.REJECTED
+    assert [s["status"] for s in report["statuses"]] == ["crash", "crash"]
+    assert report["reasons"][0].startswith("game 0: crash:")
+    assert "RuntimeError: this bot cannot count" in report["stderr_tail"]
+    assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.REJECTED
+
+
+def test_validation_rejects_a_bot_playing_illegal_actions(bot):
+    version = bot_version_upload(bot=bot, filename="illegal.py", content=ILLEGAL_BOT)
+
+    version = bot_version_validate(version=version)
+
+    assert version.status == BotVersion.Status.REJECTED
+    assert [s["status"] for s in version.validation_report["statuses"]] == ["illegal", "illegal"]
+    assert "play ZZ" in version.validation_report["reasons"][1]
+
+
+def test_validation_plays_the_variant_it_is_given(bot):
+    version = bot_version_upload(bot=bot, filename="cheap.zip", content=example_python_zip())
+
+    version = bot_version_validate(version=version, variant="money-egypt", games_count=1)
+
+    assert version.status == BotVersion.Status.READY, version.validation_report
+    assert version.validation_report["opponents"] == ["builtin:random"]
+
+
+def test_without_a_sandbox_validation_rejects_and_says_why(bot, monkeypatch):
+    version = bot_version_upload(bot=bot, filename="bot.py", content=ILLEGAL_BOT)
+    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+
+    version = bot_version_validate(version=version)
+
+    assert version.status == BotVersion.Status.REJECTED
+    assert "sandbox is unavailable" in version.validation_report["reasons"][0]
+
+
+def test_validation_runs_once_unless_asked_again(bot, monkeypatch):
+    version = bot_version_upload(bot=bot, filename="bot.py", content=ILLEGAL_BOT)
+    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+    bot_version_validate(version=version)
+    monkeypatch.undo()
+
+    again = bot_version_validate(version=BotVersion.objects.get(pk=version.pk))
+    assert again.validation_report["reasons"][0].startswith("the sandbox is unavailable")
+    forced = bot_version_validate(version=again, revalidate=True)
+
+    assert [s["status"] for s in forced.validation_report["statuses"]] == ["illegal", "illegal"]
+
+
+def test_an_error_of_the_platform_puts_the_version_back_to_pending(bot, monkeypatch):
+    version = bot_version_upload(bot=bot, filename="bot.py", content=ILLEGAL_BOT)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("referee bug")
+
+    monkeypatch.setattr(services, "play_match", broken)
+    with pytest.raises(RuntimeError, match="referee bug"):
+        bot_version_validate(version=version)
+
+    assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.PENDING
+
+
+# --- built-ins ----------------------------------------------------------------------------
+
+
+def test_builtin_bots_ensure_is_idempotent():
+    first = builtin_bots_ensure()
+    second = builtin_bots_ensure()
+
+    assert [b.pk for b in first] == [b.pk for b in second]
+    assert [b.builtin for b in second] == builtin_names()
+    assert BotVersion.objects.count() == len(builtin_names())
+    version = version_for_play(bot=second[0])
+    assert (version.status, version.runtime) == ("ready", "builtin")
+    with pytest.raises(ValueError, match="built-in version"):
+        bot_version_path(version=version)
+    with pytest.raises(ValueError, match="nothing to validate"):
+        bot_version_validate(version=version)
+
+
+# --- selectors ----------------------------------------------------------------------------
+
+
+def test_version_for_play_is_the_newest_ready_one_unless_pinned(bot):
+    v1, v2, v3 = (
+        bot_version_upload(bot=bot, filename=f"v{i}.py", content=b"print(1)\n") for i in (1, 2, 3)
+    )
+    assert version_for_play(bot=bot) is None
+    BotVersion.objects.filter(pk__in=[v1.pk, v2.pk]).update(status=BotVersion.Status.READY)
+
+    assert version_for_play(bot=bot) == v2
+    assert version_for_play(bot=bot, pinned=v1) == v1
+    assert version_for_play(bot=bot, pinned=1) == v1
+    assert version_for_play(bot=bot, pinned=v3) is None  # pinned but not ready
+
+
+def test_bots_for_user_lists_only_their_bots_with_their_latest_number(bot, user, django_user_model):
+    bot_version_upload(bot=bot, filename="v.py", content=b"print(1)\n")
+    other = django_user_model.objects.create_user(username="bob", password="x")
+    bot_create(owner=other, name="bobs")
+    builtin_bots_ensure()
+
+    mine = list(bots_for_user(user=user))
+
+    assert [(b.name, b.latest_number, b.ready_count) for b in mine] == [("cheap-winner", 1, 0)]
+
+
+def test_bot_version_report_separates_upload_and_validation(bot, monkeypatch):
+    version = bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
+    assert bot_version_report(version=version)["validation"] is None
+    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+    bot_version_validate(version=version)
+
+    report = bot_version_report(version=version)
+
+    assert report["status"] == "rejected" and report["number"] == 1
+    assert report["upload"]["command"] == ["python3", "/bot/bot.py"]
+    assert report["validation"]["ok"] is False
