@@ -1,7 +1,7 @@
 """Domain benchmark: pairing, recording a result and reading standings as data grows.
 
     DATABASE_URL=postgres://... python -m bench.domain [--sizes 100,1000,10000]
-        [--games-per-entry 100] [--json] [--keep]
+        [--games-per-entry 300] [--json]
 
 For each size N it generates, in bulk, a running ladder with N entries and
 about ``N * games-per-entry`` recorded games (6 games per match, 3 seats), then
@@ -184,7 +184,7 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100,1000,10000")
-    parser.add_argument("--games-per-entry", type=int, default=100)
+    parser.add_argument("--games-per-entry", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
