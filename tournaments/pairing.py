@@ -65,15 +65,31 @@ def next_round(competition: Competition, number: int) -> Plan | None:
     return planner(competition, number)
 
 
+def _divisions(competition: Competition) -> list[list[int]]:
+    """Entry ids per division (league seasons; everyone is in division 0 otherwise)."""
+    divisions: dict[int, list[int]] = {}
+    for entry_id, division in competition.entries.order_by(
+        "division", "seed_order", "id"
+    ).values_list("id", "division"):
+        divisions.setdefault(division, []).append(entry_id)
+    return [divisions[d] for d in sorted(divisions)]
+
+
 def _round_robin(competition: Competition, number: int) -> Plan | None:
+    """Round ``number`` of every division's round robin, played side by side."""
     legs = 2 if competition.format == Format.DOUBLE_ROUND_ROBIN else 1
-    rounds = round_robin(
-        _entries(competition), competition.seats_per_table, legs=legs, seed=competition.seed
-    )
-    if number > len(rounds):
-        return None
-    chosen = rounds[number - 1]
-    return Plan([(table, "") for table in chosen.tables], list(chosen.byes))
+    plan = Plan()
+    for d, members in enumerate(_divisions(competition)):
+        rounds = round_robin(
+            members,
+            competition.seats_per_table,
+            legs=legs,
+            seed=derive_seed(competition.seed, f"division/{d}"),
+        )
+        if number <= len(rounds):
+            plan.tables += [(table, "") for table in rounds[number - 1].tables]
+            plan.byes += list(rounds[number - 1].byes)
+    return plan if plan.tables else None
 
 
 def _swiss(competition: Competition, number: int) -> Plan | None:

@@ -16,10 +16,22 @@ from django.db import transaction
 from django.utils import timezone
 
 import games
+from bots.builtin import make
 from bots.models import Bot, BotVersion
+from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.selectors import version_for_play
+from bots.services import bot_version_path
 from tournaments import pairing
+from tournaments.formats import league
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
-from tournaments.ratings import PARTNER_SEATS, Rating, TableResult, rate_game, table_points
+from tournaments.ratings import (
+    PARTNER_SEATS,
+    Rating,
+    TableResult,
+    inherit,
+    rate_game,
+    table_points,
+)
 
 Format = Competition.Format
 KIND_FORMATS = {
@@ -243,7 +255,8 @@ def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
     teams = PARTNER_SEATS if is_partnership(competition.variant) else None
     _store_games(match, result)
     _store_seats(seats, result, ranks)
-    _rate(competition, match, seats, ranks, teams)
+    _rate(competition, match, seats, ranks, teams, result.get("versions"))
+    _played_versions(seats, result)
     match.status = Match.Status.DONE
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
@@ -280,14 +293,45 @@ def _store_seats(seats: list[MatchSeat], result: dict[str, Any], ranks: list[int
     MatchSeat.objects.bulk_update(seats, ["score", "rank", "wins", "statuses", "log"])
 
 
+def _played_versions(seats: list[MatchSeat], result: dict[str, Any]) -> None:
+    """Note on each seat the bot version that played (``result["versions"]``)."""
+    versions = result.get("versions") or [None] * len(seats)
+    for seat, version in zip(seats, versions, strict=False):
+        seat.version_id = version
+    MatchSeat.objects.bulk_update(seats, ["version"])
+
+
+def _starting_rating(entry: Entry, version_id: int | None) -> Rating:
+    """The entry's rating, widened when a new version of its bot plays for the first time."""
+    rating = Rating(entry.mu, entry.sigma)
+    if version_id is None:
+        return rating
+    last = (
+        MatchSeat.objects.filter(entry=entry, match__status=Match.Status.DONE)
+        .exclude(version=None)
+        .order_by("-match_id")
+        .values_list("version_id", flat=True)
+        .first()
+    )
+    if last is not None and last != version_id:
+        return inherit(rating.mu, rating.sigma)  # a new version: same mu, wider sigma
+    return rating
+
+
 def _rate(
-    competition: Competition, match: Match, seats: list[MatchSeat], ranks: list[int], teams
+    competition: Competition,
+    match: Match,
+    seats: list[MatchSeat],
+    ranks: list[int],
+    teams,
+    versions: list[int | None] | None,
 ) -> None:
     entries = {
         s.entry_id: Entry.objects.select_for_update().get(pk=s.entry_id)
         for s in sorted(seats, key=lambda s: s.entry_id)
     }
-    before = {e: Rating(entries[e].mu, entries[e].sigma) for e in entries}
+    played = dict(zip([s.entry_id for s in seats], versions or [None] * len(seats), strict=True))
+    before = {e: _starting_rating(entries[e], played[e]) for e in entries}
     table = [s.entry_id for s in seats]
     after = rate_game(before, table, ranks, teams=teams)
     points = table_points(TableResult(tuple(table), tuple(ranks), teams))
@@ -328,25 +372,21 @@ def match_play(*, match: Match) -> dict[str, Any]:
     Built-in bots run in-process; uploaded bots run sandboxed from the version
     the entry pins, else the bot's newest ready version.
     """
-    from bots.builtin import make
-    from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
-
     competition = match.competition
-    players = []
+    players, versions = [], []
     for seat in match.seats.select_related("entry__bot").order_by("seat"):
         bot = seat.entry.bot
         if bot.builtin:
+            versions.append(None)
             players.append(
                 InProcessPlayer(make(bot.builtin, seed=match.seed + seat.seat), name=str(bot))
             )
             continue
-        from bots.selectors import version_for_play
-        from bots.services import bot_version_path
-
         version = version_for_play(bot=bot, pinned=seat.entry.pinned_version)
         if version is None:
             raise ValidationError(f"{bot} has no ready version to play")
         players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
+        versions.append(version.pk)
     result = play_match(
         competition.variant,
         players,
@@ -356,7 +396,99 @@ def match_play(*, match: Match) -> dict[str, Any]:
         duplicate=competition.duplicate,
         time_control=TimeControl(move_ms=competition.move_ms, bank_ms=max(1, competition.bank_ms)),
     )
-    return result.to_json()
+    out = result.to_json()
+    out["versions"] = versions
+    return out
+
+
+@transaction.atomic
+def league_assign_divisions(
+    *, competition: Competition, division_size: int, by=None
+) -> list[list[int]]:
+    """Cut a draft league season's entries into divisions, strongest (by rating) first."""
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(competition, by)
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        raise ValidationError("divisions are for league seasons")
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError("divisions are set before the season starts")
+    entries = list(competition.entries.order_by("seed_order", "id"))
+    ratings = {e.pk: Rating(e.mu, e.sigma).display for e in entries}
+    try:
+        divisions = league.league_divisions(
+            [e.pk for e in entries],
+            division_size,
+            ratings=ratings,
+            table_size=competition.seats_per_table,
+        )
+    except ValueError as exc:
+        raise ValidationError({"division_size": str(exc)}) from None
+    _set_divisions(divisions)
+    return [list(d) for d in divisions]
+
+
+def _set_divisions(divisions) -> None:
+    for number, members in enumerate(divisions):
+        Entry.objects.filter(pk__in=members).update(division=number)
+
+
+@transaction.atomic
+def league_next_season(
+    *, competition: Competition, promote: int, name: str | None = None, by=None
+) -> Competition:
+    """The next season of a finished league: same settings, ratings carried over, the top
+    ``promote`` of each division moved up and the bottom ``promote`` moved down."""
+    _require_manager(competition, by)
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        raise ValidationError("only league seasons have a next season")
+    if competition.status != Competition.Status.FINISHED:
+        raise ValidationError("the season is not finished yet")
+    from tournaments.selectors import standings_for_competition
+
+    rows = standings_for_competition(competition=competition)
+    division_of = dict(competition.entries.values_list("pk", "division"))
+    orders: dict[int, list[int]] = {}
+    for row in rows:
+        orders.setdefault(division_of[row["entry"]], []).append(row["entry"])
+    try:
+        divisions = league.league_next_season([orders[d] for d in sorted(orders)], promote=promote)
+    except ValueError as exc:
+        raise ValidationError({"promote": str(exc)}) from None
+    season = Competition.objects.create(
+        name=name or f"{competition.name} (next season)",
+        kind=competition.kind,
+        variant=competition.variant,
+        options=competition.options,
+        format=competition.format,
+        games_per_match=competition.games_per_match,
+        duplicate=competition.duplicate,
+        seats_per_table=competition.seats_per_table,
+        move_ms=competition.move_ms,
+        bank_ms=competition.bank_ms,
+        rating_settings=competition.rating_settings,
+        seed=competition.seed + 1,
+        is_public=competition.is_public,
+        created_by=competition.created_by,
+    )
+    season.organisers.set(competition.organisers.all())
+    old = {e.pk: e for e in competition.entries.all()}
+    order = [e for division in divisions for e in division]
+    Entry.objects.bulk_create(
+        [
+            Entry(
+                competition=season,
+                bot_id=old[e].bot_id,
+                pinned_version=old[e].pinned_version,
+                seed_order=i,
+                mu=old[e].mu,
+                sigma=old[e].sigma,
+            )
+            for i, e in enumerate(order)
+        ]
+    )
+    new_ids = dict(season.entries.values_list("bot_id", "pk"))
+    _set_divisions([[new_ids[old[e].bot_id] for e in division] for division in divisions])
+    return season
 
 
 @transaction.atomic

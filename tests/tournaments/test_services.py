@@ -181,3 +181,58 @@ def test_entries_close_at_the_start(organiser):
     services.competition_start(competition=comp)
     with pytest.raises(ValidationError, match="entries close"):
         services.entry_create(competition=comp, bot=builtin_bots(1, "greedy")[0])
+
+
+def test_league_divisions_play_apart_and_the_next_season_promotes(organiser):
+    comp = competition(
+        organiser,
+        kind="league-season",
+        format="round-robin",
+        entries=6,
+        variant="money-jordan",
+        games=2,
+    )
+    divisions = services.league_assign_divisions(competition=comp, division_size=3)
+    assert [len(d) for d in divisions] == [3, 3]
+    services.competition_start(competition=comp)
+    play_all(comp)
+    comp.refresh_from_db()
+    assert comp.status == Competition.Status.FINISHED
+    division = dict(comp.entries.values_list("pk", "division"))
+    for match in comp.matches.all():
+        assert len({division[s.entry_id] for s in match.seats.all()}) == 1
+    rows = selectors.standings_for_competition(competition=comp)
+    top_of_lower = next(r for r in rows if division[r["entry"]] == 1)
+    season = services.league_next_season(competition=comp, promote=1, by=organiser)
+    moved = season.entries.get(bot_id=top_of_lower["bot"])
+    assert moved.division == 0 and season.status == Competition.Status.DRAFT
+    assert sorted(season.entries.values_list("division", flat=True)) == [0, 0, 0, 1, 1, 1]
+
+
+def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser):
+    from bots.models import BotVersion
+
+    comp = competition(organiser, kind="ladder", format="ladder", entries=3)
+    services.competition_start(competition=comp)
+    author = Bot.objects.create(owner=organiser, name="mine")
+    v1, v2 = (
+        BotVersion.objects.create(
+            bot=author, number=n, sha256="0" * 64, runtime="python", status="ready"
+        )
+        for n in (1, 2)
+    )
+    entry = comp.matches.order_by("id").first().seats.get(seat=0).entry
+    played = 0
+    while played < 2:
+        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        result = services.match_play(match=match)
+        seat = match.seats.filter(entry=entry).values_list("seat", flat=True).first()
+        if seat is not None:
+            version = v1 if played == 0 else v2
+            result["versions"] = [version.pk if s == seat else None for s in range(3)]
+            played += 1
+        services.match_record_result(match=match, result=result)
+    events = list(RatingEvent.objects.filter(entry=entry).order_by("sequence"))
+    assert len(events) == 2
+    assert events[1].sigma_before > events[0].sigma_after  # widened for version 2
+    assert events[1].mu_before == events[0].mu_after
