@@ -55,6 +55,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "bots",
     "tournaments",
 ]
@@ -113,6 +117,94 @@ MEDIA_URL = "media/"
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
+# Request size limits: JSON and form bodies are small; a bot upload is a file part,
+# whose size the API checks before the body is read (bots.api.views).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
+DATA_UPLOAD_MAX_NUMBER_FILES = 5
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+
 REST_FRAMEWORK = {
+    # Token first, so that an anonymous request is told how to authenticate (401).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # The API's views page with config.api.Pagination (up to 100 per page, ?page_size=).
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 25,
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cardroom API",
+    "DESCRIPTION": (
+        "Bots, versions, competitions, entries, rounds, matches, game records, standings, "
+        "ratings and head-to-head results of the Cardroom bot platform. Authenticate with a "
+        "session or with `Authorization: Token <key>` (POST /api/auth/token/)."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "BotVersionStatusEnum": "bots.models.BotVersion.Status",
+        "CompetitionStatusEnum": "tournaments.models.Competition.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+    },
+}
+
+# --- Celery ---
+# One task per match on the ``matches`` queue (tournaments.tasks); the periodic reaper
+# and other small tasks use the default queue. The broker and the result backend are
+# the Redis of REDIS_URL. Times are seconds; every value can be set from the environment.
+CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
+CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
+# Soft limit of one match task (the hard limit is 30 s later); no match may run longer.
+CARDROOM_MATCH_TIME_LIMIT_S = int(os.environ.get("CARDROOM_MATCH_TIME_LIMIT_S", "1800"))
+# A claimed match belongs to its worker for this long; after it the reaper requeues it.
+CARDROOM_MATCH_LEASE_S = int(
+    os.environ.get("CARDROOM_MATCH_LEASE_S", str(CARDROOM_MATCH_TIME_LIMIT_S + 60))
+)
+# A queued match whose task has not started within this time is enqueued again
+# (a message lost with the broker); a duplicate message is harmless.
+CARDROOM_QUEUE_GRACE_S = int(os.environ.get("CARDROOM_QUEUE_GRACE_S", "3600"))
+# Infrastructure errors (sandbox, database, OS) are retried this often, with backoff.
+CARDROOM_MATCH_MAX_RETRIES = int(os.environ.get("CARDROOM_MATCH_MAX_RETRIES", "5"))
+CARDROOM_MATCH_RETRY_BACKOFF_S = float(os.environ.get("CARDROOM_MATCH_RETRY_BACKOFF_S", "5"))
+# A match whose lease expired this many times (its worker died each time) fails.
+CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
+CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True  # results live in the database
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # they record via the DB
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SOFT_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S
+CELERY_TASK_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S + 30
+# Unacknowledged messages come back after this; it must outlast the longest match.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CARDROOM_MATCH_LEASE_S + 600}
+CELERY_TASK_DEFAULT_QUEUE = CARDROOM_DEFAULT_QUEUE
+CELERY_TASK_ROUTES = {"tournaments.match_run": {"queue": CARDROOM_MATCH_QUEUE}}
+CELERY_BEAT_SCHEDULE = {
+    "matches-reap": {"task": "tournaments.matches_reap", "schedule": CARDROOM_REAP_EVERY_S},
 }

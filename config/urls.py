@@ -1,6 +1,9 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from config.api import api_urls
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", include(api_urls())),
 ]

@@ -1,0 +1,278 @@
+"""Bulk benchmark: one competition of >= 1000 short matches, four ways, in the same run.
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python -m bench.bulk [--json]
+
+- ``referee``: the matches played by the referee alone in this process (no database);
+- ``direct``: the same competition played here without Celery (claim, play and
+  record each match in this process, as ``run_competition --inline`` does);
+- ``1 worker`` / ``2 workers``: the same competition run by one, then two Celery
+  worker processes (``--concurrency 1`` each) through Redis; this process only
+  starts it and waits for the final standings.
+
+Targets: one worker >= 90 % of direct; two workers >= 1.7x one worker. A
+scratch PostgreSQL database is created (and dropped at the end) so nothing else
+is touched; the queues have names of their own on the Redis of ``REDIS_URL``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scratch_database(url: str) -> tuple[str, str]:
+    """Create an empty database next to ``url``'s; returns (its url, its name)."""
+    import psycopg
+
+    name = f"cardroom_bench_{os.getpid()}"
+    with psycopg.connect(url.replace("postgres://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url.rsplit("/", 1)[0] + "/" + name, name
+
+
+def drop_database(url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgres://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def rss_kb(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+class Worker:
+    """``celery -A config worker --concurrency 1`` on the bench queue."""
+
+    def __init__(self, log: Path) -> None:
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1"]
+        argv += ["-n", f"bench-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "-Q"]
+        argv += [os.environ["CARDROOM_MATCH_QUEUE"]]
+        argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        self.log = log
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while b" ready." not in self.log.read_bytes():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("worker did not start:\n" + self.log.read_text()[-2000:])
+            time.sleep(0.1)
+
+    def memory(self) -> dict[str, int | None]:
+        """VmRSS (kB) of the worker's main process and of its pool process(es)."""
+        pool = children(self.proc.pid)
+        return {"main_kb": rss_kb(self.proc.pid), "pool_kb": sum(rss_kb(p) or 0 for p in pool)}
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def new_competition(args, label: str):
+    from bots.models import Bot
+    from tournaments import services
+
+    comp = services.competition_create(
+        created_by=None,
+        name=f"bench {label}",
+        kind="tournament",
+        variant=args.variant,
+        format="round-robin",
+        games_per_match=args.games,
+        duplicate=False,
+        seed=args.seed,
+    )
+    for i in range(args.entries):
+        bot = Bot.objects.create(name=f"bench-{label}-{i}", builtin="random")
+        services.entry_create(competition=comp, bot=bot)
+    return comp
+
+
+def run_direct(args) -> tuple[dict[str, Any], Any]:
+    from tournaments import execution
+    from tournaments.models import Match
+
+    comp = new_competition(args, "direct")
+    started = time.perf_counter()
+    execution.competition_launch(competition=comp, send=None)
+    while True:
+        ids = list(
+            comp.matches.filter(status=Match.Status.PENDING)
+            .order_by("id")
+            .values_list("pk", flat=True)
+        )
+        if not ids:
+            break
+        for match_id in ids:
+            execution.match_execute(match_id=match_id, claimed_by="bench-direct", send=None)
+    seconds = time.perf_counter() - started
+    return summary(comp, seconds), comp
+
+
+def run_referee(args, comp) -> dict[str, Any]:
+    """The matches of ``comp`` again, referee only: seeds and bots as match_play uses them."""
+    from bots.builtin import make
+    from bots.referee import InProcessPlayer, TimeControl, play_match
+
+    tables = [(m.seed, m.seats.count()) for m in comp.matches.order_by("id")]
+    tc = TimeControl(move_ms=comp.move_ms, bank_ms=max(1, comp.bank_ms))
+    started = time.perf_counter()
+    for seed, seats in tables:
+        players = [InProcessPlayer(make("random", seed=seed + s)) for s in range(seats)]
+        play_match(
+            comp.variant, players, games_count=comp.games_per_match, seed=seed,
+            options=comp.options, duplicate=comp.duplicate, time_control=tc,
+        )  # fmt: skip
+    seconds = time.perf_counter() - started
+    return {"matches": len(tables), "seconds": seconds, "matches_per_s": len(tables) / seconds}
+
+
+def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
+    from tournaments import execution
+    from tournaments.models import Competition, Match
+
+    workers = [Worker(tmp / f"worker-{count}-{i}.log") for i in range(count)]
+    for worker in workers:
+        worker.wait_ready()
+    memory_start = [w.memory() for w in workers]
+    comp = new_competition(args, f"celery{count}")
+    started = time.perf_counter()
+    execution.competition_launch(competition=comp)
+    while Competition.objects.filter(pk=comp.pk, status=Competition.Status.RUNNING).exists():
+        if comp.matches.filter(status=Match.Status.FAILED).exists():
+            raise RuntimeError("a match failed: see " + str(tmp))
+        time.sleep(0.05)
+    seconds = time.perf_counter() - started
+    memory_end = [w.memory() for w in workers]
+    for worker in workers:
+        worker.stop()
+    out = summary(comp, seconds)
+    out["workers"] = [
+        {"pid": w.proc.pid, "start": s, "end": e}
+        for w, s, e in zip(workers, memory_start, memory_end, strict=True)
+    ]
+    return out
+
+
+def summary(comp, seconds: float) -> dict[str, Any]:
+    from tournaments.models import Match
+
+    done = comp.matches.filter(status=Match.Status.DONE).count()
+    return {
+        "matches": done,
+        "games": done * comp.games_per_match,
+        "seconds": seconds,
+        "matches_per_s": done / seconds,
+        "games_per_s": done * comp.games_per_match / seconds,
+    }
+
+
+def measure(args) -> dict[str, Any]:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardroom-bench-{os.getpid()}"
+    tmp.mkdir(parents=True, exist_ok=True)
+    direct, comp = run_direct(args)
+    referee = run_referee(args, comp)
+    one = run_workers(args, 1, tmp)
+    two = run_workers(args, 2, tmp)
+    return {
+        "variant": args.variant,
+        "entries": args.entries,
+        "games_per_match": args.games,
+        "cpus": len(os.sched_getaffinity(0)),
+        "referee": referee,
+        "direct": direct,
+        "one_worker": one,
+        "two_workers": two,
+        "one_worker_vs_direct": one["matches_per_s"] / direct["matches_per_s"],
+        "one_worker_vs_referee": one["matches_per_s"] / referee["matches_per_s"],
+        "two_vs_one_worker": two["matches_per_s"] / one["matches_per_s"],
+    }
+
+
+def report(r: dict[str, Any]) -> None:
+    print(
+        f"{r['variant']}: {r['direct']['matches']} matches of {r['games_per_match']} game(s), "
+        f"round robin of {r['entries']} random bots, {r['cpus']} CPUs"
+    )
+    rows = [("referee only", r["referee"]), ("direct (no Celery)", r["direct"])]
+    rows += [("1 worker", r["one_worker"]), ("2 workers", r["two_workers"])]
+    for name, row in rows:
+        print(f"  {name:<20} {row['matches_per_s']:8.1f} matches/s  ({row['seconds']:.1f} s)")
+    print(f"  1 worker / direct     {r['one_worker_vs_direct']:6.2f}  (target >= 0.90)")
+    print(f"  1 worker / referee    {r['one_worker_vs_referee']:6.2f}")
+    print(f"  2 workers / 1 worker  {r['two_vs_one_worker']:6.2f}  (target >= 1.70)")
+    for key in ("one_worker", "two_workers"):
+        for i, w in enumerate(r[key]["workers"]):
+            print(
+                f"  {key} #{i} VmRSS main {w['start']['main_kb']} -> {w['end']['main_kb']} kB, "
+                f"pool {w['start']['pool_kb']} -> {w['end']['pool_kb']} kB"
+            )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="money-jordan")
+    parser.add_argument("--entries", type=int, default=46, help="46 two-player: 1035 matches")
+    parser.add_argument("--games", type=int, default=1, help="games per match")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith("postgres") or not os.environ.get("REDIS_URL"):
+        sys.exit("bench.bulk needs DATABASE_URL (PostgreSQL) and REDIS_URL")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    tag = uuid.uuid4().hex[:8]
+    os.environ["CARDROOM_MATCH_QUEUE"] = f"bench-matches-{tag}"
+    os.environ["CARDROOM_DEFAULT_QUEUE"] = f"bench-default-{tag}"
+    url, name = scratch_database(base)
+    os.environ["DATABASE_URL"] = url  # this process and the workers share it
+    try:
+        result = measure(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(base, name)
+    print(json.dumps(result, indent=2) if args.json else "", end="")
+    if not args.json:
+        report(result)
+
+
+if __name__ == "__main__":
+    main()

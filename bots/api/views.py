@@ -1,0 +1,186 @@
+"""Bots and their versions: list, create, upload, inspect, download.
+
+Each user sees their own bots and the platform's built-in ones (staff see
+every bot); another user's bot is a 404. Only the owner (or staff) uploads
+versions and downloads them. Writes call ``bots.services`` in a transaction.
+"""
+
+from __future__ import annotations
+
+import django_filters
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from bots import selectors, services
+from bots.api.permissions import IsBotOwnerOrStaff, is_owner_or_staff
+from bots.api.serializers import (
+    BotCreateSerializer,
+    BotSerializer,
+    BotVersionDetailSerializer,
+    BotVersionSerializer,
+    BotVersionUploadSerializer,
+)
+from bots.archive import DEFAULT_LIMITS
+from bots.models import Bot, BotVersion
+from config.api import ApiDefaults, PayloadTooLarge
+
+#: Room for the multipart envelope around the file.
+MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+
+def visible_bots(user) -> QuerySet[Bot]:
+    """The bots ``user`` may see: their own and the built-in ones (every bot, for staff)."""
+    if user.is_staff:
+        return Bot.objects.all()
+    own = selectors.bots_for_user(user=user).values("pk")
+    return Bot.objects.filter(Q(pk__in=own) | ~Q(builtin=""))
+
+
+class BotFilter(django_filters.FilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains", help_text="Part of the name.")
+    builtin = django_filters.BooleanFilter(
+        method="filter_builtin", help_text="Only the platform's built-in bots (or only others)."
+    )
+
+    class Meta:
+        model = Bot
+        fields = ["name", "builtin"]
+
+    def filter_builtin(self, queryset: QuerySet[Bot], name: str, value: bool) -> QuerySet[Bot]:
+        return queryset.exclude(builtin="") if value else queryset.filter(builtin="")
+
+
+@extend_schema(tags=["bots"])
+class BotViewSet(
+    ApiDefaults,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Your bots. ``POST`` creates one; versions are uploaded under ``/versions/``."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = BotSerializer
+    filterset_class = BotFilter
+    ordering_fields = ["name", "created_at", "id"]
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        return visible_bots(self.request.user).select_related("owner").order_by("name", "id")
+
+    @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
+    def create(self, request: Request) -> Response:
+        serializer = BotCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            bot = services.bot_create(owner=request.user, **serializer.validated_data)
+        return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+
+class BotVersionFilter(django_filters.FilterSet):
+    class Meta:
+        model = BotVersion
+        fields = ["status", "runtime"]
+
+
+BOT_PK = OpenApiParameter("bot_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="Bot id")
+NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="Version number"
+)
+
+
+@extend_schema(tags=["bots"], parameters=[BOT_PK])
+class BotVersionViewSet(
+    ApiDefaults, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """The versions of one bot, newest first, with their validation outcome.
+
+    ``POST`` uploads a new version (multipart, field ``file``); it is then
+    validated by a smoke match before it can play. ``download`` returns the
+    uploaded file, to the bot's owner and staff only.
+    """
+
+    permission_classes = [permissions.IsAuthenticated, IsBotOwnerOrStaff]
+    serializer_class = BotVersionSerializer
+    filterset_class = BotVersionFilter
+    ordering_fields = ["number", "created_at"]
+    lookup_field = "number"
+    lookup_value_regex = "[0-9]+"
+
+    def get_bot(self) -> Bot:
+        try:
+            return visible_bots(self.request.user).get(pk=int(self.kwargs["bot_pk"]))
+        except (Bot.DoesNotExist, ValueError, OverflowError):
+            raise exceptions.NotFound("No such bot.") from None
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        if getattr(self, "swagger_fake_view", False):
+            return BotVersion.objects.none()
+        return self.get_bot().versions.order_by("-number")
+
+    def get_serializer_class(self):
+        return BotVersionDetailSerializer if self.action == "retrieve" else BotVersionSerializer
+
+    @extend_schema(parameters=[NUMBER])
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
+        request={"multipart/form-data": BotVersionUploadSerializer},
+        responses={
+            201: BotVersionDetailSerializer,
+            413: OpenApiResponse(description="The upload is too large."),
+        },
+    )
+    def create(self, request: Request, bot_pk: str) -> Response:
+        bot = self.get_bot()
+        self.check_object_permissions(request, bot)
+        max_bytes = DEFAULT_LIMITS.max_upload_bytes
+        # Refuse an oversized body before reading it.
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > max_bytes + MULTIPART_OVERHEAD_BYTES:
+            raise PayloadTooLarge(f"A bot upload may be at most {max_bytes} bytes.")
+        serializer = BotVersionUploadSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        upload = serializer.validated_data["file"]
+        with transaction.atomic():
+            version = services.bot_version_upload(
+                bot=bot, filename=upload.name, content=upload.read()
+            )
+        # A stored, pending version is complete on its own: the (slow) validation match
+        # runs after the upload's transaction, and only moves it to ready or rejected.
+        if not getattr(settings, "CARDROOM_VALIDATE_ASYNC", False):
+            version = services.bot_version_validate(version=version)
+        return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[NUMBER],
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The file as uploaded."
+            ),
+            403: OpenApiResponse(description="Not the bot's owner."),
+            404: OpenApiResponse(description="No such version, or it has no stored file."),
+        },
+    )
+    @action(detail=True, methods=["get"])
+    def download(self, request: Request, bot_pk: str, number: str) -> FileResponse:
+        version = self.get_object()
+        if not is_owner_or_staff(request.user, version.bot):
+            raise exceptions.PermissionDenied("Only the bot's owner (or staff) may download it.")
+        if not version.archive:
+            raise exceptions.NotFound("This version has no stored file.")
+        try:
+            handle = version.archive.open("rb")
+        except OSError:
+            raise exceptions.NotFound("The stored file is missing.") from None
+        name = version.archive.name.rsplit("/", 1)[-1]
+        return FileResponse(handle, as_attachment=True, filename=name)

@@ -1,0 +1,164 @@
+"""Users, clients and a small world of bots and competitions for the API tests."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
+
+import games
+from bots.models import Bot, BotVersion
+from tournaments import services as tournament_services
+from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(autouse=True)
+def _media_and_validation(settings, tmp_path):
+    """Uploads go to a temporary media root; validation is deferred unless a test wants it."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.CARDROOM_VALIDATE_ASYNC = True
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast tests
+
+
+def make_user(username: str, **extra) -> object:
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+
+
+@pytest.fixture
+def alice(db):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(db):
+    return make_user("bob")
+
+
+@pytest.fixture
+def organiser(db):
+    user = make_user("olga")
+    user.user_permissions.add(Permission.objects.get(codename="organise_competitions"))
+    return get_user_model().objects.get(pk=user.pk)  # a fresh object: no stale perm cache
+
+
+@pytest.fixture
+def staff(db):
+    return make_user("stan", is_staff=True)
+
+
+@pytest.fixture
+def anon():
+    return APIClient()
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def as_alice(alice):
+    return client_for(alice)
+
+
+@pytest.fixture
+def as_bob(bob):
+    return client_for(bob)
+
+
+@pytest.fixture
+def as_organiser(organiser):
+    return client_for(organiser)
+
+
+@pytest.fixture
+def as_staff(staff):
+    return client_for(staff)
+
+
+def make_bot(owner, name: str, *, ready: bool = True) -> Bot:
+    bot = Bot.objects.create(owner=owner, name=name)
+    BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        sha256="0" * 64,
+        runtime=BotVersion.Runtime.PYTHON,
+        entry_point="bot.py",
+        status=BotVersion.Status.READY if ready else BotVersion.Status.PENDING,
+    )
+    return bot
+
+
+def make_competition(by, *, name: str = "Winter league", is_public: bool = True, **kw):
+    settings = {"kind": "league-season", "variant": "manni-basic", "format": "round-robin"}
+    settings.update(kw)
+    return tournament_services.competition_create(
+        created_by=by, name=name, options={}, is_public=is_public, **settings
+    )
+
+
+def played_record(seed: int) -> dict:
+    """The record of a whole game of Manni, every seat playing its first legal card."""
+    state = games.load("manni-basic").new_game(seed)
+    while not state.is_over():
+        state.apply(state.legal_actions()[0])
+    return state.record()
+
+
+def make_match(competition: Competition, entries: list[Entry], *, done: bool, table: int = 0):
+    """A match of round 1 with its seats; when done, two stored game records and results."""
+    round_, _ = Round.objects.get_or_create(competition=competition, number=1)
+    match = Match.objects.create(
+        competition=competition,
+        round=round_,
+        table=table,
+        seed=1234 + table,
+        status=Match.Status.DONE if done else Match.Status.RUNNING,
+    )
+    for seat, entry in enumerate(entries):
+        MatchSeat.objects.create(
+            match=match,
+            seat=seat,
+            entry=entry,
+            score=seat if done else None,
+            rank=seat + 1 if done else None,
+            log=f"log of seat {seat}",
+        )
+    if done:
+        for index in range(2):
+            record = played_record(index)
+            state = games.replay(record)
+            GameRecord.objects.create(
+                match=match,
+                index=index,
+                scores=state.scores(),
+                ranking=state.ranking(),
+                statuses=[{"status": "ok"}] * len(entries),
+                data=GameRecord.pack(record),
+            )
+    return match
+
+
+@pytest.fixture
+def league(organiser, alice, bob, staff):
+    """A public running league of three bots (alice's, bob's, staff's): one match done, one not."""
+    competition = make_competition(organiser)
+    bots = [make_bot(alice, "alpha"), make_bot(bob, "bravo"), make_bot(staff, "charlie")]
+    entries = [
+        tournament_services.entry_create(competition=competition, bot=bot, by=None) for bot in bots
+    ]
+    Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.RUNNING)
+    competition.refresh_from_db()
+    done = make_match(competition, entries, done=True, table=0)
+    running = make_match(competition, entries, done=False, table=1)
+    return {"competition": competition, "entries": entries, "done": done, "running": running}
+
+
+def results(response) -> list[dict]:
+    """The items of a paginated list response."""
+    assert response.status_code == 200, response.content
+    return response.json()["results"]

@@ -1,0 +1,271 @@
+"""Competitions and entries: organisers create and run them; private ones stay private."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.services import builtin_bots_ensure
+from tests.api.conftest import client_for, make_bot, make_competition, make_user, results
+from tournaments.models import Competition, Entry
+
+pytestmark = pytest.mark.django_db
+
+LEAGUE = {
+    "name": "Spring league",
+    "kind": "league-season",
+    "variant": "manni-basic",
+    "format": "round-robin",
+    "options": {"manni.tie": "play-on"},
+    "games_per_match": 3,
+}
+
+
+def test_an_organiser_creates_a_competition(as_organiser):
+    response = as_organiser.post("/api/competitions/", LEAGUE, format="json")
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "draft" and body["seats_per_table"] == 3
+    assert body["options"] == {"manni.tie": "play-on"}
+    assert body["created_by"] == "olga" and body["organisers"] == ["olga"]
+    assert body["can_manage"] is True and body["seed"] == 0
+
+
+def test_staff_create_competitions_too(as_staff):
+    assert as_staff.post("/api/competitions/", LEAGUE, format="json").status_code == 201
+
+
+def test_only_organisers_create_competitions(as_alice, anon):
+    assert as_alice.post("/api/competitions/", LEAGUE, format="json").status_code == 403
+    assert anon.post("/api/competitions/", LEAGUE, format="json").status_code == 401
+    assert not Competition.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"variant": "poker"}, "variant"),
+        ({"options": {"manni.tie": "coin-toss"}}, "variant"),
+        ({"options": {"no.such": 1}}, "variant"),
+        ({"options": ["not", "a", "dict"]}, "options"),
+        ({"kind": "ladder"}, "format"),
+        ({"format": "swiss", "kind": "tournament"}, "rounds_planned"),
+        ({"games_per_match": 4}, "games_per_match"),
+        ({"games_per_match": "six"}, "games_per_match"),
+        ({"move_ms": 0}, "move_ms"),
+        ({"name": ""}, "name"),
+    ],
+)
+def test_invalid_settings_are_a_400_naming_the_field(as_organiser, change, field):
+    response = as_organiser.post("/api/competitions/", {**LEAGUE, **change}, format="json")
+
+    assert response.status_code == 400, response.content
+    assert field in response.json(), response.json()
+    assert not Competition.objects.exists()
+
+
+def test_private_competitions_are_invisible_to_others(organiser, as_organiser, as_alice, anon):
+    hidden = make_competition(organiser, name="Hidden", is_public=False)
+    shown = make_competition(organiser, name="Shown")
+
+    assert [c["name"] for c in results(anon.get("/api/competitions/"))] == ["Shown"]
+    assert [c["name"] for c in results(as_alice.get("/api/competitions/"))] == ["Shown"]
+    assert anon.get(f"/api/competitions/{hidden.pk}/").status_code == 404
+    assert as_alice.get(f"/api/competitions/{hidden.pk}/standings/").status_code == 404
+    assert as_alice.post(f"/api/competitions/{hidden.pk}/start/").status_code == 404
+    assert {c["name"] for c in results(as_organiser.get("/api/competitions/"))} == {
+        "Hidden",
+        "Shown",
+    }
+    assert anon.get(f"/api/competitions/{shown.pk}/").status_code == 200
+
+
+def test_staff_see_private_competitions(organiser, as_staff):
+    hidden = make_competition(organiser, is_public=False)
+
+    assert as_staff.get(f"/api/competitions/{hidden.pk}/").status_code == 200
+
+
+def test_seed_is_shown_only_to_organisers_until_the_end(organiser, as_organiser, anon):
+    competition = make_competition(organiser, seed=99)
+
+    assert anon.get(f"/api/competitions/{competition.pk}/").json()["seed"] is None
+    assert as_organiser.get(f"/api/competitions/{competition.pk}/").json()["seed"] == 99
+    Competition.objects.filter(pk=competition.pk).update(status="finished")
+    assert anon.get(f"/api/competitions/{competition.pk}/").json()["seed"] == 99
+
+
+def test_competition_filters_and_pagination(organiser, as_organiser, anon):
+    make_competition(organiser, name="Manni one")
+    make_competition(organiser, name="Money one", variant="money-egypt")
+    make_competition(organiser, name="Manni two")
+    Competition.objects.filter(name="Manni two").update(status="running")
+    make_competition(make_user("other-organiser"), name="Someone else's")
+
+    by_variant = results(anon.get("/api/competitions/?variant=money-egypt"))
+    running = results(anon.get("/api/competitions/?status=running"))
+    named = results(anon.get("/api/competitions/?name=manni"))
+    mine = results(as_organiser.get("/api/competitions/?mine=true"))
+    page = anon.get("/api/competitions/?page_size=3&ordering=name").json()
+
+    assert [c["name"] for c in by_variant] == ["Money one"]
+    assert [c["name"] for c in running] == ["Manni two"]
+    assert {c["name"] for c in named} == {"Manni one", "Manni two"}
+    assert "Someone else's" not in {c["name"] for c in mine} and len(mine) == 3
+    assert page["count"] == 4 and len(page["results"]) == 3 and page["next"]
+    assert [c["name"] for c in page["results"]] == ["Manni one", "Manni two", "Money one"]
+    assert anon.get("/api/competitions/?status=paused").status_code == 400
+
+
+def test_only_the_competitions_organisers_run_it(organiser, as_alice, alice):
+    competition = make_competition(organiser)
+    other_organiser = make_user("oscar")
+    other_organiser.user_permissions.add(
+        *organiser.user_permissions.all()
+    )  # may organise, but not this one
+
+    for client in (as_alice, client_for(other_organiser)):
+        assert client.post(f"/api/competitions/{competition.pk}/start/").status_code == 403
+        assert client.post(f"/api/competitions/{competition.pk}/close/").status_code == 403
+    competition.refresh_from_db()
+    assert competition.status == "draft"
+
+
+def test_starting_needs_enough_entries(organiser, as_organiser, alice):
+    competition = make_competition(organiser)
+    Entry.objects.create(competition=competition, bot=make_bot(alice, "lonely"))
+
+    response = as_organiser.post(f"/api/competitions/{competition.pk}/start/")
+
+    assert response.status_code == 400
+    assert "entries" in response.json()["non_field_errors"][0]
+    competition.refresh_from_db()
+    assert competition.status == "draft"
+
+
+def test_organiser_starts_and_closes_a_competition(organiser, as_organiser, anon, alice, bob):
+    competition = make_competition(organiser)
+    for bot in [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]:
+        Entry.objects.create(competition=competition, bot=bot)
+
+    started = as_organiser.post(f"/api/competitions/{competition.pk}/start/")
+    closed = as_organiser.post(f"/api/competitions/{competition.pk}/close/")
+    again = as_organiser.post(f"/api/competitions/{competition.pk}/close/")
+
+    assert started.status_code == 200, started.content
+    assert started.json()["status"] == "running"
+    assert results(anon.get(f"/api/rounds/?competition={competition.pk}"))[0]["number"] == 1
+    assert closed.status_code == 200 and closed.json()["status"] == "finished"
+    assert again.status_code == 400 and "already" in again.json()["non_field_errors"][0]
+
+
+def test_a_draft_closed_is_cancelled(organiser, as_staff):
+    competition = make_competition(organiser)
+
+    response = as_staff.post(f"/api/competitions/{competition.pk}/close/")
+
+    assert response.json()["status"] == "cancelled"
+
+
+# --- entries ------------------------------------------------------------------------------
+
+
+def test_a_user_enters_their_own_bot(organiser, as_alice, alice, anon):
+    competition = make_competition(organiser)
+    bot = make_bot(alice, "entrant")
+
+    response = as_alice.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
+
+    assert response.status_code == 201, response.content
+    assert response.json()["bot"]["name"] == "entrant"
+    listed = results(anon.get(f"/api/entries/?competition={competition.pk}"))
+    assert [e["bot"]["owner"] for e in listed] == ["alice"]
+
+
+def test_nobody_enters_another_users_bot(organiser, as_bob, alice):
+    competition = make_competition(organiser)
+    bot = make_bot(alice, "not-bobs")
+
+    response = as_bob.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
+
+    assert response.status_code == 400 and "bot" in response.json()
+    assert not Entry.objects.exists()
+
+
+def test_built_in_bots_may_be_entered_and_staff_enter_anything(organiser, as_alice, as_staff, bob):
+    competition = make_competition(organiser)
+    builtin = builtin_bots_ensure()[0]
+    bobs = make_bot(bob, "bobs")
+
+    assert (
+        as_alice.post(
+            "/api/entries/", {"competition": competition.pk, "bot": builtin.pk}
+        ).status_code
+        == 201
+    )
+    assert (
+        as_staff.post("/api/entries/", {"competition": competition.pk, "bot": bobs.pk}).status_code
+        == 201
+    )
+
+
+def test_entries_are_refused_twice_and_once_running(organiser, as_alice, alice):
+    competition = make_competition(organiser)
+    bot = make_bot(alice, "eager")
+    data = {"competition": competition.pk, "bot": bot.pk}
+    assert as_alice.post("/api/entries/", data).status_code == 201
+
+    twice = as_alice.post("/api/entries/", data)
+    Competition.objects.filter(pk=competition.pk).update(status="running")
+    late = as_alice.post("/api/entries/", {**data, "bot": make_bot(alice, "late").pk})
+
+    assert twice.status_code == 400 and "already" in twice.json()["bot"][0]
+    assert late.status_code == 400 and "start" in late.json()["non_field_errors"][0]
+    assert Entry.objects.count() == 1
+
+
+def test_a_pinned_version_must_be_the_bots(organiser, as_alice, alice):
+    competition = make_competition(organiser)
+    bot, other = make_bot(alice, "pinned"), make_bot(alice, "other")
+
+    wrong = as_alice.post(
+        "/api/entries/",
+        {"competition": competition.pk, "bot": bot.pk, "pinned_version": other.versions.get().pk},
+    )
+    right = as_alice.post(
+        "/api/entries/",
+        {"competition": competition.pk, "bot": bot.pk, "pinned_version": bot.versions.get().pk},
+    )
+
+    assert wrong.status_code == 400 and "pinned_version" in wrong.json()
+    assert right.status_code == 201 and right.json()["pinned_version"] == 1
+
+
+def test_entries_of_private_competitions_are_hidden(organiser, as_alice, alice, anon):
+    competition = make_competition(organiser, is_public=False)
+    bot = make_bot(alice, "lost")
+
+    response = as_alice.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
+
+    assert response.status_code == 400 and "competition" in response.json()
+    assert anon.get(f"/api/entries/?competition={competition.pk}").status_code == 400
+
+
+def test_withdrawal_by_owner_or_organiser_only(organiser, as_organiser, as_alice, as_bob, alice):
+    competition = make_competition(organiser)
+    first = Entry.objects.create(competition=competition, bot=make_bot(alice, "one"))
+    second = Entry.objects.create(competition=competition, bot=make_bot(alice, "two"))
+
+    assert as_bob.post(f"/api/entries/{first.pk}/withdraw/").status_code == 403
+    assert as_alice.post(f"/api/entries/{first.pk}/withdraw/").status_code == 204
+    assert as_organiser.post(f"/api/entries/{second.pk}/withdraw/").status_code == 204
+    assert not Entry.objects.exists()  # withdrawn from a draft: removed
+
+
+def test_withdrawal_from_a_running_competition_marks_the_entry(league, as_alice):
+    entry = league["entries"][0]
+
+    response = as_alice.post(f"/api/entries/{entry.pk}/withdraw/")
+
+    assert response.status_code == 204
+    assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is True

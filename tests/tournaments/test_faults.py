@@ -1,0 +1,199 @@
+"""Faults during match execution: bots, infrastructure, killed workers, a restarted broker.
+
+A bot's fault is a result; the platform's fault is retried and never charged to
+a bot; a killed worker or a lost broker loses no match and doubles none.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from django.db import OperationalError
+
+from bots import builtin
+from bots.models import Bot
+from bots.sdk import Bot as SdkBot
+from tests.tournaments import test_tasks as shared
+from tests.tournaments.test_tasks import (
+    SERVICES,
+    assert_ratings_equal_a_recompute,
+    assert_recorded_exactly_once,
+    finished,
+    make_competition,
+    wait_for,
+)
+from tournaments import execution, services, tasks
+from tournaments.models import Match, RatingEvent
+
+pytestmark = [
+    pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+class CrashingBot(SdkBot):
+    name = "crasher"
+
+    def __init__(self, seed: int = 0) -> None:
+        pass
+
+    def act(self, observation, legal):
+        raise RuntimeError("bug in the bot")
+
+
+queues, workers = shared.queues, shared.workers  # real worker processes (fixtures)
+
+if "crasher" not in builtin.names():
+    builtin.register("crasher", CrashingBot)
+
+
+# -- in-process ----------------------------------------------------------------------------
+
+
+def test_a_bot_fault_is_a_result_not_a_retry():
+    comp = make_competition(entries=1)
+    services.entry_create(competition=comp, bot=Bot.objects.create(name="c", builtin="crasher"))
+    match = services.competition_start(competition=comp)[0]
+
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
+
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.error) == ("done", 1, "")
+    crasher = match.seats.get(entry__bot__builtin="crasher")
+    assert crasher.statuses == {"crash": comp.games_per_match} and crasher.rank == 2
+    assert RatingEvent.objects.filter(match=match).count() == 2  # rated like any result
+
+
+@pytest.mark.parametrize("error", [OSError("sandbox host gone"), OperationalError("db down")])
+def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch, error):
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+    play, calls = services.match_play, []
+
+    def flaky(*, match):
+        calls.append(match.pk)
+        if len(calls) == 1:
+            raise error
+        return play(match=match)
+
+    monkeypatch.setattr(services, "match_play", flaky)
+
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
+
+    match.refresh_from_db()
+    assert calls == [match.pk, match.pk]
+    assert (match.status, match.attempts, match.error) == ("done", 2, "")
+    assert all(set(s.statuses) == {"ok"} for s in match.seats.all())  # nobody forfeited
+    assert RatingEvent.objects.filter(match=match).count() == 2
+
+
+def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settings):
+    settings.CARDROOM_MATCH_MAX_RETRIES = 2
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+
+    def down(*, match):
+        raise OSError("sandbox unavailable")
+
+    monkeypatch.setattr(services, "match_play", down)
+
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.FAILED
+
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == ("failed", 3)
+    assert "OSError: sandbox unavailable" in match.error
+    assert not RatingEvent.objects.filter(match=match).exists()
+    assert all(s.rank is None and s.statuses == {} for s in match.seats.all())
+    assert set(comp.entries.values_list("games", flat=True)) == {0}
+
+
+# -- real worker processes -----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_match_loses_and_doubles_nothing(workers):
+    first = workers()
+    comp = make_competition(entries=6, games=150)  # 15 matches of a few tenths of a second
+    execution.competition_launch(competition=comp, send=first.send)
+    wait_for(
+        lambda: comp.matches.filter(status="done").count() >= 3
+        and comp.matches.filter(status="running").exists(),
+        30,
+        "matches to be running",
+    )
+    running = set(comp.matches.filter(status="running").values_list("pk", flat=True))
+
+    first.kill(signal.SIGKILL)  # main process and pool children, mid-match
+    workers()  # a new worker: its reaper requeues the matches whose lease expires
+
+    wait_for(lambda: finished(comp), 60, "the competition to finish")
+    assert_recorded_exactly_once(comp)
+    assert_ratings_equal_a_recompute(comp)
+    retried = comp.matches.filter(pk__in=running, attempts__gte=2)
+    assert retried.exists(), "a match killed mid-run is played again"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PrivateRedis:
+    """A ``redis-server`` of our own (never the shared one), without persistence."""
+
+    def __init__(self, tmp) -> None:
+        self.port, self.tmp = free_port(), tmp
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        argv = [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1"]
+        argv += ["--save", "", "--appendonly", "no", "--dir", str(self.tmp)]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        wait_for(lambda: self._up(), 10, "redis-server")
+
+    def _up(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.slow
+def test_a_broker_restarted_mid_run_loses_and_doubles_no_match(workers, private_redis):
+    worker = workers(broker=private_redis.url, concurrency=2)
+    comp = make_competition(entries=8, games=60)  # 28 matches in 7 rounds
+    execution.competition_launch(competition=comp, send=worker.send)
+    wait_for(lambda: comp.matches.filter(status="done").count() >= 2, 30, "first results")
+
+    private_redis.stop()  # every queued message is lost with it
+    time.sleep(1.0)
+    private_redis.start()
+
+    wait_for(lambda: finished(comp), 60, "the competition to finish after the restart")
+    assert_recorded_exactly_once(comp)
+    assert_ratings_equal_a_recompute(comp)
+    assert comp.matches.count() == 28
+    assert not Match.objects.filter(competition=comp, attempts=0).exists()

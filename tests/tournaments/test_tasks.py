@@ -1,0 +1,345 @@
+"""Match tasks on the real PostgreSQL and Redis: claim, lease, record once, advance rounds.
+
+Set ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` to run these; the worker
+tests start real ``celery -A config worker`` processes on private queues that
+use the test database.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from bots.models import Bot
+from tournaments import execution, services, tasks
+from tournaments.models import Competition, GameRecord, Match, RatingEvent
+from tournaments.ratings import rate_game
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get(
+    "REDIS_URL", ""
+).startswith("redis")
+
+pytestmark = [
+    pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+# -- helpers shared with test_faults.py ------------------------------------------------
+
+
+def make_competition(
+    *, variant="money-jordan", entries=4, games=2, fmt="round-robin", kind="tournament"
+) -> Competition:
+    comp = services.competition_create(
+        created_by=None,
+        name="Club night",
+        kind=kind,
+        variant=variant,
+        format=fmt,
+        games_per_match=games,
+        duplicate=False,
+    )
+    for i in range(entries):
+        bot = Bot.objects.create(name=f"random-{uuid.uuid4().hex[:8]}-{i}", builtin="random")
+        services.entry_create(competition=comp, bot=bot)
+    return comp
+
+
+def assert_recorded_exactly_once(comp: Competition) -> None:
+    """Every match done once: its games stored once, one rating event per seat."""
+    comp.refresh_from_db()
+    assert comp.status == Competition.Status.FINISHED
+    matches = list(comp.matches.all())
+    assert matches and all(m.status == Match.Status.DONE for m in matches)
+    for match in matches:
+        assert match.game_records.count() == comp.games_per_match
+        assert match.rating_events.count() == match.seats.count()
+    entries = list(comp.entries.all())
+    seats = sum(m.seats.count() for m in matches)
+    assert sum(e.games for e in entries) == seats * comp.games_per_match
+    sequences = list(
+        RatingEvent.objects.filter(entry__competition=comp)
+        .order_by("sequence")
+        .values_list("sequence", flat=True)
+        .distinct()
+    )
+    assert sequences == list(range(1, len(matches) + 1))
+
+
+def assert_ratings_equal_a_recompute(comp: Competition) -> None:
+    """Replaying the stored results in recording order gives the stored ratings."""
+    ratings = {}
+    events = RatingEvent.objects.filter(entry__competition=comp).order_by("sequence", "id")
+    for match_id in dict.fromkeys(e.match_id for e in events):
+        seats = list(Match.objects.get(pk=match_id).seats.order_by("seat"))
+        ratings.update(rate_game(ratings, [s.entry_id for s in seats], [s.rank for s in seats]))
+    for entry in comp.entries.all():
+        assert (entry.mu, entry.sigma) == (ratings[entry.pk].mu, ratings[entry.pk].sigma)
+
+
+def test_database_url() -> str:
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+test_database_url.__test__ = False  # a helper, not a test
+
+
+def redis_url(db: int | None = None) -> str:
+    base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
+    return f"{base}/{os.environ.get('CARDROOM_TEST_REDIS_DB', '14') if db is None else db}"
+
+
+class Worker:
+    """A real ``celery -A config worker`` on private queues, in its own process group."""
+
+    def __init__(self, tmp: Path, broker: str, queues: tuple[str, str], **env: str) -> None:
+        self.tmp, self.broker, self.queues = tmp, broker, queues
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": test_database_url(),
+            "REDIS_URL": broker,
+            "CARDROOM_MATCH_QUEUE": queues[0],
+            "CARDROOM_DEFAULT_QUEUE": queues[1],
+            "CARDROOM_MATCH_LEASE_S": "4",
+            "CARDROOM_QUEUE_GRACE_S": "3",
+            "CARDROOM_REAP_EVERY_S": "1",
+            "CARDROOM_MATCH_RETRY_BACKOFF_S": "0.2",
+            **env,
+        }
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, *, concurrency: int = 2, beat: bool = True) -> Worker:
+        name = f"w{uuid.uuid4().hex[:6]}"
+        self.log = self.tmp / f"{name}.log"
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h"]
+        argv += ["-Q", ",".join(self.queues), "-c", str(concurrency), "-l", "info"]
+        argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        if beat:
+            argv += ["-B", "-s", str(self.tmp / f"{name}-beat")]
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while b" ready." not in self.log.read_bytes():
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, "worker not ready: " + self.log.read_text()[-3000:]
+            time.sleep(0.1)
+        return self
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+    def send(self, ids: list[int]) -> None:
+        """Publish match tasks to this worker's broker and queue (used as a Sender)."""
+        with tasks.match_run.app.connection_for_write(self.broker) as conn:
+            for match_id in ids:
+                tasks.match_run.apply_async(args=[match_id], queue=self.queues[0], connection=conn)
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def finished(comp: Competition) -> bool:
+    comp.refresh_from_db(fields=["status"])
+    return comp.status == Competition.Status.FINISHED
+
+
+@pytest.fixture
+def queues():
+    tag = uuid.uuid4().hex[:10]
+    names = (f"test-matches-{tag}", f"test-default-{tag}")
+    yield names
+    import redis
+
+    redis.Redis.from_url(redis_url()).delete(*names)
+
+
+@pytest.fixture
+def workers(tmp_path, queues):
+    started: list[Worker] = []
+
+    def start(broker: str | None = None, **kwargs) -> Worker:
+        worker = Worker(tmp_path, broker or redis_url(), queues, **kwargs.pop("env", {}))
+        started.append(worker)
+        return worker.start(**kwargs)
+
+    yield start
+    for worker in started:
+        worker.kill(signal.SIGKILL)
+
+
+# -- in-process: the task function and the services --------------------------------------
+
+
+def snapshot(comp: Competition) -> tuple:
+    return (
+        list(comp.entries.order_by("id").values_list("mu", "sigma", "games", "points")),
+        RatingEvent.objects.count(),
+        GameRecord.objects.count(),
+        list(comp.matches.order_by("id").values_list("status", "attempts", "claimed_by")),
+    )
+
+
+def test_the_same_task_delivered_twice_plays_the_match_once():
+    comp = make_competition(entries=3)
+    match = services.competition_start(competition=comp)[0]
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
+    before = snapshot(comp)
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.SKIPPED
+    assert snapshot(comp) == before
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE and match.attempts == 1
+
+
+def test_a_live_lease_cannot_be_claimed_twice():
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+    assert execution.match_claim(match_id=match.pk, claimed_by="a") is not None
+    assert execution.match_claim(match_id=match.pk, claimed_by="b") is None
+    match.refresh_from_db()
+    assert (match.status, match.claimed_by, match.attempts) == ("running", "a", 1)
+
+
+def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+    assert execution.match_claim(match_id=match.pk, claimed_by="stale") is not None
+    result = services.match_play(match=match)
+    Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    assert execution.match_claim(match_id=match.pk, claimed_by="fresh") is not None  # takeover
+    before = snapshot(comp)
+
+    assert execution.match_record(match_id=match.pk, claimed_by="stale", result=result) is False
+
+    assert snapshot(comp) == before
+    assert execution.match_record(match_id=match.pk, claimed_by="fresh", result=result, send=None)
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE and match.attempts == 2
+    assert execution.match_record(match_id=match.pk, claimed_by="fresh", result=result) is False
+
+
+def test_rounds_advance_by_themselves_and_new_matches_are_sent_after_commit():
+    comp = make_competition(entries=4)
+    sent: list[int] = []
+    execution.competition_launch(competition=comp, send=sent.extend)
+    assert sorted(sent) == sorted(comp.matches.values_list("pk", flat=True))
+    played = 0
+    while played < len(sent):  # a worker that runs what was sent, in order
+        outcome = execution.match_execute(match_id=sent[played], claimed_by="w", send=sent.extend)
+        assert outcome == execution.RECORDED
+        played += 1
+    assert len(sent) == len(set(sent)) == comp.matches.count() == 6  # 3 rounds of 2
+    assert_recorded_exactly_once(comp)
+    assert_ratings_equal_a_recompute(comp)
+
+
+def test_nothing_is_sent_when_the_transaction_rolls_back():
+    comp = make_competition(entries=4)
+    sent: list[int] = []
+    with pytest.raises(RuntimeError):
+        from django.db import transaction
+
+        with transaction.atomic():
+            execution.competition_launch(competition=comp, send=sent.extend)
+            raise RuntimeError("rolled back")
+    assert sent == [] and not comp.matches.exists()
+
+
+def test_the_reaper_requeues_expired_leases_and_queues_forgotten_matches():
+    comp = make_competition(entries=6)
+    expired, live, pending = services.competition_start(competition=comp)
+    execution.match_claim(match_id=expired.pk, claimed_by="dead", lease_s=-1)
+    execution.match_claim(match_id=live.pk, claimed_by="alive")
+    sent: list[int] = []
+
+    reaped = execution.matches_reap(send=sent.extend)
+
+    assert reaped.requeued == [expired.pk] and reaped.enqueued == [pending.pk]
+    assert sorted(sent) == sorted([expired.pk, pending.pk])
+    expired.refresh_from_db()
+    assert (expired.status, expired.claimed_by) == ("queued", "")
+    assert Match.objects.get(pk=live.pk).status == Match.Status.RUNNING
+    assert execution.matches_reap(send=sent.extend).resent == []  # deadline not passed yet
+
+
+def test_the_reaper_fails_a_match_whose_worker_keeps_dying(settings):
+    settings.CARDROOM_MATCH_MAX_ATTEMPTS = 2
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+    for _ in range(2):
+        execution.match_claim(match_id=match.pk, claimed_by="dies", lease_s=-1)
+    reaped = execution.matches_reap(send=lambda ids: None)
+    match.refresh_from_db()
+    assert reaped.failed == [match.pk] and match.status == Match.Status.FAILED
+    assert "lease expired" in match.error
+
+
+def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
+    comp = make_competition(entries=4, fmt="ladder", kind="ladder")
+    execution.competition_launch(competition=comp, send=None)
+    comp.matches.all().delete()  # as if the last batch had been closed
+    sent: list[int] = []
+    reaped = execution.matches_reap(send=sent.extend)
+    assert reaped.ladders and sorted(sent) == sorted(reaped.ladders)
+
+
+def test_run_competition_inline_plays_to_the_final_standings(capsys):
+    comp = make_competition(entries=4)
+    call_command("run_competition", str(comp.pk), "--inline")
+    out = capsys.readouterr().out
+    assert_recorded_exactly_once(comp)
+    assert "6/6 done" in out and "finished" in out and "rank" in out
+
+
+# -- real worker processes ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_worker_runs_a_competition_to_its_final_standings(workers, capsys):
+    worker = workers()
+    comp = make_competition(entries=6, games=4)
+    execution.competition_launch(competition=comp, send=worker.send)
+    call_command("run_competition", str(comp.pk), "--follow", "--interval", "0.2")
+    out = capsys.readouterr().out
+    assert_recorded_exactly_once(comp)  # 5 rounds, each paired and sent by the worker
+    assert_ratings_equal_a_recompute(comp)
+    assert "15/15 done" in out and "games/s" in out
+
+
+@pytest.mark.slow
+def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
+    workers()
+    comp = make_competition(entries=4)
+    services.competition_start(competition=comp)  # pending, never sent
+    wait_for(lambda: finished(comp), 30, "the competition to finish")
+    assert_recorded_exactly_once(comp)

@@ -1,0 +1,1 @@
+"""The REST API of competitions, entries, rounds, matches, game records and results."""

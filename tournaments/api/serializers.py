@@ -1,0 +1,284 @@
+"""Input and output shapes of the competitions API.
+
+Hidden information never leaves through these shapes: a match's seed (from
+which its decks follow) only once the match is done, a competition's seed
+only once it is over or to those who run it, a seat's log only to the bot's
+owner and staff once the match is done, and game records only of done matches
+(the views see to that).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q
+from rest_framework import serializers
+
+import games
+from bots.models import Bot, BotVersion
+from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
+from tournaments.selectors import competitions_visible_to
+from tournaments.services import can_manage
+
+BIGINT_MAX = 2**63 - 1
+OVER = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def _user(serializer: serializers.Serializer):
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
+
+
+# --- competitions -----------------------------------------------------------------------
+
+
+class CompetitionSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Competition
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "variant",
+            "options",
+            "format",
+            "rounds_planned",
+            "games_per_match",
+            "duplicate",
+            "seats_per_table",
+            "move_ms",
+            "bank_ms",
+            "status",
+            "is_public",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class CompetitionDetailSerializer(CompetitionSerializer):
+    organisers = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    seed = serializers.SerializerMethodField(
+        help_text="Shown once the competition is over, and to its organisers."
+    )
+    can_manage = serializers.SerializerMethodField(
+        help_text="Whether you may start, close or otherwise change it."
+    )
+
+    class Meta(CompetitionSerializer.Meta):
+        fields = [*CompetitionSerializer.Meta.fields, "organisers", "seed", "can_manage"]
+        read_only_fields = fields
+
+    def get_can_manage(self, competition: Competition) -> bool:
+        return can_manage(competition=competition, user=_user(self))
+
+    def get_seed(self, competition: Competition) -> int | None:
+        # Match seeds, and so every deck, follow from this seed (hidden information).
+        if competition.status in OVER or self.get_can_manage(competition):
+            return competition.seed
+        return None
+
+
+class CompetitionCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    kind = serializers.ChoiceField(choices=Competition.Kind.choices)
+    variant = serializers.ChoiceField(choices=games.variants())
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Variant options by name, as in RULES.md."
+    )
+    format = serializers.ChoiceField(choices=Competition.Format.choices)
+    games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=6)
+    duplicate = serializers.BooleanField(default=True)
+    move_ms = serializers.IntegerField(min_value=1, max_value=600_000, default=2_000)
+    bank_ms = serializers.IntegerField(min_value=0, max_value=3_600_000, default=20_000)
+    rounds_planned = serializers.IntegerField(
+        min_value=1, max_value=1000, required=False, allow_null=True, default=None
+    )
+    is_public = serializers.BooleanField(default=True)
+    seed = serializers.IntegerField(min_value=0, max_value=BIGINT_MAX, default=0)
+
+
+# --- entries ----------------------------------------------------------------------------
+
+
+class BotSummarySerializer(serializers.ModelSerializer):
+    owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "owner", "builtin"]
+        read_only_fields = fields
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    bot = BotSummarySerializer(read_only=True)
+    pinned_version = serializers.SlugRelatedField(slug_field="number", read_only=True)
+
+    class Meta:
+        model = Entry
+        fields = [
+            "id",
+            "competition",
+            "bot",
+            "pinned_version",
+            "seed_order",
+            "division",
+            "mu",
+            "sigma",
+            "games",
+            "points",
+            "withdrawn",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class EntryCreateSerializer(serializers.Serializer):
+    """Enter a bot: your own, a built-in one, or any for staff; pin a version if you like."""
+
+    competition = serializers.PrimaryKeyRelatedField(queryset=Competition.objects.none())
+    bot = serializers.PrimaryKeyRelatedField(queryset=Bot.objects.none())
+    pinned_version = serializers.PrimaryKeyRelatedField(
+        queryset=BotVersion.objects.none(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A version id of the bot; without one the newest ready version plays.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        user = _user(self)
+        if user is None or not user.is_authenticated:
+            return
+        bots = Bot.objects.all()
+        if not user.is_staff:
+            bots = bots.filter(Q(owner=user) | ~Q(builtin=""))
+        self.fields["competition"].queryset = competitions_visible_to(user=user)
+        self.fields["bot"].queryset = bots
+        self.fields["pinned_version"].queryset = BotVersion.objects.filter(bot__in=bots)
+
+
+class RatingPointSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma, the displayed rating.")
+    at = serializers.DateTimeField()
+
+
+# --- rounds, matches, games --------------------------------------------------------------
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    byes = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Round
+        fields = ["id", "competition", "number", "status", "byes"]
+        read_only_fields = fields
+
+
+class MatchSeatSerializer(serializers.ModelSerializer):
+    bot = serializers.SerializerMethodField()
+    version = serializers.SlugRelatedField(slug_field="number", read_only=True)
+    log = serializers.SerializerMethodField(
+        help_text="The bot's stderr: to its owner and staff, once the match is done."
+    )
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "entry", "bot", "version", "score", "rank", "wins", "statuses", "log"]
+        read_only_fields = fields
+
+    def get_bot(self, seat: MatchSeat) -> str:
+        return str(seat.entry.bot)
+
+    def get_log(self, seat: MatchSeat) -> str | None:
+        user = _user(self)
+        done = seat.match.status == Match.Status.DONE
+        if done and user is not None and (user.is_staff or seat.entry.bot.owner_id == user.pk):
+            return seat.log
+        return None
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    round = serializers.SlugRelatedField(slug_field="number", read_only=True)
+    seats = MatchSeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField(help_text="Shown once the match is done.")
+    games = serializers.SerializerMethodField(help_text="Number of stored game records.")
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "competition",
+            "round",
+            "table",
+            "status",
+            "seed",
+            "seats",
+            "games",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_seed(self, match: Match) -> int | None:
+        # The decks follow from the seed: hidden until the match is over.
+        return match.seed if match.status == Match.Status.DONE else None
+
+    def get_games(self, match: Match) -> int:
+        if match.status != Match.Status.DONE:
+            return 0
+        return len(match.game_records.all())
+
+
+class GameRecordSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GameRecord
+        fields = ["id", "match", "index", "scores", "ranking", "statuses"]
+        read_only_fields = fields
+
+
+class GameRecordDetailSerializer(GameRecordSerializer):
+    record = serializers.SerializerMethodField(
+        help_text="The replayable record: variant, options, seed, dealer, decks, actions."
+    )
+
+    class Meta(GameRecordSerializer.Meta):
+        fields = [*GameRecordSerializer.Meta.fields, "record"]
+        read_only_fields = fields
+
+    def get_record(self, game: GameRecord) -> dict[str, Any]:
+        return game.record()
+
+
+# --- results ----------------------------------------------------------------------------
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    entry = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma.")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField()
+    points = serializers.FloatField()
+    withdrawn = serializers.BooleanField()
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    name = serializers.CharField()
+    opponent = serializers.IntegerField()
+    opponent_name = serializers.CharField()
+    matches = serializers.IntegerField()
+    ahead = serializers.IntegerField(help_text="Matches the entry finished ahead of the opponent.")
+    behind = serializers.IntegerField()
+    level = serializers.IntegerField()

@@ -1,0 +1,21 @@
+"""Routes of the competitions API, registered on the root router (``config.api``)."""
+
+from __future__ import annotations
+
+from rest_framework.routers import BaseRouter
+
+from tournaments.api.views import (
+    CompetitionViewSet,
+    EntryViewSet,
+    GameRecordViewSet,
+    MatchViewSet,
+    RoundViewSet,
+)
+
+
+def register(router: BaseRouter) -> None:
+    router.register("competitions", CompetitionViewSet, basename="competition")
+    router.register("entries", EntryViewSet, basename="entry")
+    router.register("rounds", RoundViewSet, basename="round")
+    router.register("matches", MatchViewSet, basename="match")
+    router.register("games", GameRecordViewSet, basename="game")

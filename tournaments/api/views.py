@@ -1,0 +1,304 @@
+"""Competitions and everything in them: entries, rounds, matches, game records, results.
+
+Reads go through ``competitions_visible_to``: a private competition, and all
+that belongs to it, is a 404 to anyone who may not see it. Writes call one
+service of ``tournaments.services`` each, in a transaction; the services
+decide what a state allows and who may do it.
+"""
+
+from __future__ import annotations
+
+import django_filters
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api import ApiDefaults
+from tournaments import selectors, services
+from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
+from tournaments.api.serializers import (
+    CompetitionCreateSerializer,
+    CompetitionDetailSerializer,
+    CompetitionSerializer,
+    EntryCreateSerializer,
+    EntrySerializer,
+    GameRecordDetailSerializer,
+    GameRecordSerializer,
+    HeadToHeadSerializer,
+    MatchSerializer,
+    RatingPointSerializer,
+    RoundSerializer,
+    StandingSerializer,
+)
+from tournaments.models import Competition, Entry, GameRecord, Match, Round
+
+
+def visible_competitions(request: Request | None) -> QuerySet[Competition]:
+    user = getattr(request, "user", None)
+    return selectors.competitions_visible_to(user=user)
+
+
+def _competition_filter(**kwargs) -> django_filters.ModelChoiceFilter:
+    return django_filters.ModelChoiceFilter(queryset=visible_competitions, **kwargs)
+
+
+# --- competitions -----------------------------------------------------------------------
+
+
+class CompetitionFilter(django_filters.FilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains", help_text="Part of the name.")
+    mine = django_filters.BooleanFilter(
+        method="filter_mine", help_text="Only the competitions you created or organise."
+    )
+
+    class Meta:
+        model = Competition
+        fields = ["name", "status", "kind", "format", "variant", "is_public", "mine"]
+
+    def filter_mine(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
+        user = self.request.user
+        if not user.is_authenticated:
+            return queryset.none() if value else queryset
+        mine = Competition.objects.filter(Q(organisers=user) | Q(created_by=user)).values("pk")
+        return queryset.filter(pk__in=mine) if value else queryset.exclude(pk__in=mine)
+
+
+@extend_schema(tags=["competitions"])
+class CompetitionViewSet(
+    ApiDefaults,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """League seasons, tournaments and ladders; organisers create and run them."""
+
+    filterset_class = CompetitionFilter
+    ordering_fields = ["created_at", "name", "id"]
+
+    def get_queryset(self) -> QuerySet[Competition]:
+        return visible_competitions(self.request).select_related("created_by")
+
+    def get_permissions(self):
+        if self.action == "create":
+            return [IsOrganiserOrReadOnly()]
+        return [permissions.IsAuthenticatedOrReadOnly(), CanManageCompetition()]
+
+    def get_serializer_class(self):
+        if self.action == "list":
+            return CompetitionSerializer
+        return CompetitionDetailSerializer
+
+    def _detail(self, competition: Competition, code: int = status.HTTP_200_OK) -> Response:
+        competition = self.get_queryset().prefetch_related("organisers").get(pk=competition.pk)
+        context = self.get_serializer_context()
+        return Response(CompetitionDetailSerializer(competition, context=context).data, code)
+
+    @extend_schema(
+        request=CompetitionCreateSerializer, responses={201: CompetitionDetailSerializer}
+    )
+    def create(self, request: Request) -> Response:
+        serializer = CompetitionCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            competition = services.competition_create(
+                created_by=request.user, **serializer.validated_data
+            )
+        return self._detail(competition, status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str) -> Response:
+        """Close entries and pair the first round (draft competitions only)."""
+        competition = self.get_object()
+        with transaction.atomic():
+            services.competition_start(competition=competition, by=request.user)
+        return self._detail(competition)
+
+    @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def close(self, request: Request, pk: str) -> Response:
+        """End the competition now: a running one finishes, a draft is cancelled."""
+        competition = self.get_object()
+        with transaction.atomic():
+            services.competition_close(competition=competition, by=request.user)
+        return self._detail(competition)
+
+    @extend_schema(responses={200: StandingSerializer(many=True)}, filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def standings(self, request: Request, pk: str) -> Response:
+        """The table: points first, then the displayed rating; equal rows share a rank."""
+        rows = selectors.standings_for_competition(competition=self.get_object())
+        return Response(StandingSerializer(rows, many=True).data)
+
+    @extend_schema(responses={200: HeadToHeadSerializer(many=True)}, filters=False)
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="head-to-head",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def head_to_head(self, request: Request, pk: str) -> Response:
+        """Every pair of entries that met, and how often each finished ahead."""
+        rows = selectors.head_to_head_for_competition(competition=self.get_object())
+        return Response(HeadToHeadSerializer(rows, many=True).data)
+
+
+# --- entries ----------------------------------------------------------------------------
+
+
+class EntryFilter(django_filters.FilterSet):
+    competition = _competition_filter()
+    bot = django_filters.NumberFilter(field_name="bot_id", help_text="A bot id.")
+
+    class Meta:
+        model = Entry
+        fields = ["competition", "bot", "withdrawn"]
+
+
+class PaginatedRatingPointSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RatingPointSerializer(many=True)
+
+
+@extend_schema(tags=["entries"])
+class EntryViewSet(
+    ApiDefaults,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Bots entered in competitions, with their rating and points there.
+
+    ``POST`` enters a bot (yours or a built-in one) while the competition is a
+    draft; ``withdraw`` takes it out again (its owner or the organisers).
+    """
+
+    serializer_class = EntrySerializer
+    filterset_class = EntryFilter
+    ordering_fields = ["seed_order", "mu", "points", "created_at", "id"]
+
+    def get_queryset(self) -> QuerySet[Entry]:
+        return Entry.objects.filter(
+            competition__in=visible_competitions(self.request)
+        ).select_related("bot__owner", "pinned_version")
+
+    @extend_schema(request=EntryCreateSerializer, responses={201: EntrySerializer})
+    def create(self, request: Request) -> Response:
+        serializer = EntryCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            entry = services.entry_create(by=request.user, **serializer.validated_data)
+        return Response(EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="Withdrawn (removed, in a draft).")},
+    )
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request: Request, pk: str) -> Response:
+        """Withdraw the entry: removed from a draft, marked withdrawn once running."""
+        entry = self.get_object()
+        with transaction.atomic():
+            services.entry_withdraw(entry=entry, by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(responses={200: PaginatedRatingPointSerializer}, filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def ratings(self, request: Request, pk: str) -> Response:
+        """The entry's rating after each rated match, oldest first."""
+        rows = selectors.rating_history_for_entry(entry=self.get_object())
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(RatingPointSerializer(page, many=True).data)
+
+
+# --- rounds, matches, game records ----------------------------------------------------------
+
+
+class RoundFilter(django_filters.FilterSet):
+    competition = _competition_filter()
+
+    class Meta:
+        model = Round
+        fields = ["competition", "status", "number"]
+
+
+@extend_schema(tags=["matches"])
+class RoundViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
+    """The rounds of competitions, with their byes."""
+
+    serializer_class = RoundSerializer
+    filterset_class = RoundFilter
+    ordering_fields = ["number", "id"]
+
+    def get_queryset(self) -> QuerySet[Round]:
+        return Round.objects.filter(
+            competition__in=visible_competitions(self.request)
+        ).prefetch_related("byes")
+
+
+class MatchFilter(django_filters.FilterSet):
+    competition = _competition_filter()
+    round = django_filters.NumberFilter(field_name="round__number", help_text="Round number.")
+    entry = django_filters.NumberFilter(
+        field_name="seats__entry", help_text="Only matches this entry plays in."
+    )
+
+    class Meta:
+        model = Match
+        fields = ["competition", "round", "status", "entry"]
+
+
+@extend_schema(tags=["matches"])
+class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
+    """Matches (tables) with their seats; results, seed and logs once done."""
+
+    serializer_class = MatchSerializer
+    filterset_class = MatchFilter
+    ordering_fields = ["created_at", "finished_at", "table", "id"]
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return (
+            Match.objects.filter(competition__in=visible_competitions(self.request))
+            .select_related("round")
+            .prefetch_related("seats__entry__bot__owner", "seats__version")
+        )
+
+
+class GameRecordFilter(django_filters.FilterSet):
+    match = django_filters.NumberFilter(field_name="match_id", help_text="A match id.")
+    competition = _competition_filter(field_name="match__competition")
+
+    class Meta:
+        model = GameRecord
+        fields = ["match", "competition", "index"]
+
+
+@extend_schema(tags=["matches"])
+class GameRecordViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
+    """Game records of done matches; the detail holds the replayable record.
+
+    No record of an unfinished match is ever shown: its cards are hidden
+    information while it is played.
+    """
+
+    filterset_class = GameRecordFilter
+    ordering_fields = ["match", "index", "id"]
+
+    def get_queryset(self) -> QuerySet[GameRecord]:
+        records = GameRecord.objects.filter(
+            match__status=Match.Status.DONE,
+            match__competition__in=visible_competitions(self.request),
+        )
+        return records.defer("data") if self.action == "list" else records
+
+    def get_serializer_class(self):
+        return GameRecordDetailSerializer if self.action == "retrieve" else GameRecordSerializer

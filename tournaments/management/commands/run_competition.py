@@ -1,0 +1,127 @@
+"""``manage.py run_competition <id> [--follow] [--inline]``: run a competition to its end.
+
+Starts the competition if it is a draft and queues its matches for the Celery
+workers; ``--follow`` then shows a progress line until the final standings.
+``--inline`` plays the matches in this process, without Celery or Redis (a
+club on one machine): rounds are paired and played one after another.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments import execution, selectors
+from tournaments.models import Competition, Match
+
+BAR = 30
+
+
+class Command(BaseCommand):
+    help = "Start (if draft) and run or follow a competition until its final standings."
+
+    def add_arguments(self, parser):
+        parser.add_argument("competition", type=int, help="competition id")
+        parser.add_argument("--follow", action="store_true", help="show progress until the end")
+        parser.add_argument(
+            "--inline", action="store_true", help="play the matches here, without Celery"
+        )
+        parser.add_argument("--interval", type=float, default=1.0, help="seconds between updates")
+        parser.add_argument(
+            "--max-matches", type=int, default=0, help="--inline: stop after this many (ladders)"
+        )
+
+    def handle(self, *args, **opts):
+        try:
+            competition = Competition.objects.get(pk=opts["competition"])
+        except Competition.DoesNotExist:
+            raise CommandError(f"no competition with id {opts['competition']}") from None
+        inline = opts["inline"]
+        try:
+            if competition.status == Competition.Status.DRAFT:
+                execution.competition_launch(
+                    competition=competition, send=None if inline else execution.send_match_tasks
+                )
+                self.stdout.write(f"started {competition} ({competition.format})")
+            elif competition.status == Competition.Status.RUNNING and not inline:
+                execution.matches_enqueue(competition=competition)
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from None
+        self.started = time.monotonic()
+        self.games_at_start = execution.competition_progress(competition=competition)["games"]
+        try:
+            if inline:
+                self._run_inline(competition, opts["max_matches"], opts["interval"])
+            elif opts["follow"]:
+                self._follow(competition, opts["interval"])
+        except KeyboardInterrupt:
+            self.stdout.write("\ninterrupted; the competition goes on where it stands")
+            return
+        self._final(competition)
+
+    def _run_inline(self, competition: Competition, limit: int, interval: float) -> None:
+        claimed_by = execution.worker_name("inline")
+        played, shown = 0, 0.0
+        while not limit or played < limit:
+            match_id = (
+                competition.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
+                .order_by("id")
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if match_id is None:
+                break
+            try:
+                execution.match_execute(match_id=match_id, claimed_by=claimed_by, send=None)
+            except execution.InfrastructureFault as fault:
+                execution.match_release(
+                    match_id=match_id, claimed_by=claimed_by, error=str(fault), retry_in_s=0
+                )
+                raise CommandError(f"match {match_id}: {fault}") from fault
+            played += 1
+            if time.monotonic() - shown >= interval:
+                shown = time.monotonic()
+                self._show(competition)
+        self._show(competition)
+
+    def _follow(self, competition: Competition, interval: float) -> None:
+        while True:
+            row = self._show(competition)
+            if row["competition"] != Competition.Status.RUNNING:
+                return
+            time.sleep(interval)
+
+    def _show(self, competition: Competition) -> dict:
+        row = execution.competition_progress(competition=competition)
+        done, total = row[Match.Status.DONE], row["total"] or 1
+        filled = BAR * done // total
+        seconds = max(time.monotonic() - self.started, 1e-9)
+        rate = (row["games"] - self.games_at_start) / seconds
+        line = (
+            f"\r[{'#' * filled}{'.' * (BAR - filled)}] {done}/{row['total']} done  "
+            f"{row[Match.Status.QUEUED] + row[Match.Status.PENDING]} queued  "
+            f"{row[Match.Status.RUNNING]} running  {row[Match.Status.FAILED]} failed  "
+            f"{rate:.1f} games/s  [{row['competition']}]"
+        )
+        self.stdout.write(line, ending="")
+        self.stdout.flush()
+        return row
+
+    def _final(self, competition: Competition) -> None:
+        self.stdout.write("")
+        competition.refresh_from_db()
+        failed = competition.matches.filter(status=Match.Status.FAILED)
+        for match in failed[:10]:
+            self.stderr.write(f"match {match.pk} failed: {match.error}")
+        self.stdout.write(f"{competition} is {competition.status}")
+        rows = selectors.standings_for_competition(competition=competition)
+        self.stdout.write(f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}")
+        for row in rows:
+            self.stdout.write(
+                f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
+                f"{row['rating']:>7.2f} {row['games']:>6}"
+            )
+        sys.stdout.flush()
