@@ -307,10 +307,13 @@ def builtin_bots_ensure() -> list[Bot]:
     bots = []
     for name in builtin.names():
         with transaction.atomic():
-            bot, _ = Bot.objects.get_or_create(
-                builtin=name,
-                defaults={"name": name, "description": f"The platform's built-in {name} bot."},
-            )
+            # Several rows may run one built-in (demo tables); the platform's own is the
+            # owner-less row named after it.
+            bot = Bot.objects.filter(builtin=name, owner=None, name=name).first()
+            if bot is None:
+                bot = Bot.objects.create(
+                    builtin=name, name=name, description=f"The platform's built-in {name} bot."
+                )
             BotVersion.objects.get_or_create(
                 bot=bot,
                 number=1,
