@@ -40,8 +40,8 @@ def test_a_user_creates_a_bot_and_lists_only_their_own(as_alice, as_bob, bob):
 
     assert created.status_code == 201, created.content
     assert created.json()["owner"] == "alice"
-    assert [b["name"] for b in results(as_alice.get("/api/bots/"))] == ["my-bot"]
-    assert [b["name"] for b in results(as_bob.get("/api/bots/"))] == ["bobs-bot"]
+    assert [b["name"] for b in results(as_alice.get("/api/bots/?builtin=false"))] == ["my-bot"]
+    assert [b["name"] for b in results(as_bob.get("/api/bots/?builtin=false"))] == ["bobs-bot"]
 
 
 def test_built_in_bots_are_listed_for_everyone_and_filterable(as_alice, alice):
@@ -202,8 +202,8 @@ def test_pagination_of_bots(as_alice, alice):
     for i in range(5):
         Bot.objects.create(owner=alice, name=f"bot-{i}")
 
-    first = as_alice.get("/api/bots/?page_size=2").json()
-    last = as_alice.get("/api/bots/?page_size=2&page=3").json()
+    first = as_alice.get("/api/bots/?builtin=false&page_size=2").json()
+    last = as_alice.get("/api/bots/?builtin=false&page_size=2&page=3").json()
 
     assert first["count"] == 5 and len(first["results"]) == 2 and first["next"]
     assert len(last["results"]) == 1 and last["next"] is None

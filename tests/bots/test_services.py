@@ -101,7 +101,7 @@ def test_bot_create_refuses_a_name_that_is_not_a_slug(user, name):
         bot_create(owner=user, name=name)
 
     assert "not a valid bot name" in error.value.message_dict["name"][0]
-    assert not Bot.objects.exists()
+    assert not Bot.objects.filter(builtin="").exists()
 
 
 def test_bot_names_are_unique_per_owner(user, django_user_model):
@@ -144,7 +144,7 @@ def test_a_refused_upload_leaves_nothing_behind(bot, media):
         bot_version_upload(bot=bot, filename="slip.zip", content=zip_of({"../x.py": b""}))
 
     assert "leaves the archive's directory" in error.value.message_dict["file"][0]
-    assert not BotVersion.objects.exists()
+    assert not BotVersion.objects.filter(bot__builtin="").exists()
     assert files_under(media) == []
     assert not (media / "bots" / str(bot.pk)).exists()
 
@@ -158,7 +158,7 @@ def test_an_upload_failing_after_unpacking_leaves_nothing_behind(bot, media, mon
         bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
     monkeypatch.undo()
 
-    assert not BotVersion.objects.exists()
+    assert not BotVersion.objects.filter(bot__builtin="").exists()
     assert files_under(media) == []
     assert not (media / "bots" / str(bot.pk)).exists()
     assert bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n").number == 1
