@@ -269,3 +269,33 @@ def test_withdrawal_from_a_running_competition_marks_the_entry(league, as_alice)
 
     assert response.status_code == 204
     assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is True
+
+
+def test_progress_counts_matches_by_status(db):
+    """The API shows the same progress as ``manage.py run_competition``."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    from bots.models import Bot
+    from tournaments import services
+
+    user = get_user_model().objects.create_user("prog", password="pw-123456789")
+    comp = services.competition_create(
+        created_by=user,
+        name="p",
+        kind="tournament",
+        variant="manni-basic",
+        format="round-robin",
+        games_per_match=3,
+    )
+    for i in range(3):
+        services.entry_create(
+            competition=comp, bot=Bot.objects.create(name=f"p{i}", builtin="random")
+        )
+    match = services.competition_start(competition=comp)[0]
+    client = APIClient()
+    before = client.get(f"/api/competitions/{comp.pk}/progress/").json()
+    assert before["pending"] == 1 and before["done"] == 0 and before["competition"] == "running"
+    services.match_record_result(match=match, result=services.match_play(match=match))
+    after = client.get(f"/api/competitions/{comp.pk}/progress/").json()
+    assert after["done"] == 1 and after["games"] == 3 and after["competition"] == "finished"

@@ -28,6 +28,7 @@ EXPECTED = {
     ("POST", "/api/competitions/{id}/start/"),
     ("POST", "/api/competitions/{id}/close/"),
     ("GET", "/api/competitions/{id}/standings/"),
+    ("GET", "/api/competitions/{id}/progress/"),
     ("GET", "/api/competitions/{id}/head-to-head/"),
     ("GET", "/api/entries/"),
     ("POST", "/api/entries/"),

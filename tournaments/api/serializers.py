@@ -282,3 +282,14 @@ class HeadToHeadSerializer(serializers.Serializer):
     ahead = serializers.IntegerField(help_text="Matches the entry finished ahead of the opponent.")
     behind = serializers.IntegerField()
     level = serializers.IntegerField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    pending = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+    done = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    total = serializers.IntegerField()
+    games = serializers.IntegerField()
+    competition = serializers.CharField(help_text="The competition's status.")

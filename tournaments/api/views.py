@@ -30,10 +30,12 @@ from tournaments.api.serializers import (
     GameRecordSerializer,
     HeadToHeadSerializer,
     MatchSerializer,
+    ProgressSerializer,
     RatingPointSerializer,
     RoundSerializer,
     StandingSerializer,
 )
+from tournaments.execution import competition_progress
 from tournaments.models import Competition, Entry, GameRecord, Match, Round
 
 
@@ -147,6 +149,13 @@ class CompetitionViewSet(
         """Every pair of entries that met, and how often each finished ahead."""
         rows = selectors.head_to_head_for_competition(competition=self.get_object())
         return Response(HeadToHeadSerializer(rows, many=True).data)
+
+    @extend_schema(responses={200: ProgressSerializer}, filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def progress(self, request: Request, pk: str) -> Response:
+        """Matches by status (pending, queued, running, done, failed), total and games played."""
+        row = competition_progress(competition=self.get_object())
+        return Response(ProgressSerializer(row).data)
 
 
 # --- entries ----------------------------------------------------------------------------
