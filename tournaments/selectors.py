@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import F, Q, QuerySet
 
+from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
 from tournaments.pairing import finished_results
 from tournaments.ratings import head_to_head
@@ -24,7 +25,8 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
 def standings_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
     """One row per entry: points first, then the displayed rating (mu - 3 sigma).
 
-    One ordered query returning plain tuples: its cost grows with the number
+    Swiss tournaments rank by their own tie-breaks instead (see ``_swiss_order``).
+    Otherwise one ordered query returning plain tuples: its cost grows with the number
     of entries only, and equal points and rating share a rank.
     """
     rows = (
@@ -65,7 +67,33 @@ def standings_for_competition(*, competition: Competition) -> list[dict[str, Any
                 "withdrawn": withdrawn,
             }
         )
+    if competition.format == Competition.Format.SWISS:
+        return _swiss_order(competition, out)
     return out
+
+
+def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Swiss standings: points (byes included), then Buchholz, Sonneborn-Berger, head-to-head."""
+    entries = list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
+    byes = [e for r in competition.rounds.all() for e in r.byes.values_list("id", flat=True)]
+    results = [result for _, result in finished_results(competition)]
+    table = swiss_standings(entries, results, byes=byes, table_size=competition.seats_per_table)
+    by_entry = {row["entry"]: row for row in rows}
+    ordered = []
+    for line in table:
+        row = by_entry[line.entry]
+        row.update(
+            rank=line.rank,
+            points=line.points,
+            tiebreaks={
+                "buchholz": line.buchholz,
+                "median_buchholz": line.median_buchholz,
+                "sonneborn_berger": line.sonneborn_berger,
+                "head_to_head": line.head_to_head,
+            },
+        )
+        ordered.append(row)
+    return ordered
 
 
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:

@@ -143,6 +143,11 @@ def test_swiss_pairs_rounds_until_the_planned_number(organiser):
     comp.refresh_from_db()
     assert comp.status == Competition.Status.FINISHED
     assert comp.rounds.count() == 3 and comp.matches.count() == 9
+    rows = selectors.standings_for_competition(competition=comp)
+    assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+    assert all("buchholz" in r["tiebreaks"] for r in rows)
+    points = [r["points"] for r in rows]
+    assert points == sorted(points, reverse=True)
 
 
 def test_single_elimination_crowns_one_champion(organiser):

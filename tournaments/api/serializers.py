@@ -271,6 +271,11 @@ class StandingSerializer(serializers.Serializer):
     games = serializers.IntegerField()
     points = serializers.FloatField()
     withdrawn = serializers.BooleanField()
+    tiebreaks = serializers.DictField(
+        child=serializers.FloatField(),
+        required=False,
+        help_text="Swiss only: buchholz, median_buchholz, sonneborn_berger, head_to_head.",
+    )
 
 
 class HeadToHeadSerializer(serializers.Serializer):
