@@ -170,6 +170,8 @@ SPECTACULAR_SETTINGS = {
 # and other small tasks use the default queue. The broker and the result backend are
 # the Redis of REDIS_URL. Times are seconds; every value can be set from the environment.
 CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
+#: Validate uploads on a worker (``1``) instead of inside the upload request.
+CARDROOM_VALIDATE_ASYNC = _env_bool("CARDROOM_VALIDATE_ASYNC")
 CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
 # Soft limit of one match task (the hard limit is 30 s later); no match may run longer.
 CARDROOM_MATCH_TIME_LIMIT_S = int(os.environ.get("CARDROOM_MATCH_TIME_LIMIT_S", "1800"))

@@ -30,6 +30,7 @@ from bots.api.serializers import (
 )
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
+from bots.tasks import version_validate
 from config.api import ApiDefaults, PayloadTooLarge
 
 #: Room for the multipart envelope around the file.
@@ -157,7 +158,12 @@ class BotVersionViewSet(
             )
         # A stored, pending version is complete on its own: the (slow) validation match
         # runs after the upload's transaction, and only moves it to ready or rejected.
-        if not getattr(settings, "CARDROOM_VALIDATE_ASYNC", False):
+        if getattr(settings, "CARDROOM_VALIDATE_ASYNC", False):
+            pk = version.pk
+            transaction.on_commit(
+                lambda: version_validate.apply_async((pk,), queue=settings.CARDROOM_MATCH_QUEUE)
+            )
+        else:
             version = services.bot_version_validate(version=version)
         return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, connections, transaction
 
 from bots import services
@@ -366,3 +367,31 @@ def test_bot_version_report_separates_upload_and_validation(bot, monkeypatch):
     assert report["status"] == "rejected" and report["number"] == 1
     assert report["upload"]["command"] == ["python3", "/bot/bot.py"]
     assert report["validation"]["ok"] is False
+
+
+def test_async_validation_is_queued_after_the_upload_commits(
+    settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """With CARDROOM_VALIDATE_ASYNC the upload answers at once; a worker task validates."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    from bots.tasks import version_validate
+
+    settings.MEDIA_ROOT = tmp_path
+    settings.CARDROOM_VALIDATE_ASYNC = True
+    user = get_user_model().objects.create_user("async", password="pw-123456789")
+    client = APIClient()
+    client.force_authenticate(user)
+    bot = client.post("/api/bots/", {"name": "later"}, format="json").json()
+    source = (Path(__file__).parents[2] / "bots" / "examples" / "python" / "bot.py").read_bytes()
+    upload = SimpleUploadedFile("bot.py", source)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        answer = client.post(
+            f"/api/bots/{bot['id']}/versions/", {"file": upload}, format="multipart"
+        )
+    assert answer.status_code == 201, answer.json()
+    assert answer.json()["status"] == "pending"
+    assert len(callbacks) == 1
+    assert version_validate(answer.json()["id"]) == "ready"  # what the worker runs
+    assert version_validate(10**9) == "missing"
