@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# `make demo HEADLESS=1`: no server; play one small competition, print it, exit.
+HEADLESS ?=
 
-.PHONY: test test-fast lint bench install clean
+.PHONY: test test-fast lint bench install clean demo
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,12 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+## The whole platform on embedded defaults (SQLite in var/, an embedded Redis, a worker,
+## the ASGI server on http://127.0.0.1:8000/); Ctrl-C stops it all.
+demo: $(STAMP)
+	$(PY) manage.py migrate --noinput --verbosity 0
+	$(PY) manage.py demo $(if $(filter-out 0,$(HEADLESS)),--headless,)
 
 ## Engine benchmark; `make bench ARGS=--json`. Installs the optional OpenSpiel baseline.
 bench: $(STAMP)

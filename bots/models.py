@@ -30,7 +30,7 @@ class Bot(models.Model):
         ordering = ["name", "id"]
 
     def __str__(self) -> str:
-        return f"builtin:{self.builtin}" if self.builtin else f"{self.owner}/{self.name}"
+        return self.name if self.owner_id is None else f"{self.owner}/{self.name}"
 
 
 class BotVersion(models.Model):

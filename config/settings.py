@@ -97,6 +97,16 @@ DATABASES = {
         conn_max_age=60,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (web, workers) share the file: writers queue for the lock
+    # instead of failing with "database is locked", readers never block writers.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

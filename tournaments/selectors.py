@@ -58,7 +58,7 @@ def standings_for_competition(*, competition: Competition) -> list[dict[str, Any
                 "rank": rank,
                 "entry": pk,
                 "bot": bot,
-                "name": f"builtin:{builtin}" if builtin and owner is None else f"{owner}/{name}",
+                "name": name if owner is None else f"{owner}/{name}",
                 "rating": display,
                 "mu": mu,
                 "sigma": sigma,

@@ -1,0 +1,27 @@
+"""The ASGI application: ``daphne config.asgi:application``.
+
+``http_application`` is the Django application for HTTP. With
+``CARDROOM_SERVE_STATIC=1`` (set by ``manage.py demo``) it also serves the
+static files itself, from the apps' folders; in production the reverse proxy
+serves ``STATIC_ROOT`` instead (``manage.py collectstatic``, see deploy/).
+A protocol router for WebSockets wraps ``http_application`` for its HTTP part.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+django_application = get_asgi_application()
+
+if os.environ.get("CARDROOM_SERVE_STATIC", "").strip().lower() in ("1", "true", "yes", "on"):
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    http_application = ASGIStaticFilesHandler(django_application)
+else:
+    http_application = django_application
+
+application = http_application

