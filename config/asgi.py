@@ -4,7 +4,9 @@
 ``CARDROOM_SERVE_STATIC=1`` (set by ``manage.py demo``) it also serves the
 static files itself, from the apps' folders; in production the reverse proxy
 serves ``STATIC_ROOT`` instead (``manage.py collectstatic``, see deploy/).
-A protocol router for WebSockets wraps ``http_application`` for its HTTP part.
+``application`` routes HTTP to ``http_application`` and WebSockets
+(``tournaments.routing``, the live dashboard) through the session authentication
+and a check of the ``Origin`` header against ``ALLOWED_HOSTS``.
 """
 
 from __future__ import annotations
@@ -24,4 +26,17 @@ if os.environ.get("CARDROOM_SERVE_STATIC", "").strip().lower() in ("1", "true", 
 else:
     http_application = django_application
 
-application = http_application
+from channels.auth import AuthMiddlewareStack  # noqa: E402  (after Django is set up)
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from tournaments.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_application,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -10,6 +10,8 @@ instance on SQLite):
 - ``DATABASE_URL``: e.g. ``postgres://user@127.0.0.1:5432/cardroom``
   (default SQLite in ``var/cardroom.sqlite3``).
 - ``REDIS_URL``: broker and channel layer (default ``redis://127.0.0.1:6379/0``).
+- ``CARDROOM_CHANNEL_LAYER``: ``memory`` for an in-process channel layer (tests);
+  ``CARDROOM_CHANNEL_PREFIX``: the Redis prefix of the channel layer (``cardroom``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "channels",
     "bots",
     "tournaments",
 ]
@@ -110,6 +113,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+# --- Channels ---
+# Live events of the dashboard (tournaments.events) go through Redis pub/sub, so that
+# the web processes receive what the workers announce. ``CARDROOM_CHANNEL_LAYER=memory``
+# keeps them inside one process (tests); ``CARDROOM_CHANNEL_PREFIX`` separates instances
+# sharing one Redis.
+ASGI_APPLICATION = "config.asgi.application"
+CARDROOM_CHANNEL_LAYER = os.environ.get("CARDROOM_CHANNEL_LAYER", "redis").strip().lower()
+if CARDROOM_CHANNEL_LAYER == "memory":
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                "prefix": os.environ.get("CARDROOM_CHANNEL_PREFIX", "cardroom"),
+            },
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -6,4 +6,5 @@ from config.api import api_urls
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urls())),
+    path("dashboard/", include("tournaments.dashboard.urls")),
 ]

@@ -9,6 +9,7 @@ call (a retry, a redelivered task) never changes anything twice.
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -21,7 +22,7 @@ from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
-from tournaments import pairing
+from tournaments import events, pairing
 from tournaments.formats import league
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.ratings import (
@@ -183,6 +184,9 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
         )
     competition.status = Competition.Status.RUNNING
     competition.save(update_fields=["status"])
+    transaction.on_commit(
+        partial(events.announce_competition_started, competition_id=competition.pk), robust=True
+    )
     return _pair_next(competition)
 
 
@@ -261,6 +265,7 @@ def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "finished_at"])
     _finish_round_if_complete(competition, match)
+    transaction.on_commit(partial(events.announce_match_recorded, match_id=match.pk), robust=True)
     return True
 
 

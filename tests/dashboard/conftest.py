@@ -1,0 +1,76 @@
+"""A small world for the dashboard: users, builtin bots, competitions, session cookies."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from bots.models import Bot
+from tournaments import services
+from tournaments.models import Competition, Match
+
+IN_MEMORY_LAYER = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@pytest.fixture(autouse=True)
+def _dashboard_settings(settings):
+    """One process, one in-memory channel layer; fast password hashing."""
+    settings.CHANNEL_LAYERS = IN_MEMORY_LAYER
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_user(username: str, **extra):
+    return get_user_model().objects.create_user(username, password="pw-123456", **extra)
+
+
+def make_competition(
+    organiser, *, name: str = "Club night", is_public: bool = True, entries: int = 3, games=3
+) -> Competition:
+    """A started round robin of builtin random bots (manni-basic, 3 seats)."""
+    competition = services.competition_create(
+        created_by=organiser,
+        name=name,
+        kind="tournament",
+        variant="manni-basic",
+        format="round-robin",
+        games_per_match=games,
+        is_public=is_public,
+    )
+    for i in range(entries):
+        slug = name.lower().replace(" ", "-")
+        bot = Bot.objects.create(name=f"{slug}-random-{i}", builtin="random")
+        services.entry_create(competition=competition, bot=bot)
+    services.competition_start(competition=competition)
+    return competition
+
+
+def play_one(competition: Competition) -> Match:
+    """Play and record the first pending match of ``competition``."""
+    match = competition.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+    assert match is not None, "no pending match left"
+    assert services.match_record_result(match=match, result=services.match_play(match=match))
+    match.refresh_from_db()
+    return match
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies[django_settings.SESSION_COOKIE_NAME].value
+
+
+@pytest.fixture
+def organiser(db):
+    return make_user("olga")
+
+
+@pytest.fixture
+def outsider(db):
+    return make_user("otto")
+
+
+@pytest.fixture
+def staff(db):
+    return make_user("stan", is_staff=True)

@@ -1,0 +1,182 @@
+"""End to end in a real browser: daphne serves the dashboard, results arrive live.
+
+Debian's chromium (``/usr/bin/chromium``) driven by Playwright; the server is a
+daphne subprocess on the test database, and the events cross processes through
+the real Redis channel layer under a prefix of this test alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection, connections
+
+from tests.dashboard.conftest import make_competition, play_one, session_cookie
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = ROOT / "docs" / "img"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def in_thread(function, *args):
+    """Run database code outside Playwright's event loop (which owns this thread)."""
+
+    def run():
+        try:
+            return function(*args)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+test_database_url.__test__ = False  # a helper, not a test
+
+
+@pytest.fixture
+def redis_layer(settings):
+    """The real Redis channel layer, under a prefix no other run shares."""
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        pytest.skip("REDIS_URL is not set")
+    prefix = f"cardroom-test-{uuid.uuid4().hex[:10]}"
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [redis_url], "prefix": prefix},
+        }
+    }
+    return redis_url, prefix
+
+
+@pytest.fixture
+def server(redis_layer, tmp_path):
+    """Daphne on a free port, on the test database and the test's channel prefix."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the browser test shares a PostgreSQL test database with daphne")
+    redis_url, prefix = redis_layer
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": test_database_url(),
+        "REDIS_URL": redis_url,
+        "CARDROOM_CHANNEL_LAYER": "redis",
+        "CARDROOM_CHANNEL_PREFIX": prefix,
+        "CARDROOM_SECRET_KEY": django_settings.SECRET_KEY,
+        "CARDROOM_SERVE_STATIC": "1",
+    }
+    log = (tmp_path / "daphne.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/dashboard/live.js", timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "daphne.log").read_text()) from None
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
+def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.fail("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import expect, sync_playwright
+
+    competition = make_competition(organiser, name="Live night", entries=6)
+    total = competition.matches.count()
+    cookie = session_cookie(organiser)
+    IMAGES.mkdir(parents=True, exist_ok=True)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1200, "height": 760})
+            context.add_cookies(
+                [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": server}]
+            )
+            page = context.new_page()
+            page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
+            expect(page.locator("#live")).to_have_text("live", timeout=10_000)
+            expect(page.locator("#progress")).to_contain_text(f"0 / {total} matches done")
+            page.evaluate("window.notReloaded = true")
+
+            first = in_thread(play_one, competition)
+            second = in_thread(play_one, competition)
+
+            # The round is over: the next one is paired, so the total grows too.
+            expect(page.locator("#progress")).to_contain_text(
+                re.compile(r"^2 / \d+ matches done"), timeout=10_000
+            )
+            expect(page.locator("#recent li").first).to_contain_text(f"#{second.pk}")
+            expect(page.locator("#recent")).to_contain_text(f"#{first.pk}")
+            games = page.locator("#standings tbody td:nth-child(5)").all_inner_texts()
+            assert sorted(games, key=int)[-1] == str(competition.games_per_match)
+            assert page.evaluate("window.notReloaded") is True
+            page.screenshot(path=str(IMAGES / "dashboard.png"), full_page=True)
+
+            page.locator("#recent a").first.click()
+            expect(page.locator("#position")).to_contain_text("step 0")
+            for _ in range(4):
+                page.click("#next")
+            expect(page.locator("#position")).to_contain_text("step 4")
+            page.screenshot(path=str(IMAGES / "replay.png"), full_page=True)
+        finally:
+            browser.close()

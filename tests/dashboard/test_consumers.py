@@ -1,0 +1,164 @@
+"""The competition event stream over a real ASGI stack: who may watch, what they get."""
+
+from __future__ import annotations
+
+import pytest
+import pytest_asyncio
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import connections
+
+from config.asgi import application
+from tests.dashboard.conftest import make_competition, play_one, session_cookie
+from tournaments import events
+from tournaments.consumers import CLOSE_FORBIDDEN
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _close_worker_connections():
+    """The database thread's connection must not outlive the test (nor the test database)."""
+    yield
+    await database_sync_to_async(connections.close_all)()
+
+
+def communicator(competition_id: int, user=None) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://localhost")]
+    if user is not None:
+        cookie = session_cookie(user)
+        headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+    return WebsocketCommunicator(application, f"/ws/competitions/{competition_id}/", headers)
+
+
+async def open_socket(competition_id: int, user=None) -> WebsocketCommunicator:
+    comm = await database_sync_to_async(communicator)(competition_id, user)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+async def assert_forbidden(comm: WebsocketCommunicator) -> None:
+    output = await comm.receive_output(timeout=2)
+    assert output == {"type": "websocket.close", "code": CLOSE_FORBIDDEN}
+
+
+async def test_anonymous_is_refused_a_private_competition(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    comm = await open_socket(competition.pk)
+    await assert_forbidden(comm)
+
+
+async def test_an_outsider_is_refused_a_private_competition(organiser, outsider):
+    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    comm = await open_socket(competition.pk, outsider)
+    await assert_forbidden(comm)
+
+
+async def test_an_unknown_competition_is_refused(organiser):
+    comm = await open_socket(987654)
+    await assert_forbidden(comm)
+
+
+async def test_a_foreign_origin_is_rejected_at_the_handshake(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser)
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/competitions/{competition.pk}/",
+        [(b"origin", b"http://evil.example")],
+    )
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+async def test_anonymous_watches_a_public_competition_from_a_snapshot(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser)
+    comm = await open_socket(competition.pk)
+    snapshot = await comm.receive_json_from(timeout=2)
+    assert snapshot["type"] == "snapshot"
+    assert snapshot["competition"] == competition.pk
+    assert snapshot["admin"] is False and "failed" not in snapshot
+    assert [row["rank"] for row in snapshot["standings"]] == [1, 1, 1]
+    assert set(snapshot["standings"][0]) >= {"name", "rating", "mu", "sigma", "games", "points"}
+    assert snapshot["progress"]["pending"] == snapshot["progress"]["total"] >= 1
+    assert snapshot["matches"] == {"running": [], "recent": []}
+    await comm.disconnect()
+
+
+async def test_organisers_and_staff_get_the_admin_view_of_a_private_competition(organiser, staff):
+    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    for user in (organiser, staff):
+        comm = await open_socket(competition.pk, user)
+        snapshot = await comm.receive_json_from(timeout=2)
+        assert snapshot["type"] == "snapshot"
+        assert snapshot["admin"] is True and snapshot["failed"] == []
+        await comm.disconnect()
+
+
+async def test_the_socket_joins_and_leaves_the_competition_group(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser)
+    layer = get_channel_layer()
+    group = f"competition.{competition.pk}"
+    comm = await open_socket(competition.pk)
+    await comm.receive_json_from(timeout=2)  # the snapshot
+    assert len(layer.groups.get(group, {})) == 1
+
+    note = events.event(events.ROUND_STARTED, competition.pk, round={"number": 9})
+    await layer.group_send(group, {"type": events.RELAY_MESSAGE_TYPE, "event": note})
+    assert await comm.receive_json_from(timeout=2) == note
+
+    await comm.disconnect()
+    assert not layer.groups.get(group)
+
+
+async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser)
+    comm = await open_socket(competition.pk)
+    await comm.receive_json_from(timeout=2)  # the snapshot
+
+    match = await database_sync_to_async(play_one)(competition)
+
+    received = {}
+    for _ in range(4):
+        message = await comm.receive_json_from(timeout=2)
+        received[message["type"]] = message
+    assert list(received) == [
+        "match.finished",
+        "standings.updated",
+        "round.finished",
+        "competition.finished",
+    ]
+    finished = received["match.finished"]
+    assert finished["competition"] == competition.pk
+    assert finished["match"]["id"] == match.pk and finished["match"]["status"] == "done"
+    ranks = {s["entry"]: s["rank"] for s in finished["match"]["seats"]}
+    assert sorted(ranks.values())[0] == 1 and len(ranks) == 3
+    assert len(finished["match"]["games"]) == 3
+    standings = received["standings.updated"]["standings"]
+    assert [row["games"] for row in standings] == [3, 3, 3]
+    assert received["standings.updated"]["progress"]["done"] == 1
+    # Three bots, one table: the only match closes the round and the tournament.
+    assert received["round.finished"]["round"]["number"] == 1
+    assert received["competition.finished"]["status"] == "finished"
+    await comm.disconnect()
+
+
+async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser)
+    layer = get_channel_layer()
+    comm = await open_socket(competition.pk)
+    await comm.receive_json_from(timeout=2)  # the snapshot
+
+    for n in range(6):
+        note = events.event(events.STANDINGS_UPDATED, competition.pk, standings=[], progress=n)
+        await layer.group_send(
+            f"competition.{competition.pk}", {"type": events.RELAY_MESSAGE_TYPE, "event": note}
+        )
+
+    first = await comm.receive_json_from(timeout=1)
+    second = await comm.receive_json_from(timeout=1)
+    assert (first["progress"], second["progress"]) == (0, 5)
+    assert await comm.receive_nothing(timeout=0.4)
+    await comm.disconnect()

@@ -1,0 +1,1 @@
+"""The live dashboard: server-rendered pages fed by the competition event stream."""

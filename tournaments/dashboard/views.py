@@ -1,0 +1,82 @@
+"""Dashboard pages: the competitions a user may watch, one competition live, a replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.backends.django import DjangoTemplates
+from django.views.decorators.http import require_GET
+
+from tournaments.dashboard.replay import replay_steps
+from tournaments.dashboard.selectors import competition_snapshot
+from tournaments.execution import competition_progress
+from tournaments.models import GameRecord, Match
+from tournaments.selectors import competitions_visible_to
+from tournaments.services import can_manage
+
+#: The dashboard lists this many competitions, newest first.
+LIST_LIMIT = 50
+
+HERE = Path(__file__).resolve().parent
+#: The dashboard's own templates (``tournaments/dashboard/templates``), self-contained.
+ENGINE = DjangoTemplates(
+    {
+        "NAME": "dashboard",
+        "DIRS": [HERE / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+            ],
+        },
+    }
+)
+
+
+def render(request: HttpRequest, name: str, context: dict[str, Any]) -> HttpResponse:
+    return HttpResponse(ENGINE.get_template(name).render(context, request))
+
+
+@require_GET
+def live_script(request: HttpRequest) -> FileResponse:
+    """The page script (``static/dashboard/live.js``): no build step, no static setup."""
+    path = HERE / "static" / "dashboard" / "live.js"
+    response = FileResponse(path.open("rb"), content_type="text/javascript")
+    response["Cache-Control"] = "max-age=300"
+    return response
+
+
+def competition_list(request: HttpRequest) -> HttpResponse:
+    competitions = competitions_visible_to(user=request.user)[:LIST_LIMIT]
+    rows = [(c, competition_progress(competition=c)) for c in competitions]
+    return render(request, "dashboard/competition_list.html", {"rows": rows})
+
+
+def competition_detail(request: HttpRequest, competition_id: int) -> HttpResponse:
+    competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
+    admin = can_manage(competition=competition, user=request.user)
+    snapshot = competition_snapshot(competition=competition, admin=admin)
+    context = {"competition": competition, "snapshot": snapshot, "admin": admin}
+    return render(request, "dashboard/competition_detail.html", context)
+
+
+def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A finished match's game, step by step; 404 for games one may not see."""
+    game = get_object_or_404(GameRecord.objects.select_related("match__competition"), pk=game_id)
+    match = game.match
+    visible = competitions_visible_to(user=request.user).filter(pk=match.competition_id)
+    if match.status != Match.Status.DONE or not visible.exists():
+        raise Http404("no such game")
+    record = game.record()
+    context = {
+        "game": game,
+        "match": match,
+        "competition": match.competition,
+        "variant": record["variant"],
+        "steps": replay_steps(record),
+    }
+    return render(request, "dashboard/game_replay.html", context)
