@@ -160,6 +160,16 @@ def announce_match_recorded(*, match_id: int) -> None:
         broadcast(competition.pk, item)
 
 
+def announce_match_started(*, match_id: int) -> None:
+    """After a worker claimed a match: ``match.started`` for its competition."""
+    match = Match.objects.filter(pk=match_id).select_related("competition").first()
+    if match is not None:
+        broadcast(
+            match.competition_id,
+            event(MATCH_STARTED, match.competition_id, match=match_payload(match)),
+        )
+
+
 def announce_competition_started(*, competition_id: int) -> None:
     """After a competition started: its first round and the (initial) standings."""
     try:

@@ -41,7 +41,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from bots.sandbox.errors import SandboxUnavailable
-from tournaments import services
+from tournaments import events, services
 from tournaments.models import Competition, Match
 
 log = logging.getLogger(__name__)
@@ -149,6 +149,7 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
     )
     if not claimed:
         return None
+    transaction.on_commit(lambda: events.announce_match_started(match_id=match_id), robust=True)
     return Match.objects.select_related("competition").get(pk=match_id)
 
 

@@ -45,3 +45,18 @@ def test_events_are_sent_after_commit_to_the_competition_group(organiser, monkey
 def test_an_unknown_event_type_is_a_programming_error():
     with pytest.raises(ValueError, match="unknown event type 'match.exploded'"):
         events.event("match.exploded", 1)
+
+
+def test_a_claimed_match_is_announced_as_started(organiser, monkeypatch):
+    from tournaments import execution
+
+    sent = []
+    monkeypatch.setattr(events, "broadcast", lambda cid, event: sent.append(event))
+    competition = make_competition(organiser)
+    match = competition.matches.first()
+    sent.clear()
+
+    assert execution.match_claim(match_id=match.pk, claimed_by="test-worker") is not None
+
+    assert [e["type"] for e in sent] == ["match.started"]
+    assert sent[0]["match"]["id"] == match.pk
