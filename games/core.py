@@ -238,10 +238,47 @@ class State:
         raise NotImplementedError
 
     def clone(self) -> State:
-        raise NotImplementedError
+        """An independent copy: every slot copied, lists and dicts one level deep.
+
+        Engines whose state nests mutable containers deeper override this.
+        """
+        cls = type(self)
+        slots = cls.__dict__.get("_all_slots")
+        if slots is None:
+            slots = tuple(n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ()))
+            cls._all_slots = slots
+        other = object.__new__(cls)
+        for name in slots:
+            try:
+                value = getattr(self, name)
+            except AttributeError:  # a field the engine has not set yet
+                continue
+            setattr(other, name, value.copy() if type(value) in (list, dict) else value)
+        return other
 
     def record(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _record_of(
+        self,
+        dealer: int,
+        decks: list[list[str]],
+        actions: list[str],
+        forfeited: tuple[int, str] | None,
+    ) -> dict[str, Any]:
+        """The record every engine returns (DESIGN.md section 2), forfeit included."""
+        record: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "variant": self.game.id,
+            "options": dict(self.game.options),
+            "seed": self.seed,
+            "dealer": dealer,
+            "decks": decks,
+            "actions": actions,
+        }
+        if forfeited is not None:
+            record["forfeit"] = {"seat": forfeited[0], "reason": forfeited[1]}
+        return record
 
     def forfeit(self, seat: int, reason: str = "illegal") -> None:
         """End the game because ``seat`` acted illegally (FORFEIT-2)."""

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from games import rng
 from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck
-from games.core import RECORD_FORMAT, Game, IllegalAction, State, competition_ranks
+from games.core import Game, IllegalAction, State, competition_ranks
 from games.maniglia.rules import ABOVE, POINTS, SUIT_CARDS, SUIT_MASKS, deal_hands
 
 PLAY, TRUMP, BID, PASS = 0, 40, 44, 97
@@ -416,34 +416,12 @@ class ManigliaState(State):
         """Hook: add the variant's public facts."""
 
     def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "variant": self.game.id,
-            "options": dict(self.game.options),
-            "seed": self.seed,
-            "dealer": self.first_dealer,
-            "decks": [[LATIN_NAMES[c] for c in deck] for deck in self.decks],
-            "actions": [LABELS[e & 0xFF] for e in self.history],
-        }
-        if self.forfeited is not None:
-            rec["forfeit"] = {"seat": self.forfeited[0], "reason": self.forfeited[1]}
-        return rec
-
-    def clone(self) -> ManigliaState:
-        other = object.__new__(type(self))
-        for name in self._slot_names():
-            if hasattr(self, name):
-                value = getattr(self, name)
-                setattr(other, name, value.copy() if type(value) is list else value)
-        return other
-
-    @classmethod
-    def _slot_names(cls) -> tuple[str, ...]:
-        names = cls.__dict__.get("_all_slots")
-        if names is None:
-            names = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()))
-            cls._all_slots = names
-        return names
+        return self._record_of(
+            self.first_dealer,
+            [[LATIN_NAMES[c] for c in deck] for deck in self.decks],
+            [LABELS[e & 0xFF] for e in self.history],
+            self.forfeited,
+        )
 
 
 def _copy(value: Any) -> Any:

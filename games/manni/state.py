@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from games import rng
 from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck
-from games.core import RECORD_FORMAT, Game, IllegalAction, State, competition_ranks
+from games.core import Game, IllegalAction, State, competition_ranks
 from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
 
 PLAY, DISCARD, DRAW, KEEP, TAKE, ANNOUNCE, GREAT, PASS = 0, 52, 104, 105, 106, 107, 113, 118
@@ -374,30 +374,9 @@ class ManniState(State):
         """Hook: add the variant's public facts."""
 
     def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "variant": self.game.id,
-            "options": dict(self.game.options),
-            "seed": self.seed,
-            "dealer": self.first_dealer,
-            "decks": [[FRENCH_NAMES[c] for c in deck] for deck in self.decks],
-            "actions": [LABELS[e & 0xFF] for e in self.history],
-        }
-        if self.forfeited is not None:
-            rec["forfeit"] = {"seat": self.forfeited[0], "reason": self.forfeited[1]}
-        return rec
-
-    def clone(self) -> ManniState:
-        cls = type(self)
-        slots = cls.__dict__.get("_all_slots")
-        if slots is None:
-            slots = tuple(n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ()))
-            cls._all_slots = slots
-        other = object.__new__(cls)
-        for name in slots:
-            try:
-                value = getattr(self, name)
-            except AttributeError:  # a field the variant has not set yet
-                continue
-            setattr(other, name, value.copy() if type(value) in (list, dict) else value)
-        return other
+        return self._record_of(
+            self.first_dealer,
+            [[FRENCH_NAMES[c] for c in deck] for deck in self.decks],
+            [LABELS[e & 0xFF] for e in self.history],
+            self.forfeited,
+        )
