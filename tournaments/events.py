@@ -121,15 +121,20 @@ def match_payload(match: Match) -> dict[str, Any]:
     }
 
 
+#: Rows a live ``standings.updated`` carries: the top of the table (the whole
+#: table of a very large ladder is read through the API, not pushed per result).
+LIVE_STANDINGS_ROWS = 200
+
+
 def standings_event(competition: Competition) -> dict[str, Any]:
-    """``standings.updated`` with the current standings and progress."""
+    """``standings.updated`` with the top of the standings and the progress."""
     from tournaments.execution import competition_progress
     from tournaments.selectors import standings_for_competition
 
     return event(
         STANDINGS_UPDATED,
         competition.pk,
-        standings=standings_for_competition(competition=competition),
+        standings=standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS),
         progress=competition_progress(competition=competition),
     )
 

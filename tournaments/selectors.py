@@ -22,10 +22,13 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
     return qs.filter(is_public=True)
 
 
-def standings_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
+def standings_for_competition(
+    *, competition: Competition, limit: int | None = None
+) -> list[dict[str, Any]]:
     """One row per entry: points first, then the displayed rating (mu - 3 sigma).
 
     Swiss tournaments rank by their own tie-breaks instead (see ``_swiss_order``).
+    ``limit`` keeps only the top rows (live views of very large ladders).
     Otherwise one ordered query returning plain tuples: its cost grows with the number
     of entries only, and equal points and rating share a rank.
     """
@@ -46,6 +49,9 @@ def standings_for_competition(*, competition: Competition) -> list[dict[str, Any
             "withdrawn",
         )
     )
+    swiss = competition.format == Competition.Format.SWISS
+    if limit is not None and not swiss:  # Swiss re-orders the whole table below
+        rows = rows[:limit]
     out: list[dict[str, Any]] = []
     previous = None
     for position, row in enumerate(rows, start=1):
@@ -67,8 +73,8 @@ def standings_for_competition(*, competition: Competition) -> list[dict[str, Any
                 "withdrawn": withdrawn,
             }
         )
-    if competition.format == Competition.Format.SWISS:
-        return _swiss_order(competition, out)
+    if swiss:
+        return _swiss_order(competition, out)[:limit]
     return out
 
 

@@ -241,3 +241,11 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
     assert len(events) == 2
     assert events[1].sigma_before > events[0].sigma_after  # widened for version 2
     assert events[1].mu_before == events[0].mu_after
+
+
+def test_standings_can_be_cut_to_the_top_rows(organiser):
+    comp = competition(organiser, entries=5)
+    services.competition_start(competition=comp)
+    play_all(comp)
+    full = selectors.standings_for_competition(competition=comp)
+    assert selectors.standings_for_competition(competition=comp, limit=2) == full[:2]
