@@ -58,12 +58,13 @@ from tournaments.demo import (
 from tournaments.models import Competition, Match
 
 BUILTINS = ("random", "greedy")
-#: Bot rows entered in each demo competition.
-DEMO_ENTRIES = 6
+#: Bot rows entered in each demo competition: enough matches (and rounds) that the
+#: live dashboard keeps moving for a few minutes before the competitions finish.
+DEMO_ENTRIES = 12
 #: One competition per game family: (family, variant, games per match).
 DEMO_COMPETITIONS = [
-    ("Manni", "manni-basic", 6),
-    ("Maniglia", "maniglia-4", 4),
+    ("Manni", "manni-basic", 24),
+    ("Maniglia", "maniglia-4", 16),
     ("Money", "money-jordan", 6),
 ]
 HEADLESS_VARIANT, HEADLESS_ENTRIES, HEADLESS_GAMES = "manni-basic", 4, 3
@@ -370,15 +371,21 @@ class Command(BaseCommand):
         else:
             login = f"{ADMIN} (password chosen on the first run)"
         lines = [
+            f"Live dashboard: {base}/dashboard/",
             "",
             "Cardroom demo is running.",
-            f"  dashboard (admin): {base}/admin/",
+            f"  live dashboard:    {base}/dashboard/",
+            f"  admin:             {base}/admin/",
             f"  API docs:          {base}/api/docs/",
             f"  API:               {base}/api/",
             f"  login:             {login}",
             f"  new password:      {python} manage.py changepassword {ADMIN}",
-            "  competitions (played by the worker):",
-            *(f"    #{c.pk} {c.name} [{c.variant}, {c.status}]" for c in competitions),
+            "  competitions (played by the worker, live on the dashboard):",
+            *(
+                f"    #{c.pk} {c.name} [{c.variant}, {c.status}] "
+                f"{base}/dashboard/competitions/{c.pk}/"
+                for c in competitions
+            ),
             f"  logs:              {self.run_dir}/{{web,worker,redis}}.log",
             f"  Redis (embedded):  {redis_url}",
             "Press Ctrl-C to stop.",

@@ -1,0 +1,486 @@
+"""Live benchmark: how fast results reach the WebSocket clients watching a competition.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_live \\
+        python -m bench.live [--sizes 1,100,500] [--rate 10] [--seconds 15] [--json]
+
+For each size N it starts a public round robin of built-in random bots
+(manni-basic, one game per match, enough entries for ``rate * seconds``
+matches), opens N WebSocket clients on ``ws/competitions/<id>/`` of a daphne
+subprocess (real Redis channel layer under a prefix of this run alone), then
+plays and records ``rate`` matches a second for ``seconds`` seconds with
+``services.match_play`` and ``services.match_record_result``. The time of each
+commit is taken by a commit hook registered before the service's own (so it
+runs right after COMMIT, before the events are built and sent); every client
+stamps the arrival of each ``match.finished``. Reported per size: the delay from
+commit to arrival over all (client, match) pairs (median, 95th percentile,
+maximum) and the events lost (expected events a client never received).
+
+The baseline of the same run is N = 1 (the floor: one watcher); each size
+prints its 95th percentile as a multiple of it. Targets: 95th percentile under
+200 ms at 500 clients, nothing lost.
+
+The clients run in one separate process (asyncio, ``websockets``), so the
+recording process does not share its interpreter with them. The database is
+created if missing and migrated; the benchmark's competitions and bots are
+deleted at the end, and daphne and the client process are always stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import platform
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardroom_live"
+VARIANT = "manni-basic"
+SEATS = 3
+#: Handshakes in flight at once while the clients connect.
+CONNECT_CONCURRENCY = 50
+#: How long the clients wait for the last events after the last result.
+DRAIN_SECONDS = 10.0
+
+
+def raise_fd_limit() -> int:
+    """Raise the soft limit of open files to the hard one; the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = 65536
+    if soft == resource.RLIM_INFINITY or soft >= hard:
+        return soft
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by linear interpolation; nan if empty."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    low = math.floor(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+# --- the clients (a process of their own, no Django) ---
+
+
+def _clients_main(conn, url: str, origin: str, n: int) -> None:
+    raise_fd_limit()
+    try:
+        asyncio.run(_clients(conn, url, origin, n))
+    finally:
+        conn.close()
+
+
+async def _clients(conn, url: str, origin: str, n: int) -> None:
+    from websockets.asyncio.client import connect
+
+    loop = asyncio.get_running_loop()
+    received: list[dict[int, float]] = [{} for _ in range(n)]
+    messages = [0] * n
+    errors: list[str] = []
+    sockets: list[Any] = []
+    settled = [0]  # clients connected with their snapshot, or failed
+    opened = asyncio.Event()
+    handshake = asyncio.Semaphore(CONNECT_CONCURRENCY)
+    prefix = '{"type": "match.finished"'
+
+    async def watch(i: int) -> None:
+        try:
+            async with handshake:
+                ws = await connect(
+                    url,
+                    origin=origin,
+                    compression=None,
+                    max_size=None,
+                    ping_interval=None,
+                    open_timeout=120,
+                    close_timeout=2,
+                )
+                sockets.append(ws)
+                first = json.loads(await ws.recv())
+                if first.get("type") != "snapshot":
+                    raise RuntimeError(f"first message is {first.get('type')!r}, not a snapshot")
+        except Exception as exc:
+            errors.append(f"client {i}: {exc!r}")
+            return
+        finally:
+            settled[0] += 1
+            if settled[0] >= n:
+                opened.set()
+        mine = received[i]
+        try:
+            async for message in ws:
+                now = time.time()
+                messages[i] += 1
+                if message.startswith(prefix):
+                    mine.setdefault(json.loads(message)["match"]["id"], now)
+        except Exception as exc:
+            errors.append(f"client {i} closed: {exc!r}")
+
+    started = time.monotonic()
+    tasks = [asyncio.create_task(watch(i)) for i in range(n)]
+    await opened.wait()
+    connect_s = time.monotonic() - started
+    conn.send(("ready", connect_s, n - len(errors), list(errors)))
+
+    command, expected = await loop.run_in_executor(None, conn.recv)
+    assert command == "expect"
+    wanted = set(expected)
+    deadline = time.monotonic() + DRAIN_SECONDS
+    while time.monotonic() < deadline:
+        if all(wanted <= r.keys() for r in received):
+            break
+        await asyncio.sleep(0.05)
+    conn.send(
+        (
+            "results",
+            [{m: t for m, t in r.items() if m in wanted} for r in received],
+            messages,
+            errors,
+        )
+    )
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.wait_for(
+        asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True), timeout=10
+    )
+
+
+# --- the server and the database ---
+
+
+def ensure_database(url: str) -> None:
+    """Create the database of ``url`` if it does not exist (PostgreSQL only)."""
+    import dj_database_url
+    import psycopg
+
+    db = dj_database_url.parse(url)
+    if "postgresql" not in db["ENGINE"]:
+        raise SystemExit("bench.live needs a PostgreSQL DATABASE_URL (daphne shares it)")
+    params = {
+        "host": db["HOST"] or "127.0.0.1",
+        "port": db["PORT"] or 5432,
+        "user": db["USER"],
+        "password": db["PASSWORD"] or None,
+    }
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]])
+        if exists.fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{db["NAME"]}"')
+
+
+def start_daphne(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/dashboard/live.js", timeout=1).close()
+            return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                stop(process)
+                raise RuntimeError(
+                    f"daphne did not start:\n{log_path.read_text()[-3000:]}"
+                ) from None
+            time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+# --- the recording side ---
+
+
+def entries_for(matches: int) -> int:
+    """Entries of a 3-seat round robin that schedules at least ``matches`` matches."""
+    n = SEATS * 3
+    while True:
+        games = math.ceil((n - 1) / (SEATS - 1))
+        tables = n // SEATS
+        rounds = math.ceil(n * games / (tables * SEATS))
+        if rounds * tables >= matches:
+            return n
+        n += 1
+
+
+def make_competition(tag: str, entries: int):
+    from bots.models import Bot
+    from tournaments import services
+
+    competition = services.competition_create(
+        created_by=None,
+        name=f"bench-live-{tag}",
+        kind="tournament",
+        variant=VARIANT,
+        format="round-robin",
+        games_per_match=1,
+        duplicate=False,
+        is_public=True,
+        seed=1,
+    )
+    for i in range(entries):
+        bot = Bot.objects.create(name=f"bench-live-{tag}-{i}", builtin="random")
+        services.entry_create(competition=competition, bot=bot)
+    services.competition_start(competition=competition)
+    return competition
+
+
+def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], float]:
+    """Record ``rate`` results a second for ``seconds``; {match id: commit time}, wall time."""
+    from django.db import transaction
+
+    from tournaments import services
+    from tournaments.models import Match
+
+    stamps: dict[int, float] = {}
+    total = int(rate * seconds)
+    started = time.monotonic()
+    for i in range(total):
+        match = competition.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        if match is None:
+            break
+        result = services.match_play(match=match)
+        delay = started + i / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        with transaction.atomic():
+            # Registered before the service's own hook: runs first, right after COMMIT.
+            transaction.on_commit(lambda pk=match.pk: stamps.__setitem__(pk, time.time()))
+            services.match_record_result(match=match, result=result)
+    return stamps, time.monotonic() - started
+
+
+def measure(n: int, args, port: int) -> dict[str, Any]:
+    from django.db import connections
+
+    competition = make_competition(
+        f"{uuid.uuid4().hex[:8]}-{n}", entries_for(int(args.rate * args.seconds) + 5)
+    )
+    entries = competition.entries.count()
+    connections.close_all()
+    url = f"ws://127.0.0.1:{port}/ws/competitions/{competition.pk}/"
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(
+        target=_clients_main, args=(child, url, f"http://127.0.0.1:{port}", n), daemon=True
+    )
+    process.start()
+    child.close()
+    try:
+        if not parent.poll(180):
+            raise RuntimeError(f"{n} clients did not connect within 180 s")
+        _, connect_s, connected, connect_errors = parent.recv()
+        time.sleep(0.5)  # let the last snapshots go out before the first result
+        stamps, wall = record(competition, args.rate, args.seconds)
+        parent.send(("expect", list(stamps)))
+        if not parent.poll(DRAIN_SECONDS + 60):
+            raise RuntimeError("the clients did not report")
+        _, received, messages, errors = parent.recv()
+        process.join(timeout=20)
+    finally:
+        parent.close()
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
+    delays = []
+    lost = 0
+    for got in received:
+        for match_id, committed in stamps.items():
+            arrived = got.get(match_id)
+            if arrived is None:
+                lost += 1
+            else:
+                delays.append((arrived - committed) * 1000)
+    expected = len(stamps) * n
+    return {
+        "clients": n,
+        "connected": connected,
+        "connect_s": round(connect_s, 2),
+        "entries": entries,
+        "results": len(stamps),
+        "results_per_s": round(len(stamps) / wall, 2) if wall else None,
+        "expected_events": expected,
+        "received_events": len(delays),
+        "lost": lost,
+        "messages": sum(messages),
+        "p50_ms": round(percentile(delays, 0.5), 2),
+        "p95_ms": round(percentile(delays, 0.95), 2),
+        "max_ms": round(max(delays), 2) if delays else math.nan,
+        "mean_ms": round(statistics.fmean(delays), 2) if delays else math.nan,
+        "errors": (connect_errors + [e for e in errors if e not in connect_errors])[:10],
+        "_competition": competition.pk,
+    }
+
+
+def cleanup(competition_ids: list[int]) -> None:
+    from bots.models import Bot
+    from tournaments.models import Competition
+
+    for pk in competition_ids:
+        competition = Competition.objects.filter(pk=pk).first()
+        if competition is None:
+            continue
+        bots = list(competition.entries.values_list("bot_id", flat=True))
+        try:
+            competition.delete()
+            Bot.objects.filter(pk__in=bots, name__startswith="bench-live-").delete()
+        except Exception as exc:  # leave the rows rather than fail the report
+            print(f"could not delete competition {pk}: {exc}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1,100,500", help="numbers of clients (comma list)")
+    parser.add_argument("--rate", type=float, default=10.0, help="results recorded per second")
+    parser.add_argument("--seconds", type=float, default=15.0, help="recording time per size")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if 1 not in sizes:
+        sizes.insert(0, 1)  # the baseline
+
+    fd_limit = raise_fd_limit()
+    database_url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    prefix = f"cardroom-bench-live-{uuid.uuid4().hex[:10]}"
+    ensure_database(database_url)
+    os.environ.update(
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        CARDROOM_CHANNEL_LAYER="redis",
+        CARDROOM_CHANNEL_PREFIX=prefix,
+    )
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", interactive=False, verbosity=0)
+    connections.close_all()
+
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env["CARDROOM_SERVE_STATIC"] = "1"  # the readiness probe fetches a static file
+    log_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    daphne = None
+    rows: list[dict[str, Any]] = []
+    try:
+        daphne = start_daphne(env, port, log_dir / "daphne.log")
+        for n in sizes:
+            if not args.json:
+                print(f"measuring {n} client(s)...", file=sys.stderr, flush=True)
+            rows.append(measure(n, args, port))
+            if daphne.poll() is not None:
+                raise RuntimeError(f"daphne stopped:\n{(log_dir / 'daphne.log').read_text()}")
+    finally:
+        stop(daphne)
+        cleanup([r["_competition"] for r in rows])
+    base = next(r for r in rows if r["clients"] == 1)
+    for row in rows:
+        row.pop("_competition")
+        row["p95_vs_one_client"] = (
+            round(row["p95_ms"] / base["p95_ms"], 2) if base["p95_ms"] else None
+        )
+    target = max(rows, key=lambda r: r["clients"])
+    report = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "variant": VARIANT,
+        "rate": args.rate,
+        "seconds": args.seconds,
+        "fd_limit": fd_limit,
+        "baseline": "clients=1",
+        "sizes": rows,
+        "targets": {
+            "clients": target["clients"],
+            "p95_under_200_ms": target["p95_ms"] < 200,
+            "none_lost": all(r["lost"] == 0 for r in rows),
+        },
+    }
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+        return 0
+    print(
+        f"live events: {VARIANT}, {args.rate:g} results/s for {args.seconds:g} s per size, "
+        f"python {report['python']}, {report['cpus']} cpus"
+    )
+    header = (
+        f"{'clients':>7} {'connect s':>9} {'results':>7} {'res/s':>6} {'events':>7} "
+        f"{'lost':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'p95 vs 1':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(
+            f"{r['clients']:>7} {r['connect_s']:>9.2f} {r['results']:>7} "
+            f"{r['results_per_s']:>6.2f} {r['expected_events']:>7} {r['lost']:>5} "
+            f"{r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['max_ms']:>7.1f} "
+            f"{r['p95_vs_one_client']:>8.2f}"
+        )
+        for error in r["errors"]:
+            print(f"        {error}")
+    t = report["targets"]
+    print(
+        f"targets at {t['clients']} clients: p95 < 200 ms "
+        f"{'met' if t['p95_under_200_ms'] else 'MISSED'}; nothing lost "
+        f"{'met' if t['none_lost'] else 'MISSED'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
