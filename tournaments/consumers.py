@@ -48,7 +48,7 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.group = None
         self._last_standings = 0.0
-        self._pending_standings: dict[str, Any] | None = None
+        self._pending_standings: str | None = None
         self._flush_task: asyncio.Task | None = None
         competition_id = self.scope["url_route"]["kwargs"]["competition_id"]
         competition, admin = await _watchable(competition_id, self.scope.get("user"))
@@ -71,24 +71,27 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
         """The stream is one-way; messages from the browser are ignored."""
 
     async def competition_event(self, message: dict[str, Any]) -> None:
-        """A broadcast event (``tournaments.events.RELAY_MESSAGE_TYPE``): forward it."""
-        event = message["event"]
-        if event.get("type") != STANDINGS_UPDATED:
-            await self.send_json(event)
+        """A broadcast event (``tournaments.events.relay_message``): forward its text.
+
+        The event was encoded once by the broadcaster; every socket sends the same text.
+        """
+        text = message["text"]
+        if message["event_type"] != STANDINGS_UPDATED:
+            await self.send(text_data=text)
             return
         wait = self._last_standings + self.standings_interval_s - time.monotonic()
         if wait <= 0 and self._flush_task is None:
             self._last_standings = time.monotonic()
-            await self.send_json(event)
+            await self.send(text_data=text)
             return
-        self._pending_standings = event  # the newest wins
+        self._pending_standings = text  # the newest wins
         if self._flush_task is None:
             self._flush_task = asyncio.create_task(self._flush_standings(max(wait, 0.0)))
 
     async def _flush_standings(self, wait: float) -> None:
         await asyncio.sleep(wait)
-        event, self._pending_standings = self._pending_standings, None
+        text, self._pending_standings = self._pending_standings, None
         self._flush_task = None
-        if event is not None:
+        if text is not None:
             self._last_standings = time.monotonic()
-            await self.send_json(event)
+            await self.send(text_data=text)

@@ -25,6 +25,7 @@ caller goes on.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -70,6 +71,15 @@ def event(kind: str, competition_id: int, **payload: Any) -> dict[str, Any]:
     return {"type": kind, "competition": int(competition_id), **payload}
 
 
+def relay_message(event: dict[str, Any]) -> dict[str, Any]:
+    """The channel-layer message carrying ``event``, encoded once for every socket."""
+    return {
+        "type": RELAY_MESSAGE_TYPE,
+        "event_type": event["type"],
+        "text": json.dumps(event, separators=(",", ":")),
+    }
+
+
 def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
     """Send ``event`` to the group of the competition; True if it was handed to the layer.
 
@@ -80,9 +90,7 @@ def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
         layer = get_channel_layer()
         if layer is None:
             return False
-        async_to_sync(layer.group_send)(
-            group_name(competition_id), {"type": RELAY_MESSAGE_TYPE, "event": event}
-        )
+        async_to_sync(layer.group_send)(group_name(competition_id), relay_message(event))
         return True
     except Exception:
         log.warning(

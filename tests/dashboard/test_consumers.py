@@ -106,7 +106,7 @@ async def test_the_socket_joins_and_leaves_the_competition_group(organiser):
     assert len(layer.groups.get(group, {})) == 1
 
     note = events.event(events.ROUND_STARTED, competition.pk, round={"number": 9})
-    await layer.group_send(group, {"type": events.RELAY_MESSAGE_TYPE, "event": note})
+    await layer.group_send(group, events.relay_message(note))
     assert await comm.receive_json_from(timeout=2) == note
 
     await comm.disconnect()
@@ -153,9 +153,7 @@ async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
 
     for n in range(6):
         note = events.event(events.STANDINGS_UPDATED, competition.pk, standings=[], progress=n)
-        await layer.group_send(
-            f"competition.{competition.pk}", {"type": events.RELAY_MESSAGE_TYPE, "event": note}
-        )
+        await layer.group_send(f"competition.{competition.pk}", events.relay_message(note))
 
     first = await comm.receive_json_from(timeout=1)
     second = await comm.receive_json_from(timeout=1)
