@@ -8,7 +8,9 @@ about ``N * games-per-entry`` recorded games (6 games per match, 3 seats), then
 times, several times each, on the real database:
 
 - ``standings``: reading the full standings table (one selector call);
-- ``record``: recording one match result with its rating update;
+- ``record``: recording one match result with its rating update (the transaction);
+- ``announce``: what follows its commit: the live-dashboard events (match,
+  top-200 standings, progress) built and handed to the channel layer;
 - ``pair``: pairing the next ladder batch over all N entries.
 
 It prints milliseconds (median) and query counts per operation, and the growth
@@ -141,7 +143,7 @@ def timed(fn, repeat: int) -> tuple[float, int]:
 
 
 def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
-    from tournaments import selectors, services
+    from tournaments import events, selectors, services
     from tournaments.models import Match, MatchSeat
 
     started = time.perf_counter()
@@ -161,7 +163,15 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
     standings_ms, standings_q = timed(
         lambda: selectors.standings_for_competition(competition=comp), repeat
     )
-    record_ms, record_q = timed(record_one, repeat)
+    # The live-dashboard announcement runs after the commit: time it on its own.
+    announced: list[int] = []
+    announce = events.announce_match_recorded
+    events.announce_match_recorded = lambda *, match_id: announced.append(match_id)
+    try:
+        record_ms, record_q = timed(record_one, repeat)
+    finally:
+        events.announce_match_recorded = announce
+    announce_ms, announce_q = timed(lambda: announce(match_id=announced.pop()), repeat)
     pair_ms, pair_q = timed(lambda: services._pair_next(comp), 1)
     out = {
         "entries": n,
@@ -171,6 +181,8 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
         "standings_queries": standings_q,
         "record_ms": record_ms,
         "record_queries": record_q,
+        "announce_ms": announce_ms,
+        "announce_queries": announce_q,
         "pair_ms": pair_ms,
         "pair_queries": pair_q,
     }
@@ -206,23 +218,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"{'entries':>8}{'games':>10}{'standings ms':>14}{'q':>4}{'record ms':>11}{'q':>4}"
-        f"{'pair ms':>10}{'q':>4}"
+        f"{'announce ms':>13}{'q':>4}{'pair ms':>10}{'q':>4}"
     )
     for r in rows:
         print(
             f"{r['entries']:>8,}{r['games']:>10,}{r['standings_ms']:>14.1f}"
             f"{r['standings_queries']:>4}{r['record_ms']:>11.1f}{r['record_queries']:>4}"
+            f"{r['announce_ms']:>13.1f}{r['announce_queries']:>4}"
             f"{r['pair_ms']:>10.1f}{r['pair_queries']:>4}"
         )
     for a, b in itertools.pairwise(rows):
         data = b["entries"] / a["entries"]
         growth = {
-            k: b[f"{k}_ms"] / max(a[f"{k}_ms"], 1e-9) for k in ("standings", "record", "pair")
+            k: b[f"{k}_ms"] / max(a[f"{k}_ms"], 1e-9)
+            for k in ("standings", "record", "announce", "pair")
         }
         flags = [k for k, g in growth.items() if g > 1.5 * data and k != "record"]
         print(
             f"  x{data:g} data: standings x{growth['standings']:.1f}, record "
-            f"x{growth['record']:.1f}, pair x{growth['pair']:.1f}"
+            f"x{growth['record']:.1f}, announce x{growth['announce']:.1f}, "
+            f"pair x{growth['pair']:.1f}"
             + (f"  FASTER THAN DATA: {', '.join(flags)}" if flags else "")
         )
     last = rows[-1]
