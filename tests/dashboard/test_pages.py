@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from tests.dashboard.conftest import make_competition, make_user, play_one
+from tournaments.models import RatingEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -110,3 +111,87 @@ def test_the_page_script_is_served():
     assert response.status_code == 200
     assert response["Content-Type"] == "text/javascript"
     assert b"new WebSocket" in b"".join(response.streaming_content)
+
+
+def replay_steps_of(page: str) -> list[dict]:
+    start = page.index('<script id="steps" type="application/json">')
+    return json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
+
+
+def test_the_competition_page_charts_the_top_ratings_over_time(organiser):
+    competition = make_competition(organiser, entries=4)
+    url = f"/dashboard/competitions/{competition.pk}/"
+
+    before = Client().get(url).content.decode()
+    play_one(competition)
+    play_one(competition)
+    page = Client().get(url).content.decode()
+
+    assert "<svg" not in before and "no rated matches yet" in before
+    assert page.count("<svg") == 1
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    rated = set(
+        RatingEvent.objects.filter(entry__competition=competition).values_list("entry", flat=True)
+    )
+    assert len(rated) == 4  # two 3-seat matches among 4 entries rate everyone
+    assert svg.count("<polyline") == len(rated)
+    for entry in rated:
+        assert f'<polyline data-entry="{entry}"' in svg
+    first = RatingEvent.objects.filter(entry__competition=competition).order_by("sequence").first()
+    history = RatingEvent.objects.filter(entry=first.entry)
+    line = svg[svg.index(f'data-entry="{first.entry_id}"') :]
+    points = line[line.index('points="') + 8 :].split('"')[0].split()
+    assert len(points) == history.count() + 1  # the starting rating, then one per match
+
+
+def test_the_rating_chart_draws_at_most_the_top_ten(organiser):
+    competition = make_competition(organiser, entries=12)
+    for _ in range(6):
+        play_one(competition)
+
+    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+    rated = RatingEvent.objects.filter(entry__competition=competition)
+    assert rated.values("entry").distinct().count() > 10
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    assert svg.count("<polyline") == 10
+
+
+def test_the_full_replay_shows_every_hand_to_organisers_and_staff(organiser, staff):
+    competition = make_competition(organiser)
+    game = play_one(competition).game_records.order_by("index").first()
+    url = f"/dashboard/games/{game.pk}/?view=full"
+
+    for user in (organiser, staff):
+        response = logged_in(user).get(url)
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert 'id="full-view"' in page
+        steps = replay_steps_of(page)
+        assert len(steps) == len(game.record()["actions"]) + 1
+        for seat in range(3):
+            assert all(f"hand seat {seat}" in step["view"] for step in steps)
+        dealt = sum(len(steps[0]["view"][f"hand seat {seat}"]) for seat in range(3))
+        assert dealt > 0
+        assert sum(len(steps[-1]["view"][f"hand seat {s}"]) for s in range(3)) < dealt
+
+    public = logged_in(organiser).get(f"/dashboard/games/{game.pk}/").content.decode()
+    assert all("hand seat 0" not in step["view"] for step in replay_steps_of(public))
+    assert 'id="full-view"' not in public and "?view=full" in public
+
+
+def test_the_full_replay_is_forbidden_to_everyone_else(organiser, outsider):
+    competition = make_competition(organiser)
+    game = play_one(competition).game_records.order_by("index").first()
+    url = f"/dashboard/games/{game.pk}/"
+
+    assert Client().get(url + "?view=full").status_code == 403
+    assert logged_in(outsider).get(url + "?view=full").status_code == 403
+    response = logged_in(outsider).get(url)  # the default stays the public view
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "?view=full" not in page
+    assert all(
+        not any(key.startswith("hand seat") for key in step["view"])
+        for step in replay_steps_of(page)
+    )

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.backends.django import DjangoTemplates
 from django.views.decorators.http import require_GET
 
 from tournaments.dashboard.replay import replay_steps
-from tournaments.dashboard.selectors import competition_snapshot
+from tournaments.dashboard.selectors import competition_snapshot, rating_chart
 from tournaments.execution import competition_progress
 from tournaments.models import GameRecord, Match
 from tournaments.selectors import competitions_visible_to
@@ -19,6 +20,8 @@ from tournaments.services import can_manage
 
 #: The dashboard lists this many competitions, newest first.
 LIST_LIMIT = 50
+#: ``?view=`` value of the replay that shows every seat's hand (organisers only).
+FULL_VIEW = "full"
 
 HERE = Path(__file__).resolve().parent
 #: The dashboard's own templates (``tournaments/dashboard/templates``), self-contained.
@@ -60,23 +63,38 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
     competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
     admin = can_manage(competition=competition, user=request.user)
     snapshot = competition_snapshot(competition=competition, admin=admin)
-    context = {"competition": competition, "snapshot": snapshot, "admin": admin}
+    context = {
+        "competition": competition,
+        "snapshot": snapshot,
+        "admin": admin,
+        "chart": rating_chart(competition=competition),
+    }
     return render(request, "dashboard/competition_detail.html", context)
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A finished match's game, step by step; 404 for games one may not see."""
+    """A finished match's game, step by step; 404 for games one may not see.
+
+    ``?view=full`` also shows every seat's hand at each step: staff and the
+    competition's organisers only (403 for anyone else).
+    """
     game = get_object_or_404(GameRecord.objects.select_related("match__competition"), pk=game_id)
     match = game.match
     visible = competitions_visible_to(user=request.user).filter(pk=match.competition_id)
     if match.status != Match.Status.DONE or not visible.exists():
         raise Http404("no such game")
+    full = request.GET.get("view") == FULL_VIEW
+    admin = can_manage(competition=match.competition, user=request.user)
+    if full and not admin:
+        raise PermissionDenied("only the competition's organisers may see every hand")
     record = game.record()
     context = {
         "game": game,
         "match": match,
         "competition": match.competition,
         "variant": record["variant"],
-        "steps": replay_steps(record),
+        "steps": replay_steps(record, full=full),
+        "full": full,
+        "admin": admin,
     }
     return render(request, "dashboard/game_replay.html", context)
