@@ -104,6 +104,15 @@ def redis_url(db: int | None = None) -> str:
     return f"{base}/{os.environ.get('CARDROOM_TEST_REDIS_DB', '14') if db is None else db}"
 
 
+#: Short leases, deadlines and reaper period, so recoveries happen within seconds.
+WORKER_ENV = {
+    "CARDROOM_MATCH_LEASE_S": "4",
+    "CARDROOM_QUEUE_GRACE_S": "3",
+    "CARDROOM_REAP_EVERY_S": "1",
+    "CARDROOM_MATCH_RETRY_BACKOFF_S": "0.2",
+}
+
+
 class Worker:
     """A real ``celery -A config worker`` on private queues, in its own process group."""
 
@@ -115,10 +124,7 @@ class Worker:
             "REDIS_URL": broker,
             "CARDROOM_MATCH_QUEUE": queues[0],
             "CARDROOM_DEFAULT_QUEUE": queues[1],
-            "CARDROOM_MATCH_LEASE_S": "4",
-            "CARDROOM_QUEUE_GRACE_S": "3",
-            "CARDROOM_REAP_EVERY_S": "1",
-            "CARDROOM_MATCH_RETRY_BACKOFF_S": "0.2",
+            **WORKER_ENV,
             **env,
         }
         self.proc: subprocess.Popen | None = None
@@ -185,7 +191,11 @@ def queues():
 
 
 @pytest.fixture
-def workers(tmp_path, queues):
+def workers(tmp_path, queues, settings):
+    # Matches queued from this process carry the same short requeue deadline as the
+    # workers' own (Worker's environment): a message lost with the broker is resent
+    # by the reaper within seconds, not after the production grace of an hour.
+    settings.CARDROOM_QUEUE_GRACE_S = int(WORKER_ENV["CARDROOM_QUEUE_GRACE_S"])
     started: list[Worker] = []
 
     def start(broker: str | None = None, **kwargs) -> Worker:
