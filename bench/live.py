@@ -46,6 +46,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from tournaments.demo import daphne_argv
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardroom_live"
 VARIANT = "manni-basic"
@@ -197,16 +199,7 @@ def ensure_database(url: str) -> None:
 def start_daphne(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
+        daphne_argv(host="127.0.0.1", port=port),
         cwd=ROOT,
         env=env,
         stdout=log,

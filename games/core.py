@@ -164,6 +164,11 @@ def _option_text(value: Any) -> str:
     return "none" if value is None else str(value)
 
 
+def forfeit_view(forfeited: tuple[int, str] | None) -> dict[str, Any] | None:
+    """A forfeit as records and observations show it: ``{"seat", "reason"}`` or None."""
+    return None if forfeited is None else {"seat": forfeited[0], "reason": forfeited[1]}
+
+
 def competition_ranks(values: Sequence[int | float]) -> list[int]:
     """Standard competition ranking (1, 2, 2, 4), higher value is better."""
     return [1 + sum(1 for other in values if other > v) for v in values]
@@ -277,7 +282,7 @@ class State:
             "actions": actions,
         }
         if forfeited is not None:
-            record["forfeit"] = {"seat": forfeited[0], "reason": forfeited[1]}
+            record["forfeit"] = forfeit_view(forfeited)
         return record
 
     def forfeit(self, seat: int, reason: str = "illegal") -> None:

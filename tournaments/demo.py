@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -187,6 +188,11 @@ def redis_argv(binary: str, *, port: int, directory: Path) -> list[str]:
         "--loglevel",
         "warning",
     ]
+
+
+def daphne_argv(*, host: str, port: int) -> list[str]:
+    """The ASGI server (daphne) serving ``config.asgi:application`` on ``host:port``."""
+    return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"]
 
 
 def redis_ping(host: str, port: int, timeout: float = 0.5) -> bool:

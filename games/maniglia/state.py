@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from games import rng
 from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck
-from games.core import Game, IllegalAction, State, competition_ranks
+from games.core import Game, IllegalAction, State, competition_ranks, forfeit_view
 from games.maniglia.rules import ABOVE, POINTS, SUIT_CARDS, SUIT_MASKS, deal_hands
 
 PLAY, TRUMP, BID, PASS = 0, 40, 44, 97
@@ -404,9 +404,7 @@ class ManigliaState(State):
             "tricks_won": list(self.won),
             "card_points": list(self.points),
             "scores": self.scores(),
-            "forfeit": None
-            if self.forfeited is None
-            else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
+            "forfeit": forfeit_view(self.forfeited),
             "history": self._history_view(),
         }
         self._observe_variant(seat, obs)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from games import rng
 from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck
-from games.core import Game, IllegalAction, State, competition_ranks
+from games.core import Game, IllegalAction, State, competition_ranks, forfeit_view
 from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
 
 PLAY, DISCARD, DRAW, KEEP, TAKE, ANNOUNCE, GREAT, PASS = 0, 52, 104, 105, 106, 107, 113, 118
@@ -362,9 +362,7 @@ class ManniState(State):
             "leader": self.leader if self.phase == P_PLAY else None,
             "tricks_won": list(self.won),
             "scores": self.scores(),
-            "forfeit": None
-            if self.forfeited is None
-            else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
+            "forfeit": forfeit_view(self.forfeited),
             "history": self._history_view(seat),
         }
         self._observe_variant(seat, obs)

@@ -12,7 +12,6 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 import uuid
@@ -24,6 +23,7 @@ from django.conf import settings as django_settings
 from django.db import connection, connections
 
 from tests.dashboard.conftest import make_competition, play_one, session_cookie
+from tournaments.demo import daphne_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
@@ -102,16 +102,7 @@ def server(redis_layer, tmp_path):
     }
     log = (tmp_path / "daphne.log").open("wb")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
+        daphne_argv(host="127.0.0.1", port=port),
         cwd=ROOT,
         env=env,
         stdout=log,

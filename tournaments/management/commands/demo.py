@@ -47,6 +47,7 @@ from tournaments import execution, selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
+    daphne_argv,
     free_port,
     port_in_use,
     redis_argv,
@@ -238,16 +239,7 @@ class Command(BaseCommand):
         child = self._start(
             Child(
                 "web",
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-b",
-                    host,
-                    "-p",
-                    str(port),
-                    "config.asgi:application",
-                ],
+                daphne_argv(host=host, port=port),
                 self.run_dir / "web.log",
                 env=env,
                 cwd=Path(settings.BASE_DIR),
