@@ -105,12 +105,18 @@ def test_the_replay_is_only_for_finished_matches_one_may_watch(organiser, outsid
     assert logged_in(organiser).get(f"/dashboard/games/{game.pk}/").status_code == 404
 
 
-def test_the_page_script_is_served():
-    response = Client().get("/dashboard/live.js")
+@pytest.mark.parametrize("name, marker", [("live.js", b"new WebSocket"), ("replay.js", b"steps")])
+def test_the_page_scripts_are_served(name, marker):
+    response = Client().get(f"/dashboard/{name}")
 
     assert response.status_code == 200
     assert response["Content-Type"] == "text/javascript"
-    assert b"new WebSocket" in b"".join(response.streaming_content)
+    assert marker in b"".join(response.streaming_content)
+
+
+def test_only_the_page_scripts_are_served():
+    assert Client().get("/dashboard/views.py").status_code == 404
+    assert Client().get("/dashboard/..%2Fviews.py").status_code == 404
 
 
 def replay_steps_of(page: str) -> list[dict]:

@@ -16,5 +16,5 @@ urlpatterns = [
         name="competition-detail",
     ),
     path("games/<int:game_id>/", views.game_replay, name="game-replay"),
-    path("live.js", views.live_script, name="live-script"),
+    path("<str:name>", views.script, name="script"),
 ]

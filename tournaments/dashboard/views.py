@@ -44,10 +44,16 @@ def render(request: HttpRequest, name: str, context: dict[str, Any]) -> HttpResp
     return HttpResponse(ENGINE.get_template(name).render(context, request))
 
 
+#: The page scripts (``static/dashboard/``): no build step, no static files setup.
+SCRIPTS = frozenset({"live.js", "replay.js"})
+
+
 @require_GET
-def live_script(request: HttpRequest) -> FileResponse:
-    """The page script (``static/dashboard/live.js``): no build step, no static setup."""
-    path = HERE / "static" / "dashboard" / "live.js"
+def script(request: HttpRequest, name: str) -> FileResponse:
+    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
+    if name not in SCRIPTS:
+        raise Http404("no such script")
+    path = HERE / "static" / "dashboard" / name
     response = FileResponse(path.open("rb"), content_type="text/javascript")
     response["Cache-Control"] = "max-age=300"
     return response

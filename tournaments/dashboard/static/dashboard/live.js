@@ -1,4 +1,4 @@
-// Cardroom dashboard: the live competition page and the replay viewer.
+// Cardroom dashboard: the live competition page.
 // The competition page starts from the server-rendered snapshot, then follows the
 // event stream of ws/competitions/<id>/ (tournaments.events), reconnecting with backoff.
 "use strict";
@@ -146,46 +146,5 @@
     connect();
   }
 
-  // --- the replay viewer ---
-
-  function cardBox(card) {
-    const text = typeof card === "string" ? card : JSON.stringify(card);
-    const red = typeof card === "string" && /[HD]$/.test(card);
-    return el("span", { class: red ? "card red" : "card" }, text);
-  }
-
-  function viewValue(value) {
-    if (Array.isArray(value) && value.length && value.every((v) => typeof v === "string" && v.length <= 3)) {
-      return el("span", {}, ...value.map(cardBox));
-    }
-    return el("code", {}, JSON.stringify(value));
-  }
-
-  function replayViewer() {
-    const steps = JSON.parse(document.getElementById("steps").textContent);
-    let at = 0;
-    function show() {
-      const step = steps[at];
-      document.getElementById("position").textContent =
-        `step ${step.index} / ${steps.length - 1}` +
-        (step.action == null ? "" : ` · seat ${step.actor} played ${step.action}`);
-      const rows = Object.entries(step.view).map(([key, value]) =>
-        el("tr", {}, el("th", {}, key), el("td", {}, viewValue(value))),
-      );
-      document.getElementById("step").replaceChildren(el("table", {}, ...rows));
-    }
-    const go = (i) => { at = Math.max(0, Math.min(steps.length - 1, i)); show(); };
-    document.getElementById("first").onclick = () => go(0);
-    document.getElementById("prev").onclick = () => go(at - 1);
-    document.getElementById("next").onclick = () => go(at + 1);
-    document.getElementById("last").onclick = () => go(steps.length - 1);
-    document.addEventListener("keydown", (e) => {
-      if (e.key === "ArrowRight") go(at + 1);
-      if (e.key === "ArrowLeft") go(at - 1);
-    });
-    show();
-  }
-
-  if (script.dataset.replayViewer) replayViewer();
-  else if (script.dataset.competition) liveCompetition(script.dataset.competition, script.dataset.replay);
+  if (script.dataset.competition) liveCompetition(script.dataset.competition, script.dataset.replay);
 })();
