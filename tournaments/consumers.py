@@ -19,7 +19,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from tournaments.dashboard.selectors import competition_snapshot
-from tournaments.events import STANDINGS_UPDATED, group_name
+from tournaments.events import RELAY_MESSAGE_TYPE, STANDINGS_UPDATED, group_name
 from tournaments.models import Competition
 from tournaments.selectors import competitions_visible_to
 from tournaments.services import can_manage
@@ -66,6 +66,19 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
             self._flush_task.cancel()
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Relayed events go straight to :meth:`competition_event`.
+
+        Channels' own dispatch first closes stale database connections in a worker
+        thread, for every message: a thread hop per event per socket, for a handler
+        that never touches the database. Other messages (connect, disconnect,
+        frames from the browser) keep that clean-up.
+        """
+        if message["type"] == RELAY_MESSAGE_TYPE:
+            await self.competition_event(message)
+        else:
+            await super().dispatch(message)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """The stream is one-way; messages from the browser are ignored."""
