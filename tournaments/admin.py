@@ -31,7 +31,7 @@ class EntryInline(admin.TabularInline):
 @admin.register(Competition)
 class CompetitionAdmin(admin.ModelAdmin):
     list_display = ["name", "kind", "variant", "format", "status", "is_public", "created_at"]
-    list_filter = ["kind", "format", "status", "variant", "is_public"]
+    list_filter = ["kind", "format", "status", "variant", "is_public", "full_replays_after_end"]
     search_fields = ["name"]
     filter_horizontal = ["organisers"]
     inlines = [EntryInline]

@@ -29,9 +29,10 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -113,7 +114,27 @@ def matches_enqueue(*, competition: Competition, send: Sender = send_match_tasks
         competition__status=Competition.Status.RUNNING,
         status=Status.PENDING,
     )
-    return _mark_queued_and_send(pending, send)
+    ids = _mark_queued_and_send(pending, send)
+    if ids:
+        _announce_queue_status([competition.pk])
+    return ids
+
+
+def _announce_queue_status(competition_ids: Iterable[int]) -> None:
+    """``queue.status`` of each competition once the current transaction commits."""
+    for competition_id in competition_ids:
+        transaction.on_commit(
+            partial(events.announce_queue_status, competition_id=competition_id), robust=True
+        )
+
+
+def _announce_queue_status_of_match(match_id: int) -> None:
+    """As :func:`_announce_queue_status`; never raises (the change is already made)."""
+    try:
+        found = Match.objects.filter(pk=match_id).values_list("competition_id", flat=True)
+        _announce_queue_status(list(found[:1]))
+    except Exception:
+        log.warning("could not announce the queue status of match %s", match_id, exc_info=True)
 
 
 def competition_launch(
@@ -150,7 +171,9 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
     if not claimed:
         return None
     transaction.on_commit(lambda: events.announce_match_started(match_id=match_id), robust=True)
-    return Match.objects.select_related("competition").get(pk=match_id)
+    match = Match.objects.select_related("competition").get(pk=match_id)
+    _announce_queue_status([match.competition_id])
+    return match
 
 
 def _holds(match_id: int, claimed_by: str):
@@ -160,20 +183,26 @@ def _holds(match_id: int, claimed_by: str):
 def match_release(*, match_id: int, claimed_by: str, error: str, retry_in_s: float) -> bool:
     """Give a held match back to the queue (an infrastructure error); False if not held."""
     deadline = timezone.now() + timedelta(seconds=retry_in_s + settings.CARDROOM_QUEUE_GRACE_S)
-    return bool(
+    released = bool(
         _holds(match_id, claimed_by).update(
             status=Status.QUEUED, claimed_by="", lease_until=deadline, error=error[:2000]
         )
     )
+    if released:
+        _announce_queue_status_of_match(match_id)
+    return released
 
 
 def match_fail(*, match_id: int, claimed_by: str, error: str) -> bool:
     """Mark a held match ``failed`` with ``error``; False if ``claimed_by`` no longer holds it."""
-    return bool(
+    failed = bool(
         _holds(match_id, claimed_by).update(
             status=Status.FAILED, lease_until=None, error=error[:2000], finished_at=timezone.now()
         )
     )
+    if failed:
+        _announce_queue_status_of_match(match_id)
+    return failed
 
 
 def match_record(
@@ -199,6 +228,7 @@ def match_record(
         recorded = services.match_record_result(match=match, result=result)
         if recorded:
             Match.objects.filter(pk=match_id).update(lease_until=None, error="")
+            _announce_queue_status([competition_id])
             if send is not None:
                 matches_enqueue(competition=competition, send=send)
     return recorded
@@ -275,6 +305,14 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     ladders = [m for c in _idle_ladders() for m in _ladder_batch(c, send)]
     if requeued or failed or resent:
         log.warning("reaper: requeued %s, failed %s, resent %s", requeued, failed, resent)
+    touched = [*requeued, *failed, *resent, *enqueued, *ladders]
+    if touched:
+        _announce_queue_status(
+            Match.objects.filter(pk__in=touched)
+            .values_list("competition_id", flat=True)
+            .distinct()
+            .order_by()
+        )
     return Reaped(requeued, failed, resent, enqueued, ladders)
 
 

@@ -50,6 +50,13 @@ class Competition(models.Model):
     rating_sequence = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     is_public = models.BooleanField(default=True)
+    #: Once the competition has ended, everyone who may watch it may also see every
+    #: hand in its game replays (staff always may, its organisers once it has ended).
+    full_replays_after_end = models.BooleanField(
+        default=False,
+        help_text="Once the competition has ended, show every hand in its game replays "
+        "to everyone who may watch it.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

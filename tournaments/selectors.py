@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
@@ -22,6 +23,25 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
     return qs.filter(is_public=True)
 
 
+#: The trend of a standings row is the change of the displayed rating over this many
+#: of the entry's last rated matches.
+TREND_MATCHES = 5
+
+
+def _rating_before_recent_matches() -> Coalesce:
+    """The displayed rating of the outer entry before its last :data:`TREND_MATCHES` rated
+    matches (before its first one if it has fewer); NULL if it was never rated.
+
+    Two correlated subqueries, each a short backward scan of the (entry, sequence) index,
+    so the cost does not grow with the length of the history.
+    """
+    before = F("mu_before") - 3 * F("sigma_before")
+    history = RatingEvent.objects.filter(entry=OuterRef("pk")).annotate(before=before)
+    back = history.order_by("-sequence").values("before")[TREND_MATCHES - 1 : TREND_MATCHES]
+    first = history.order_by("sequence").values("before")[:1]
+    return Coalesce(Subquery(back), Subquery(first), output_field=FloatField())
+
+
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
 ) -> list[dict[str, Any]]:
@@ -31,9 +51,13 @@ def standings_for_competition(
     ``limit`` keeps only the top rows (live views of very large ladders).
     Otherwise one ordered query returning plain tuples: its cost grows with the number
     of entries only, and equal points and rating share a rank.
+
+    ``trend`` is the change of the displayed rating over the entry's last
+    :data:`TREND_MATCHES` rated matches (None before its first), in the same query.
     """
     rows = (
         competition.entries.annotate(display=F("mu") - 3 * F("sigma"))
+        .annotate(trend=F("display") - _rating_before_recent_matches())
         .order_by("-points", "-display", "seed_order", "id")
         .values_list(
             "pk",
@@ -47,6 +71,7 @@ def standings_for_competition(
             "games",
             "points",
             "withdrawn",
+            "trend",
         )
     )
     swiss = competition.format == Competition.Format.SWISS
@@ -55,7 +80,7 @@ def standings_for_competition(
     out: list[dict[str, Any]] = []
     previous = None
     for position, row in enumerate(rows, start=1):
-        pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn = row
+        pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend = row
         key = (points, display)
         rank = out[-1]["rank"] if key == previous else position
         previous = key
@@ -71,6 +96,7 @@ def standings_for_competition(
                 "games": played,
                 "points": points,
                 "withdrawn": withdrawn,
+                "trend": trend,
             }
         )
     if swiss:

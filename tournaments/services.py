@@ -82,6 +82,7 @@ def competition_create(
     bank_ms: int = 20_000,
     rounds_planned: int | None = None,
     is_public: bool = True,
+    full_replays_after_end: bool = False,
     seed: int = 0,
 ) -> Competition:
     """A new competition in ``draft``; its settings are checked against the variant."""
@@ -119,6 +120,7 @@ def competition_create(
         bank_ms=bank_ms,
         rounds_planned=rounds_planned,
         is_public=is_public,
+        full_replays_after_end=full_replays_after_end,
         seed=seed,
         created_by=created_by,
         seats_per_table=game.num_players,

@@ -26,17 +26,27 @@ def make_user(username: str, **extra):
 
 
 def make_competition(
-    organiser, *, name: str = "Club night", is_public: bool = True, entries: int = 3, games=3
+    organiser,
+    *,
+    name: str = "Club night",
+    is_public: bool = True,
+    entries: int = 3,
+    games=3,
+    variant: str = "manni-basic",
+    format: str = "round-robin",
+    rounds_planned: int | None = None,
 ) -> Competition:
-    """A started round robin of builtin random bots (manni-basic, 3 seats)."""
+    """A started tournament of builtin random bots: by default a round robin of manni-basic
+    (3 seats); ``variant="money-jordan"`` has two seats (for brackets; ``games`` even)."""
     competition = services.competition_create(
         created_by=organiser,
         name=name,
         kind="tournament",
-        variant="manni-basic",
-        format="round-robin",
+        variant=variant,
+        format=format,
         games_per_match=games,
         is_public=is_public,
+        rounds_planned=rounds_planned,
     )
     for i in range(entries):
         slug = name.lower().replace(" ", "-")
@@ -44,6 +54,14 @@ def make_competition(
         services.entry_create(competition=competition, bot=bot)
     services.competition_start(competition=competition)
     return competition
+
+
+def play_all(competition: Competition) -> list[Match]:
+    """Play every match until the competition has nothing pending (later rounds included)."""
+    played = []
+    while competition.matches.filter(status=Match.Status.PENDING).exists():
+        played.append(play_one(competition))
+    return played
 
 
 def play_one(competition: Competition) -> Match:

@@ -131,10 +131,30 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
         pytest.fail("chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import expect, sync_playwright
 
+    from tournaments import execution
+
     competition = make_competition(organiser, name="Live night", entries=6)
     total = competition.matches.count()
     cookie = session_cookie(organiser)
     IMAGES.mkdir(parents=True, exist_ok=True)
+
+    def next_match():
+        return competition.matches.filter(status="pending").order_by("id").first()
+
+    def by_worker(worker: str):
+        """Claim, play and record the next match as a worker does (queue.status included)."""
+        match = next_match()
+        outcome = execution.match_execute(match_id=match.pk, claimed_by=f"{worker}/t", send=None)
+        assert outcome == "recorded"
+        return match
+
+    def hold(worker: str):
+        """Claim the next match and keep it running."""
+        return execution.match_claim(match_id=next_match().pk, claimed_by=f"{worker}/t")
+
+    # Points of every line of the chart, as the browser drew them.
+    chart_points = r"""() => [...document.querySelectorAll('#rating-chart polyline')]
+        .reduce((n, line) => n + line.getAttribute('points').trim().split(/\s+/).length, 0)"""
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -147,10 +167,13 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
             expect(page.locator("#live")).to_have_text("live", timeout=10_000)
             expect(page.locator("#progress")).to_contain_text(f"0 / {total} matches done")
+            expect(page.locator("#standings td.trend").first).to_have_text("\N{EN DASH}")
+            expect(page.locator("#chart")).to_contain_text("no rated matches yet")
+            expect(page.locator('#rounds li[data-round="1"]')).to_contain_text("0 / 2 done")
             page.evaluate("window.notReloaded = true")
 
-            first = in_thread(play_one, competition)
-            second = in_thread(play_one, competition)
+            first = in_thread(play_one, competition)  # recorded by the services directly
+            second = in_thread(by_worker, "worker-2/102")
 
             # The round is over: the next one is paired, so the total grows too.
             expect(page.locator("#progress")).to_contain_text(
@@ -160,14 +183,71 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             expect(page.locator("#recent")).to_contain_text(f"#{first.pk}")
             games = page.locator("#standings tbody td:nth-child(5)").all_inner_texts()
             assert sorted(games, key=int)[-1] == str(competition.games_per_match)
+            expect(page.locator("#standings td.trend.up").first).to_contain_text("▲")
+            expect(page.locator("#standings td.trend.down").first).to_contain_text("▼")
+            first_round = page.locator('#rounds li[data-round="1"]')
+            expect(first_round).to_contain_text("finished")
+            expect(first_round).to_contain_text("2 / 2 done")
+            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("running")
+            expect(page.locator("#current-round h3")).to_have_text("Round 2 pairings")
+            expect(page.locator("#rating-chart polyline")).to_have_count(6)
+            page.wait_for_function(f"() => ({chart_points})() === 12")  # six starts, six results
+
+            in_thread(by_worker, "worker-1/101")
+            in_thread(by_worker, "worker-2/102")
+            page.wait_for_function(f"() => ({chart_points})() === 18")  # the lines grow live
+            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("2 / 2 done")
+            held = in_thread(hold, "worker-3/103")
+            expect(page.locator("#workers")).to_contain_text("worker-3/103", timeout=10_000)
+            expect(page.locator("#workers")).to_contain_text(f"#{held.pk}")
+            expect(page.locator("#running")).to_contain_text(f"#{held.pk}")
+            expect(page.locator(f'#current-round tr[data-match="{held.pk}"]')).to_contain_text(
+                "running"
+            )
+            expect(page.locator("#queue-counts")).to_contain_text("4 done")
             assert page.evaluate("window.notReloaded") is True
             page.screenshot(path=str(IMAGES / "dashboard.png"), full_page=True)
 
             page.locator("#recent a").first.click()
             expect(page.locator("#position")).to_contain_text("step 0")
+            # The deal: three seats named after their bots, every hand face down.
+            expect(page.locator(".felt .table-seat")).to_have_count(3)
+            expect(page.locator(".table-seat .playing-card.back")).to_have_count(3)
+            expect(page.locator("#said")).to_contain_text("deals")
             for _ in range(4):
                 page.click("#next")
             expect(page.locator("#position")).to_contain_text("step 4")
+            expect(page.locator("#moves li.current a")).to_have_attribute("data-step", "4")
+            page.keyboard.press("ArrowLeft")
+            expect(page.locator("#position")).to_contain_text("step 3")
+
+            # The move list jumps to a completed trick in mid-game: its cards drawn as cards.
+            steps = page.evaluate("JSON.parse(document.getElementById('steps').textContent)")
+            assert page.locator("#moves a").count() == len(steps) - 1
+            trick = next(
+                s
+                for s in steps[12:]
+                if any(a.get("complete") for a in s["table"]["centre"])
+                and s["view"]["phase"] == "play"
+            )
+            plays = next(a for a in trick["table"]["centre"] if a.get("complete"))["plays"]
+            page.locator(f'#moves a[data-step="{trick["index"]}"]').click()
+            expect(page.locator("#position")).to_contain_text(f"step {trick['index']} /")
+            cards = page.locator(".centre .trick .playing-card")
+            expect(cards).to_have_count(len(plays))
+            for i, (_, label) in enumerate(plays):
+                expect(cards.nth(i)).to_have_attribute("data-card", label)
+                suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[label[-1]]
+                expect(cards.nth(i).locator(".suit")).to_have_text(suit)
+            expect(page.locator(".centre .play.winner")).to_have_count(1)
+            expect(page.locator("#said")).to_contain_text("takes the trick")
+            expect(page.locator("#scores")).to_contain_text("score")
             page.screenshot(path=str(IMAGES / "replay.png"), full_page=True)
+
+            page.click("#last")
+            expect(page.locator("#result")).to_contain_text("Final result")
+            page.click("#first")
+            expect(page.locator("#position")).to_contain_text("step 0")
+            expect(page.locator("#result")).to_be_hidden()
         finally:
             browser.close()

@@ -160,3 +160,60 @@ async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
     assert (first["progress"], second["progress"]) == (0, 5)
     assert await comm.receive_nothing(timeout=0.4)
     await comm.disconnect()
+
+
+async def receive_events(comm: WebsocketCommunicator, count: int) -> list[dict]:
+    """The next ``count`` events, whether each frame holds one event or a JSON array."""
+    out: list[dict] = []
+    while len(out) < count:
+        message = await comm.receive_json_from(timeout=2)
+        out.extend(message if isinstance(message, list) else [message])
+    return out
+
+
+async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):
+    competition = await database_sync_to_async(make_competition)(organiser, entries=6)
+    match = await database_sync_to_async(play_one)(competition)
+
+    comm = await open_socket(competition.pk)
+    snapshot = await comm.receive_json_from(timeout=2)
+
+    rated = {s["entry"] for s in snapshot["matches"]["recent"][0]["seats"]}
+    trends = {row["entry"]: row["trend"] for row in snapshot["standings"]}
+    assert all(trends[entry] is not None for entry in rated)
+    assert all(trends[entry] is None for entry in set(trends) - rated)
+    assert snapshot["format"] == "round-robin"
+    assert snapshot["rounds"]["rounds"][0] == {
+        "number": 1,
+        "status": "running",
+        "matches": 2,
+        "done": 1,
+    }
+    assert match.pk in [t["id"] for t in snapshot["rounds"]["current"]["tables"]]
+    assert {s["entry"] for s in snapshot["chart"]["series"]} == rated
+    assert all(len(s["points"]) == 2 for s in snapshot["chart"]["series"])
+    assert len(snapshot["chart"]["colours"]) == snapshot["chart"]["top"] == 10
+    queue = snapshot["queue"]
+    assert (queue["done"], queue["pending"], queue["running"], queue["workers"]) == (1, 1, 0, [])
+    assert "backlog" in queue and queue["at"]
+    await comm.disconnect()
+
+
+async def test_a_claim_reaches_the_socket_with_the_queue_status(organiser):
+    from tournaments import execution
+
+    competition = await database_sync_to_async(make_competition)(organiser)
+    comm = await open_socket(competition.pk)
+    await comm.receive_json_from(timeout=2)  # the snapshot
+    match = await database_sync_to_async(competition.matches.get)()
+
+    await database_sync_to_async(execution.match_claim)(
+        match_id=match.pk, claimed_by="host-b/77/task"
+    )
+
+    started, status = await receive_events(comm, 2)
+    assert started["type"] == "match.started" and started["match"]["status"] == "running"
+    assert status["type"] == "queue.status"
+    assert status["queue"]["workers"][0]["worker"] == "host-b/77"
+    assert status["queue"]["workers"][0]["match"] == match.pk
+    await comm.disconnect()

@@ -8,7 +8,9 @@ import pytest
 from django.test import Client
 
 from tests.dashboard.conftest import make_competition, make_user, play_one
+from tournaments import execution
 from tournaments.models import RatingEvent
+from tournaments.selectors import standings_for_competition
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +33,17 @@ def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
     assert "Closed night" not in outsiders
     assert "Open night" in organisers and "Closed night" in organisers
     assert "0 / 1" in anonymous  # matches done / total
+    assert 'class="progress"' in anonymous and 'style="width: 0%"' in anonymous
+
+
+def test_the_list_draws_a_progress_bar_per_competition(organiser):
+    competition = make_competition(organiser, entries=6)  # two matches in round one
+    play_one(competition)
+
+    page = Client().get("/dashboard/").content.decode()
+
+    assert 'aria-valuenow="50"' in page and 'style="width: 50%"' in page
+    assert "1 / 2" in page
 
 
 def test_a_private_competition_is_hidden_from_others(organiser, outsider):
@@ -65,6 +78,76 @@ def test_the_competition_page_renders_standings_matches_and_its_snapshot(organis
     )
 
 
+def snapshot_of(page: str) -> dict:
+    start = page.index('<script id="snapshot" type="application/json">')
+    return json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
+
+
+def test_the_standings_show_each_rating_trend(organiser):
+    competition = make_competition(organiser, entries=4)
+    play_one(competition)
+
+    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+    assert ">Trend</th>" in page
+    rows = standings_for_competition(competition=competition)
+    cells = []
+    for row in rows:
+        if row["trend"] is None:
+            cells.append('<td class="num trend">\N{EN DASH}</td>')
+        elif row["trend"] > 0:
+            cells.append(f'<td class="num trend up">▲ {row["trend"]:.2f}</td>')
+        else:
+            cells.append(f'<td class="num trend down">▼ {-row["trend"]:.2f}</td>')
+    body = page[page.index('<table id="standings">') : page.index("</table>")]
+    assert [body.index(cell) for cell in cells] == sorted(body.index(cell) for cell in cells)
+    assert sum(row["trend"] is None for row in rows) == 1  # one of four sat out
+    assert "trend up" in body and "trend down" in body
+
+
+def test_the_competition_page_shows_rounds_pairings_and_the_queue(organiser):
+    competition = make_competition(organiser, entries=6)
+    match = play_one(competition)
+    running = competition.matches.exclude(pk=match.pk).get()
+    execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
+
+    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+    rounds = page[page.index('<section id="rounds-view">') :]
+    assert '<li class="round running" data-round="1">' in rounds
+    assert "1 / 2 done" in rounds and "Round 1 pairings" in rounds
+    assert f'<tr data-match="{match.pk}">' in rounds
+    assert f'<tr data-match="{running.pk}">' in rounds
+    queue = page[page.index('<div id="queue"') : page.index("<h2>Running matches</h2>")]
+    assert "<b>1</b> running" in queue and "<b>1</b> done" in queue
+    assert "<td>host-c/99</td>" in queue and f"#{running.pk}" in queue
+    snapshot = snapshot_of(page)
+    assert snapshot["queue"]["workers"][0]["match"] == running.pk
+
+
+def test_an_elimination_page_draws_its_bracket(organiser):
+    competition = make_competition(
+        organiser, variant="money-jordan", format="double-elimination", entries=4, games=2
+    )
+    match = play_one(competition)
+
+    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+    bracket = page[
+        page.index('<div id="bracket">') : page.index(
+            "</section>", page.index('<div id="bracket">')
+        )
+    ]
+    for title in ("Winners bracket", "Losers bracket", "Grand final", "Reset final"):
+        assert f">{title}<" in bracket
+    assert f'<div class="node done" data-node="{match.node}" data-match="{match.pk}">' in bracket
+    assert '<div class="node waiting" data-node="GF">' in bracket
+    winner = match.seats.get(rank=1).entry.bot.name
+    assert f'<div class="seat winner">{winner}<span class="rank">1</span></div>' in bracket
+    assert "pairings" not in bracket
+    assert snapshot_of(page)["rounds"]["bracket"]["sections"][0]["name"] == "Winners bracket"
+
+
 def test_the_problem_bots_count_non_ok_statuses(organiser):
     competition = make_competition(organiser)
     match = play_one(competition)
@@ -91,6 +174,11 @@ def test_the_replay_steps_through_a_finished_game(organiser):
     assert len(steps) == len(game.record()["actions"]) + 1
     assert steps[1]["action"] == game.record()["actions"][0]
     assert all("hand" not in step["view"] for step in steps)  # spectators see no hands
+    assert all(len(step["table"]["seats"]) == 3 for step in steps)  # drawn as a card table
+    assert steps[0]["table"]["seats"][0]["areas"][0]["parts"] == {"backs": 12}
+    for seat in match.seats.select_related("entry__bot"):
+        assert seat.entry.bot.name in page  # the seats carry the bots' names
+    assert 'id="moves"' in page and 'id="replay-meta"' in page
 
 
 def test_the_replay_is_only_for_finished_matches_one_may_watch(organiser, outsider):
@@ -163,10 +251,14 @@ def test_the_rating_chart_draws_at_most_the_top_ten(organiser):
     assert svg.count("<polyline") == 10
 
 
-def test_the_full_replay_shows_every_hand_to_organisers_and_staff(organiser, staff):
+def test_the_full_replay_shows_every_hand_to_staff_and_to_organisers_once_it_ended(
+    organiser, staff
+):
     competition = make_competition(organiser)
     game = play_one(competition).game_records.order_by("index").first()
     url = f"/dashboard/games/{game.pk}/?view=full"
+    competition.refresh_from_db()
+    assert competition.status == "finished"  # its only match is played
 
     for user in (organiser, staff):
         response = logged_in(user).get(url)
@@ -185,13 +277,20 @@ def test_the_full_replay_shows_every_hand_to_organisers_and_staff(organiser, sta
     assert all("hand seat 0" not in step["view"] for step in replay_steps_of(public))
     assert 'id="full-view"' not in public and "?view=full" in public
 
+    competition.status = "running"  # while it runs, organisers see no hands; staff do
+    competition.save(update_fields=["status"])
+    assert logged_in(organiser).get(url).status_code == 403
+    assert logged_in(staff).get(url).status_code == 200
+
 
 def test_the_full_replay_is_forbidden_to_everyone_else(organiser, outsider):
     competition = make_competition(organiser)
     game = play_one(competition).game_records.order_by("index").first()
     url = f"/dashboard/games/{game.pk}/"
 
-    assert Client().get(url + "?view=full").status_code == 403
+    refused = Client().get(url + "?view=full")
+    assert refused.status_code == 403
+    assert "organisers allow full replays" in refused.content.decode()  # says who may
     assert logged_in(outsider).get(url + "?view=full").status_code == 403
     response = logged_in(outsider).get(url)  # the default stays the public view
     assert response.status_code == 200

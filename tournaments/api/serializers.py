@@ -52,6 +52,7 @@ class CompetitionSerializer(serializers.ModelSerializer):
             "bank_ms",
             "status",
             "is_public",
+            "full_replays_after_end",
             "created_by",
             "created_at",
         ]
@@ -97,6 +98,12 @@ class CompetitionCreateSerializer(serializers.Serializer):
         min_value=1, max_value=1000, required=False, allow_null=True, default=None
     )
     is_public = serializers.BooleanField(default=True)
+    full_replays_after_end = serializers.BooleanField(
+        default=False,
+        help_text="Once the competition has ended, show every hand in its game replays "
+        "(the dashboard's full view) to everyone who may watch it. Staff always see "
+        "every hand, the organisers once the competition has ended.",
+    )
     seed = serializers.IntegerField(min_value=0, max_value=BIGINT_MAX, default=0)
 
 

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from collections import Counter
+from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
-from tournaments.events import SNAPSHOT, event, match_payload
+from django.conf import settings
+from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
+
+from tournaments import pairing
+from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload
 from tournaments.execution import competition_progress
-from tournaments.models import Competition, Match, MatchSeat, RatingEvent
+from tournaments.formats.elimination import Bracket, Node, NodeState
+from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.selectors import standings_for_competition
+
+log = logging.getLogger(__name__)
 
 #: The status of a seat that played a game without a fault (bots.referee).
 OK = "ok"
@@ -51,13 +63,19 @@ def failed_matches(*, competition: Competition) -> list[dict[str, Any]]:
 
 def competition_snapshot(*, competition: Competition, admin: bool = False) -> dict[str, Any]:
     """The ``snapshot`` event: everything the live page shows, as of now."""
+    queue = queue_status(competition_id=competition.pk)
+    queue["backlog"] = celery_backlog()
     payload: dict[str, Any] = {
         "name": competition.name,
         "status": competition.status,
+        "format": competition.format,
         "standings": standings_for_competition(competition=competition),
         "progress": competition_progress(competition=competition),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
+        "rounds": rounds_view(competition=competition),
+        "chart": rating_series(competition=competition),
+        "queue": queue,
         "admin": admin,
     }
     if admin:
@@ -82,19 +100,13 @@ CHART_COLOURS = (
 )
 
 
-def rating_chart(
-    *,
-    competition: Competition,
-    top: int = CHART_ENTRIES,
-    width: int = 640,
-    height: int = 240,
-    pad: int = 32,
-) -> dict[str, Any] | None:
-    """Ratings (mu - 3 sigma) over time of the ``top`` entries, laid out for an inline SVG.
+def rating_series(*, competition: Competition, top: int = CHART_ENTRIES) -> dict[str, Any]:
+    """The ratings (mu - 3 sigma) over time of the ``top`` entries of the standings.
 
-    One series per charted entry that has rating events: its rating before its first
-    rated match, then after each one, at x = the competition's rating sequence.
-    ``None`` while no charted entry has been rated. Two queries, whatever the history.
+    One series per charted entry that has rating events, in standings order: its
+    rating before its first rated match, then after each one, as ``[sequence, rating]``
+    points (x = the competition's rating sequence). Two queries, whatever the history.
+    The live page appends the points of ``match.finished`` to these series.
     """
     standings = standings_for_competition(competition=competition, limit=top)[:top]
     names = {row["entry"]: row["name"] for row in standings}
@@ -103,16 +115,57 @@ def rating_chart(
         .order_by("sequence", "id")
         .values_list("entry_id", "sequence", "mu_before", "sigma_before", "mu_after", "sigma_after")
     )
-    points: dict[int, list[tuple[int, float]]] = {}
+    points: dict[int, list[list[float]]] = {}
     for entry, sequence, mu_before, sigma_before, mu_after, sigma_after in events:
         series = points.get(entry)
         if series is None:
-            series = points[entry] = [(sequence - 1, mu_before - 3 * sigma_before)]
-        series.append((sequence, mu_after - 3 * sigma_after))
-    if not points:
+            series = points[entry] = [[sequence - 1, mu_before - 3 * sigma_before]]
+        series.append([sequence, mu_after - 3 * sigma_after])
+    charted = [row["entry"] for row in standings if row["entry"] in points]
+    return {
+        "top": top,
+        "colours": list(CHART_COLOURS),
+        "series": [
+            {
+                "entry": entry,
+                "name": names[entry],
+                "colour": CHART_COLOURS[position % len(CHART_COLOURS)],
+                "points": points[entry],
+            }
+            for position, entry in enumerate(charted)
+        ],
+    }
+
+
+def rating_chart(
+    *,
+    competition: Competition,
+    top: int = CHART_ENTRIES,
+    width: int = 640,
+    height: int = 240,
+    pad: int = 32,
+) -> dict[str, Any] | None:
+    """:func:`rating_series` laid out for an inline SVG; ``None`` while nobody is rated.
+
+    The page script (``live.js``, ``drawChart``) lays out the same series the same way
+    when results arrive.
+    """
+    return chart_layout(
+        rating_series(competition=competition, top=top)["series"],
+        width=width,
+        height=height,
+        pad=pad,
+    )
+
+
+def chart_layout(
+    series: list[dict[str, Any]], *, width: int = 640, height: int = 240, pad: int = 32
+) -> dict[str, Any] | None:
+    """Scale ``series`` (``points`` as ``[x, y]``) into an SVG box; ``None`` if empty."""
+    if not series:
         return None
-    xs = [x for series in points.values() for x, _ in series]
-    ys = [y for series in points.values() for _, y in series]
+    xs = [x for line in series for x, _ in line["points"]]
+    ys = [y for line in series for _, y in line["points"]]
     x_min, x_max = min(xs), max(xs)
     y_min, y_max = min(ys), max(ys)
     if y_max - y_min < 1e-9:
@@ -125,18 +178,6 @@ def rating_chart(
     def sy(y: float) -> float:
         return round(height - pad - (y - y_min) * (height - 2 * pad) / (y_max - y_min), 1)
 
-    series_out = []
-    for position, row in enumerate(r for r in standings if r["entry"] in points):
-        line = points[row["entry"]]
-        series_out.append(
-            {
-                "entry": row["entry"],
-                "name": names[row["entry"]],
-                "colour": CHART_COLOURS[position % len(CHART_COLOURS)],
-                "points": " ".join(f"{sx(x)},{sy(y)}" for x, y in line),
-                "last": line[-1][1],
-            }
-        )
     return {
         "width": width,
         "height": height,
@@ -148,5 +189,297 @@ def rating_chart(
         "y_max": y_max,
         "x_min": x_min,
         "x_max": x_max,
-        "series": series_out,
+        "series": [
+            {
+                "entry": line["entry"],
+                "name": line["name"],
+                "colour": line["colour"],
+                "points": " ".join(f"{sx(x)},{sy(y)}" for x, y in line["points"]),
+                "last": line["points"][-1][1],
+            }
+            for line in series
+        ],
     }
+
+
+# --- rounds and brackets ---
+
+#: The rounds view lists the latest this many rounds (a ladder runs thousands of batches).
+ROUNDS_SHOWN = 12
+#: ... and the pairings of at most this many tables of the current round.
+CURRENT_TABLES = 64
+ELIMINATION = frozenset(
+    {Competition.Format.SINGLE_ELIMINATION, Competition.Format.DOUBLE_ELIMINATION}
+)
+
+
+def _entry_names(competition: Competition) -> dict[int, str]:
+    rows = competition.entries.values_list("pk", "bot__name", "bot__owner__username")
+    return {pk: name if owner is None else f"{owner}/{name}" for pk, name, owner in rows}
+
+
+def _match_rows(matches: Iterable[Match], names: dict[int, str]) -> list[dict[str, Any]]:
+    """Matches with their seats, as ``match_payload`` without the games: two queries."""
+    return [
+        {
+            "id": m.pk,
+            "round": m.round.number if m.round_id else None,
+            "table": m.table,
+            "node": m.node,
+            "status": m.status,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "entry": s.entry_id,
+                    "name": names.get(s.entry_id, str(s.entry_id)),
+                    "rank": s.rank,
+                    "score": s.score,
+                }
+                for s in m.seats.all()
+            ],
+        }
+        for m in matches
+    ]
+
+
+def _with_seats(queryset):
+    return queryset.select_related("round").prefetch_related(
+        Prefetch("seats", queryset=MatchSeat.objects.order_by("seat"))
+    )
+
+
+def rounds_view(*, competition: Competition) -> dict[str, Any]:
+    """The rounds of a competition, its current round's pairings and, for elimination
+    formats, its bracket.
+
+    ``rounds``: the latest :data:`ROUNDS_SHOWN` as ``{"number", "status", "matches",
+    "done"}``, ``earlier`` how many more there are; ``current``: the first running round
+    (else the last) with the byes and up to :data:`CURRENT_TABLES` tables (match rows
+    with seats); ``bracket``: :func:`bracket_view`, or None for other formats.
+    """
+    counted = competition.rounds.annotate(
+        total=Count("matches"), done=Count("matches", filter=Q(matches__status=Match.Status.DONE))
+    )
+    latest = list(counted.order_by("-number")[:ROUNDS_SHOWN])[::-1]
+    names = _entry_names(competition)
+    view: dict[str, Any] = {
+        "format": competition.format,
+        "rounds": [
+            {"number": r.number, "status": r.status, "matches": r.total, "done": r.done}
+            for r in latest
+        ],
+        "earlier": max(latest[0].number - 1, 0) if latest else 0,
+        "current": None,
+        "bracket": None,
+    }
+    if competition.format in ELIMINATION:
+        view["bracket"] = bracket_view(competition=competition, names=names)
+        return view
+    current = competition.rounds.filter(status=Round.Status.RUNNING).order_by("number").first()
+    current = current or (latest[-1] if latest else None)
+    if current is not None:
+        tables = _with_seats(current.matches.order_by("table", "id"))[:CURRENT_TABLES]
+        view["current"] = {
+            "number": current.number,
+            "status": current.status,
+            "tables": _match_rows(tables, names),
+            "more": max(current.matches.count() - CURRENT_TABLES, 0),
+            "byes": [names.get(e, str(e)) for e in current.byes.values_list("pk", flat=True)],
+        }
+    return view
+
+
+#: Bracket node ids (tournaments.formats.elimination): "R2-0", "W1-3", "L4-0", "GF", "GF2".
+NODE = re.compile(r"(?P<side>[RWL])(?P<round>\d+)-(?P<index>\d+)")
+SECTIONS = {"R": "Bracket", "W": "Winners bracket", "L": "Losers bracket", "F": "Grand final"}
+FINAL_LABELS = {"R": "Final", "W": "Winners final", "L": "Losers final"}
+
+
+def _node_place(node_id: str) -> tuple[str, int, int]:
+    """(section key, column, position) of a bracket node; the grand finals form section F."""
+    found = NODE.fullmatch(node_id)
+    if found is not None:
+        return found["side"], int(found["round"]), int(found["index"])
+    return "F", 2 if node_id == "GF2" else 1, 0
+
+
+def bracket_view(*, competition: Competition, names: dict[int, str]) -> dict[str, Any] | None:
+    """The whole bracket of an elimination competition, drawn from its results so far.
+
+    ``sections`` (one, or winners, losers and grand final for double elimination) hold
+    ``columns`` (bracket rounds) of node boxes: ``{"node", "match", "status", "seats"}``
+    where a seat is ``{"entry", "name", "rank", "score", "winner"}`` (entry None while
+    unknown or empty). ``status`` is the match's, or ``waiting`` (players not known yet),
+    ``bye`` (goes through unplayed) or ``not-needed`` (an unplayed reset final).
+    None if the bracket cannot be built (e.g. an inconsistent history).
+    """
+    try:
+        # The pairing step's own bracket, so the view is exactly what is being played.
+        bracket = pairing._bracket(competition)
+        states = bracket.states(dict(pairing.finished_results(competition)))
+    except ValueError:
+        log.warning("no bracket view for competition %s", competition.pk, exc_info=True)
+        return None
+    played = {
+        m["node"]: m
+        for m in _match_rows(
+            _with_seats(competition.matches.exclude(node="").order_by("id")), names
+        )
+    }
+    columns: dict[tuple[str, int], list[tuple[int, dict[str, Any]]]] = {}
+    for node in bracket.nodes:
+        side, column, position = _node_place(node.id)
+        box = _node_box(node, states[node.id], played.get(node.id), bracket, names)
+        columns.setdefault((side, column), []).append((position, box))
+    sections = []
+    for side in ("R", "W", "L", "F"):
+        numbers = sorted(c for s, c in columns if s == side)
+        if not numbers:
+            continue
+        sections.append(
+            {
+                "key": side,
+                "name": SECTIONS[side],
+                "columns": [
+                    {
+                        "label": _column_label(side, number, numbers[-1]),
+                        "nodes": [
+                            box for _, box in sorted(columns[side, number], key=lambda p: p[0])
+                        ],
+                    }
+                    for number in numbers
+                ],
+            }
+        )
+    return {"advance": bracket.advance, "table_size": bracket.table_size, "sections": sections}
+
+
+def _column_label(side: str, number: int, last: int) -> str:
+    if side == "F":
+        return "Grand final" if number == 1 else "Reset final"
+    return FINAL_LABELS[side] if number == last else f"Round {number}"
+
+
+def _node_box(
+    node: Node,
+    state: NodeState,
+    match: dict[str, Any] | None,
+    bracket: Bracket,
+    names: dict[int, str],
+) -> dict[str, Any]:
+    """One box of the bracket: the match played at ``node`` or what is known of it."""
+    order = state.order if state.order is not None else ()
+    winners = set(order[: bracket.advance]) if state.played else set()
+    if match is not None:
+        for seat in match["seats"]:
+            seat["winner"] = seat["entry"] in winners
+        return {
+            "node": node.id,
+            "match": match["id"],
+            "status": match["status"],
+            "seats": match["seats"],
+        }
+    people = state.participants
+    if people is None:
+        status, people = "waiting", (None,) * bracket.table_size
+    elif node.reset_of and state.order == ():
+        status = "not-needed"
+    elif state.order is not None:  # fewer than a table: they go through unplayed
+        status, winners = "bye", set(state.order)
+    else:
+        status = Match.Status.PENDING
+    seats = [
+        {
+            "entry": entry,
+            "name": None if entry is None else names.get(entry, str(entry)),
+            "rank": None,
+            "score": None,
+            "winner": entry in winners,
+        }
+        for entry in people
+    ]
+    return {"node": node.id, "match": None, "status": str(status), "seats": seats}
+
+
+# --- workers and queue ---
+
+#: ``results_per_minute`` counts the matches finished in this last stretch.
+RATE_WINDOW_S = 60
+#: The queue status lists at most this many lease holders.
+WORKERS_SHOWN = 50
+
+
+def worker_process(claimed_by: str) -> str:
+    """``host/pid`` of a claim (``tournaments.execution.worker_name`` is ``host/pid/task``)."""
+    parts = claimed_by.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else claimed_by
+
+
+def queue_status(*, competition_id: int) -> dict[str, Any]:
+    """The ``queue`` of a ``queue.status`` event (see ``tournaments.events``), as of now.
+
+    Two queries: the matches by status with the results of the last
+    :data:`RATE_WINDOW_S` seconds, and the leases held. ``since`` is when the match was
+    claimed (its lease's end minus ``CARDROOM_MATCH_LEASE_S``). ``backlog`` is left None
+    for the caller (it is the broker's, not the database's).
+    """
+    now = timezone.now()
+    matches = Match.objects.filter(competition_id=competition_id)
+    counts = matches.aggregate(
+        **{status: Count("id", filter=Q(status=status)) for status in Match.Status.values},
+        recent=Count(
+            "id",
+            filter=Q(
+                status=Match.Status.DONE,
+                finished_at__gte=now - timedelta(seconds=RATE_WINDOW_S),
+            ),
+        ),
+    )
+    recent = counts.pop("recent")
+    lease = timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S)
+    held = (
+        matches.filter(status=Match.Status.RUNNING)
+        .exclude(claimed_by="")
+        .order_by("lease_until", "id")
+        .values_list("pk", "claimed_by", "lease_until")[:WORKERS_SHOWN]
+    )
+    return {
+        **counts,
+        "total": sum(counts.values()),
+        "results_per_minute": recent,
+        "backlog": None,
+        "workers": [
+            {
+                "worker": worker_process(claimed_by),
+                "match": pk,
+                "since": (until - lease).isoformat() if until else None,
+                "until": until.isoformat() if until else None,
+            }
+            for pk, claimed_by, until in held
+        ],
+        "at": now.isoformat(),
+    }
+
+
+def progress_by_competition(competitions: Iterable[Competition]) -> dict[int, dict[str, Any]]:
+    """``competition_progress`` of many competitions in one query (the list page),
+    with ``percent`` done."""
+    items = list(competitions)
+    counts: dict[int, dict[str, int]] = {c.pk: {} for c in items}
+    rows = (
+        Match.objects.filter(competition__in=[c.pk for c in items])
+        .values_list("competition_id", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for competition_id, status, n in rows:
+        counts[competition_id][status] = n
+    out = {}
+    for competition in items:
+        row = {status: counts[competition.pk].get(status, 0) for status in Match.Status.values}
+        row["total"] = sum(counts[competition.pk].values())
+        row["games"] = row[Match.Status.DONE] * competition.games_per_match
+        row["competition"] = competition.status
+        row["percent"] = round(100 * row[Match.Status.DONE] / row["total"]) if row["total"] else 0
+        out[competition.pk] = row
+    return out

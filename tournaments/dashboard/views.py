@@ -5,15 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.backends.django import DjangoTemplates
 from django.views.decorators.http import require_GET
 
-from tournaments.dashboard.replay import replay_steps
-from tournaments.dashboard.selectors import competition_snapshot, rating_chart
-from tournaments.execution import competition_progress
+from tournaments.dashboard.replay import (
+    REFUSED,
+    full_view_allowed,
+    replay_meta,
+    replay_steps,
+    seat_names,
+)
+from tournaments.dashboard.selectors import (
+    chart_layout,
+    competition_snapshot,
+    progress_by_competition,
+)
 from tournaments.models import GameRecord, Match
 from tournaments.selectors import competitions_visible_to
 from tournaments.services import can_manage
@@ -60,8 +68,9 @@ def script(request: HttpRequest, name: str) -> FileResponse:
 
 
 def competition_list(request: HttpRequest) -> HttpResponse:
-    competitions = competitions_visible_to(user=request.user)[:LIST_LIMIT]
-    rows = [(c, competition_progress(competition=c)) for c in competitions]
+    competitions = list(competitions_visible_to(user=request.user)[:LIST_LIMIT])
+    progress = progress_by_competition(competitions)
+    rows = [(c, progress[c.pk]) for c in competitions]
     return render(request, "dashboard/competition_list.html", {"rows": rows})
 
 
@@ -73,34 +82,40 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "competition": competition,
         "snapshot": snapshot,
         "admin": admin,
-        "chart": rating_chart(competition=competition),
+        "chart": chart_layout(snapshot["chart"]["series"]),
     }
     return render(request, "dashboard/competition_detail.html", context)
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A finished match's game, step by step; 404 for games one may not see.
+    """A finished match's game, step by step on a card table; 404 for games one may not see.
 
-    ``?view=full`` also shows every seat's hand at each step: staff and the
-    competition's organisers only (403 for anyone else).
+    ``?view=full`` also shows every seat's hand at each step, to those
+    ``full_view_allowed`` names; anyone else gets a 403 page saying who may.
     """
     game = get_object_or_404(GameRecord.objects.select_related("match__competition"), pk=game_id)
     match = game.match
-    visible = competitions_visible_to(user=request.user).filter(pk=match.competition_id)
+    competition = match.competition
+    visible = competitions_visible_to(user=request.user).filter(pk=competition.pk)
     if match.status != Match.Status.DONE or not visible.exists():
         raise Http404("no such game")
     full = request.GET.get("view") == FULL_VIEW
-    admin = can_manage(competition=match.competition, user=request.user)
-    if full and not admin:
-        raise PermissionDenied("only the competition's organisers may see every hand")
+    full_allowed = full_view_allowed(competition=competition, user=request.user)
     record = game.record()
+    names = seat_names(game=game, record=record)
     context = {
         "game": game,
         "match": match,
-        "competition": match.competition,
+        "competition": competition,
         "variant": record["variant"],
-        "steps": replay_steps(record, full=full),
-        "full": full,
-        "admin": admin,
+        "names": names,
+        "full": full and full_allowed,
+        "full_allowed": full_allowed,
     }
+    if full and not full_allowed:
+        response = render(request, "dashboard/game_replay.html", {**context, "refused": REFUSED})
+        response.status_code = 403
+        return response
+    context["steps"] = replay_steps(record, full=full)
+    context["meta"] = replay_meta(record, names=names)
     return render(request, "dashboard/game_replay.html", context)

@@ -1,13 +1,24 @@
 // Cardroom dashboard: the live competition page.
 // The competition page starts from the server-rendered snapshot, then follows the
 // event stream of ws/competitions/<id>/ (tournaments.events), reconnecting with backoff.
+// A message is one event or a JSON array of events, handled in order. Events only
+// change the page's state; the page is redrawn at most once per animation frame,
+// whatever the number of events that arrived in between.
 "use strict";
 
 (function () {
   const script = document.currentScript;
+  const SVG = "http://www.w3.org/2000/svg";
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    for (const child of children) node.append(child);
+    return node;
+  }
+
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
     for (const child of children) node.append(child);
     return node;
@@ -21,16 +32,127 @@
     return Number.isInteger(value) ? String(value) : fixed(value, 2);
   }
 
+  // The trend cell: the change of the rating over the last rated matches (selectors.TREND_MATCHES).
+  function trendCell(trend) {
+    if (typeof trend !== "number") return el("td", { class: "num trend" }, "–");
+    if (trend >= 0.005) return el("td", { class: "num trend up" }, `▲ ${trend.toFixed(2)}`);
+    if (trend <= -0.005) return el("td", { class: "num trend down" }, `▼ ${(-trend).toFixed(2)}`);
+    return el("td", { class: "num trend" }, "= 0.00");
+  }
+
+  // --- the rating chart: the same layout as dashboard.selectors.chart_layout ---
+
+  const CHART = { width: 640, height: 240, pad: 32, maxPoints: 2000 };
+
+  function chartLayout(series) {
+    const xs = series.flatMap((s) => s.points.map((p) => p[0]));
+    const ys = series.flatMap((s) => s.points.map((p) => p[1]));
+    const xMin = Math.min(...xs), xMax = Math.max(...xs);
+    let yMin = Math.min(...ys), yMax = Math.max(...ys);
+    if (yMax - yMin < 1e-9) { yMin -= 1; yMax += 1; }
+    const { width, height, pad } = CHART;
+    const spanX = Math.max(xMax - xMin, 1);
+    const sx = (x) => Math.round((pad + ((x - xMin) * (width - 2 * pad)) / spanX) * 10) / 10;
+    const sy = (y) => Math.round((height - pad - ((y - yMin) * (height - 2 * pad)) / (yMax - yMin)) * 10) / 10;
+    return { xMin, xMax, yMin, yMax, sx, sy };
+  }
+
+  function drawChart(series) {
+    const box = document.getElementById("chart");
+    if (!box) return;
+    if (!series.length) {
+      box.replaceChildren(el("p", { class: "muted" }, "no rated matches yet"));
+      return;
+    }
+    const { width, height, pad } = CHART;
+    const { xMin, xMax, yMin, yMax, sx, sy } = chartLayout(series);
+    const left = pad, right = width - pad, top = pad, bottom = height - pad;
+    const label = { "font-size": "10", fill: "#6b7480" };
+    const chart = svg(
+      "svg",
+      {
+        id: "rating-chart",
+        viewBox: `0 0 ${width} ${height}`,
+        width: "100%",
+        role: "img",
+        "aria-label": `Rating (μ−3σ) of the top ${series.length} entries after each rated match`,
+        style: `background: #fff; max-width: ${width}px`,
+      },
+      svg("line", { x1: left, y1: bottom, x2: right, y2: bottom, stroke: "#9aa3ad" }),
+      svg("line", { x1: left, y1: top, x2: left, y2: bottom, stroke: "#9aa3ad" }),
+      svg("text", { x: left, y: top, dx: "-4", dy: "4", "text-anchor": "end", ...label }, yMax.toFixed(1)),
+      svg("text", { x: left, y: bottom, dx: "-4", dy: "4", "text-anchor": "end", ...label }, yMin.toFixed(1)),
+      svg("text", { x: left, y: bottom, dy: "14", ...label }, String(xMin)),
+      svg("text", { x: right, y: bottom, dy: "14", "text-anchor": "end", ...label }, `rated match ${xMax}`),
+      ...series.map((s) =>
+        svg(
+          "polyline",
+          {
+            "data-entry": s.entry,
+            fill: "none",
+            stroke: s.colour,
+            "stroke-width": "2",
+            points: s.points.map(([x, y]) => `${sx(x)},${sy(y)}`).join(" "),
+          },
+          svg("title", {}, `${s.name}: ${s.points[s.points.length - 1][1].toFixed(2)}`),
+        ),
+      ),
+    );
+    const legend = el(
+      "ul",
+      { class: "muted", id: "rating-legend" },
+      ...series.map((s) => el("li", {}, el("span", { style: `color: ${s.colour}` }, "■"), ` ${s.name}`)),
+    );
+    box.replaceChildren(chart, legend);
+  }
+
   // --- the live competition page ---
 
   function liveCompetition(competitionId, replayBase) {
-    const state = { standings: [], matches: { running: [], recent: [] } };
+    const initial = JSON.parse(document.getElementById("snapshot").textContent);
+    const state = {};
+    const rendered = { games: new Map() }; // games per entry as last drawn (rows that changed flash)
+    const history = new Map(); // entry -> [[sequence, rating], ...]: every series seen
+    let chartTop = 10;
+    let colours = [];
+    let doneSeen = new Set(); // finished matches already counted in their round
 
-    function renderStandings(rows) {
-      const before = new Map(state.standings.map((r) => [r.entry, r.games]));
+    function load(snapshot) {
+      state.standings = snapshot.standings || [];
+      state.progress = snapshot.progress;
+      state.matches = snapshot.matches || { running: [], recent: [] };
+      state.problems = snapshot.problems || [];
+      state.rounds = snapshot.rounds || null;
+      state.queue = snapshot.queue || null;
+      history.clear();
+      if (snapshot.chart) {
+        chartTop = snapshot.chart.top || chartTop;
+        colours = snapshot.chart.colours || colours;
+        for (const s of snapshot.chart.series) history.set(s.entry, s.points.slice());
+      }
+      doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
+    }
+
+    // --- rendering, at most once per frame ---
+
+    const dirty = new Set();
+    let frame = 0;
+    function invalidate(...parts) {
+      for (const part of parts) dirty.add(part);
+      if (!frame) frame = requestAnimationFrame(flush);
+    }
+    function flush() {
+      frame = 0;
+      const parts = [...dirty];
+      dirty.clear();
+      for (const part of parts) renderers[part]();
+    }
+
+    function renderStandings() {
       const body = document.querySelector("#standings tbody");
+      const before = rendered.games;
       body.replaceChildren(
-        ...rows.map((row) => {
+        ...state.standings.map((row) => {
           const tr = el(
             "tr",
             { "data-entry": row.entry },
@@ -40,21 +162,27 @@
             el("td", { class: "num" }, fixed(row.sigma, 2)),
             el("td", { class: "num" }, String(row.games)),
             el("td", { class: "num" }, points(row.points)),
+            trendCell(row.trend),
           );
           if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
           return tr;
         }),
       );
-      state.standings = rows;
+      rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
     }
 
-    function renderProgress(p) {
+    function renderProgress() {
+      const p = state.progress;
       if (!p) return;
       document.getElementById("progress").textContent =
         `${p.done} / ${p.total} matches done, ${p.running} running, ${p.games} games`;
+      setStatus(p.competition);
+    }
+
+    function setStatus(value) {
       const status = document.getElementById("status");
-      status.textContent = p.competition;
-      status.className = "badge " + p.competition;
+      status.textContent = value;
+      status.className = "badge " + value;
     }
 
     function matchItem(match, withRanks) {
@@ -79,42 +207,280 @@
       renderList("recent", state.matches.recent, (m) => matchItem(m, true));
     }
 
-    function renderProblems(rows) {
-      renderList("problems", rows, (row) =>
+    function renderProblems() {
+      renderList("problems", state.problems, (row) =>
         el("li", {}, `${row.name}: ` + Object.entries(row.statuses).map(([s, n]) => `${s} × ${n}`).join(", ")),
       );
     }
 
+    function renderChart() {
+      // The top of the standings, as rating_series: those with a history, in standings order.
+      const names = new Map(state.standings.map((r) => [r.entry, r.name]));
+      const charted = state.standings.slice(0, chartTop).filter((r) => history.has(r.entry));
+      drawChart(
+        charted.map((row, i) => ({
+          entry: row.entry,
+          name: names.get(row.entry),
+          colour: colours[i % colours.length] || "#1f77b4",
+          points: history.get(row.entry),
+        })),
+      );
+    }
+
+    function renderQueue() {
+      const q = state.queue;
+      const box = document.getElementById("queue");
+      if (!q || !box) return;
+      const b = (value) => el("b", {}, String(value));
+      const backlog = q.backlog == null ? "unknown" : String(q.backlog);
+      document.getElementById("queue-counts").replaceChildren(
+        b(q.queued + q.pending), " waiting · ", b(q.running), " running · ", b(q.done), " done · ",
+        b(q.failed), " failed", el("br"),
+        el("span", { class: "muted" }, `${q.results_per_minute} results in the last minute · Celery backlog ${backlog}`),
+      );
+      const rows = q.workers.map((w) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, w.worker),
+          el("td", { class: "num" }, `#${w.match}`),
+          el("td", { title: w.since || "" }, w.since ? new Date(w.since).toLocaleTimeString() : ""),
+        ),
+      );
+      document.querySelector("#workers tbody").replaceChildren(
+        ...(rows.length ? rows : [el("tr", {}, el("td", { colspan: "3", class: "muted" }, "no worker holds a match"))]),
+      );
+    }
+
+    function seatText(seat, status) {
+      if (seat.name) return seat.name;
+      return status === "bye" ? "bye" : "?";
+    }
+
+    function bracketNode(box) {
+      const attrs = { class: `node ${box.status}`, "data-node": box.node };
+      if (box.match) attrs["data-match"] = box.match;
+      return el(
+        "div",
+        attrs,
+        el("div", { class: "node-head" }, el("span", {}, box.node), el("span", {}, box.status)),
+        ...box.seats.map((seat) => {
+          const div = el("div", { class: seat.winner ? "seat winner" : "seat" }, seatText(seat, box.status));
+          if (seat.rank != null) div.append(el("span", { class: "rank" }, String(seat.rank)));
+          return div;
+        }),
+      );
+    }
+
+    function renderRounds() {
+      const view = state.rounds;
+      const section = document.getElementById("rounds-view");
+      if (!view || !section) return;
+      const list = el("ol", { id: "rounds", class: "rounds" });
+      if (view.earlier) list.append(el("li", { class: "muted" }, `… ${view.earlier} earlier`));
+      for (const r of view.rounds) {
+        list.append(
+          el(
+            "li",
+            { class: `round ${r.status}`, "data-round": r.number },
+            el("b", {}, `Round ${r.number}`), " ",
+            el("span", { class: `badge ${r.status}` }, r.status), " ",
+            el("span", { class: "muted" }, `${r.done} / ${r.matches} done`),
+          ),
+        );
+      }
+      if (!view.rounds.length) list.append(el("li", { class: "muted" }, "no rounds yet"));
+      const parts = [el("h2", {}, "Rounds"), list];
+      if (view.bracket) {
+        const bracket = el("div", { id: "bracket" });
+        for (const part of view.bracket.sections) {
+          bracket.append(
+            el("h3", {}, part.name),
+            el(
+              "div",
+              { class: "bracket" },
+              ...part.columns.map((column) =>
+                el(
+                  "div",
+                  { class: "bracket-column" },
+                  el("div", { class: "bracket-label" }, column.label),
+                  el("div", { class: "bracket-nodes" }, ...column.nodes.map(bracketNode)),
+                ),
+              ),
+            ),
+          );
+        }
+        parts.push(bracket);
+      } else if (view.current) {
+        const c = view.current;
+        const rows = c.tables.map((m) =>
+          el(
+            "tr",
+            { "data-match": m.id },
+            el("td", { class: "num" }, String(m.table + 1)),
+            el("td", {}, m.seats.map((s) => (s.rank != null ? `${s.rank}. ${s.name}` : s.name)).join(" · ")),
+            el("td", {}, el("span", { class: `badge ${m.status}` }, m.status)),
+          ),
+        );
+        const current = el(
+          "div",
+          { id: "current-round" },
+          el("h3", {}, `Round ${c.number} pairings`),
+          el(
+            "table",
+            { class: "pairings" },
+            el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Seats"), el("th", {}, "Status"))),
+            el("tbody", {}, ...rows),
+          ),
+        );
+        if (c.more) current.append(el("p", { class: "muted" }, `and ${c.more} more tables`));
+        if (c.byes && c.byes.length) current.append(el("p", { class: "muted" }, `byes: ${c.byes.join(", ")}`));
+        parts.push(current);
+      }
+      section.replaceChildren(...parts);
+    }
+
+    const renderers = {
+      standings: renderStandings,
+      progress: renderProgress,
+      matches: renderMatches,
+      problems: renderProblems,
+      chart: renderChart,
+      queue: renderQueue,
+      rounds: renderRounds,
+    };
+    const ALL = Object.keys(renderers);
+
+    // --- the state, changed by events ---
+
+    // The matches the rounds view shows: the current round's tables and the bracket's boxes.
+    function viewMatches() {
+      const view = state.rounds;
+      if (!view) return [];
+      if (view.bracket) {
+        return view.bracket.sections.flatMap((s) => s.columns.flatMap((c) => c.nodes))
+          .filter((box) => box.match)
+          .map((box) => ({ id: box.match, status: box.status }));
+      }
+      return view.current ? view.current.tables : [];
+    }
+
+    // A started or finished match changes its row or box and its round's count.
+    function updateRoundsWith(match) {
+      const view = state.rounds;
+      if (!view) return;
+      const done = match.status === "done";
+      if (done && !doneSeen.has(match.id)) {
+        doneSeen.add(match.id);
+        const round = view.rounds.find((r) => r.number === match.round);
+        if (round && round.done < round.matches) round.done += 1;
+      }
+      if (view.bracket && match.node) {
+        for (const part of view.bracket.sections) {
+          for (const column of part.columns) {
+            const box = column.nodes.find((b) => b.node === match.node);
+            if (!box) continue;
+            const advance = view.bracket.advance || 1;
+            box.match = match.id;
+            box.status = match.status;
+            box.seats = match.seats.map((s) => ({
+              entry: s.entry,
+              name: s.name,
+              rank: s.rank,
+              winner: done && s.rank != null && s.rank <= advance,
+            }));
+          }
+        }
+      } else if (view.current) {
+        const row = view.current.tables.find((m) => m.id === match.id);
+        if (row) Object.assign(row, { status: match.status, seats: match.seats });
+      }
+    }
+
+    function appendRatings(ratings) {
+      for (const r of ratings || []) {
+        let line = history.get(r.entry);
+        if (!line) history.set(r.entry, (line = [[r.sequence - 1, r.before]]));
+        if (line[line.length - 1][0] >= r.sequence) continue; // already drawn (a repeated event)
+        line.push([r.sequence, r.after]);
+        if (line.length > CHART.maxPoints) line.splice(0, line.length - CHART.maxPoints);
+      }
+    }
+
+    function roundEvent(event) {
+      if (event.rounds && event.rounds.rounds) {
+        state.rounds = event.rounds;
+        for (const m of viewMatches()) if (m.status === "done") doneSeen.add(m.id);
+      } else if (state.rounds && event.round) {
+        const round = state.rounds.rounds.find((r) => r.number === event.round.number);
+        if (round) Object.assign(round, event.round);
+        else state.rounds.rounds.push({ done: 0, ...event.round });
+      }
+      invalidate("rounds");
+    }
+
     const handlers = {
       snapshot(event) {
-        state.standings = [];
-        renderStandings(event.standings);
-        renderProgress(event.progress);
-        state.matches = event.matches;
-        renderMatches();
-        renderProblems(event.problems);
+        load(event);
+        invalidate(...ALL);
       },
       "standings.updated"(event) {
-        renderStandings(event.standings);
-        renderProgress(event.progress);
+        state.standings = event.standings;
+        state.progress = event.progress;
+        invalidate("standings", "progress", "chart");
       },
       "match.started"(event) {
         state.matches.running = state.matches.running.filter((m) => m.id !== event.match.id);
         state.matches.running.push(event.match);
-        renderMatches();
+        updateRoundsWith(event.match);
+        invalidate("matches", "rounds");
       },
       "match.finished"(event) {
         state.matches.running = state.matches.running.filter((m) => m.id !== event.match.id);
         state.matches.recent = [event.match, ...state.matches.recent.filter((m) => m.id !== event.match.id)].slice(0, 10);
-        renderMatches();
+        updateRoundsWith(event.match);
+        appendRatings(event.ratings);
+        invalidate("matches", "rounds", "chart");
+      },
+      "round.started": roundEvent,
+      "round.finished": roundEvent,
+      "queue.status"(event) {
+        // Statuses come from several workers: keep the one read last.
+        if (state.queue && state.queue.at && event.queue.at && Date.parse(event.queue.at) < Date.parse(state.queue.at)) return;
+        state.queue = event.queue;
+        const p = state.progress, q = event.queue;
+        if (p && q.done >= p.done) {
+          // As new as the progress line or newer: its matches in play (done and games
+          // come with the standings).
+          state.progress = { ...p, pending: q.pending, queued: q.queued, running: q.running, failed: q.failed };
+          invalidate("progress");
+        }
+        invalidate("queue");
       },
       "competition.finished"(event) {
-        renderStandings(event.standings);
-        const status = document.getElementById("status");
-        status.textContent = event.status;
-        status.className = "badge " + event.status;
+        state.standings = event.standings;
+        if (state.progress) state.progress = { ...state.progress, competition: event.status };
+        invalidate("standings", "chart");
+        setStatus(event.status);
       },
     };
+
+    function receive(data) {
+      let events;
+      try {
+        const parsed = JSON.parse(data);
+        events = Array.isArray(parsed) ? parsed : [parsed];
+      } catch (error) {
+        console.warn("dashboard: not JSON", error);
+        return;
+      }
+      for (const event of events) {
+        if (!event || typeof event !== "object") continue;
+        const handle = handlers[event.type];
+        if (handle) handle(event);
+        document.body.dataset.lastEvent = event.type;
+      }
+    }
 
     let delay = 500;
     function connect() {
@@ -126,12 +492,7 @@
         live.textContent = "live";
         live.className = "badge live-on";
       };
-      socket.onmessage = (message) => {
-        const event = JSON.parse(message.data);
-        const handle = handlers[event.type];
-        if (handle) handle(event);
-        document.body.dataset.lastEvent = event.type;
-      };
+      socket.onmessage = (message) => receive(message.data);
       socket.onclose = (close) => {
         live.textContent = "offline";
         live.className = "badge live-off";
@@ -141,8 +502,9 @@
       };
     }
 
-    state.standings = JSON.parse(document.getElementById("snapshot").textContent).standings;
-    state.matches = JSON.parse(document.getElementById("snapshot").textContent).matches;
+    load(initial);
+    rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
+    invalidate("queue"); // local times; the rest is drawn by the server until something changes
     connect();
   }
 

@@ -1,0 +1,239 @@
+"""The live page script in a real browser, fed by hand: frames of one event or an array of
+events, at most one redraw per animation frame, the chart and the queue panel.
+
+The page is the server's own HTML (Django test client), served to Debian's chromium
+through Playwright's request routing; the WebSocket is replaced by a stub the test
+delivers messages through, so nothing here waits for a server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from django.test import Client
+
+from tests.dashboard.conftest import make_competition, play_one
+from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tournaments.dashboard import views
+from tournaments.models import RatingEvent
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+ORIGIN = "http://cardroom.test"
+STUB = """
+window.sockets = [];
+window.WebSocket = class {
+  constructor(url) { this.url = url; window.sockets.push(this);
+                     setTimeout(() => this.onopen && this.onopen(), 0); }
+  send() {}
+  close() {}
+};
+window.deliver = (data) => window.sockets[0].onmessage({ data });
+window.framesAsked = 0;
+const askFrame = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => {
+  window.framesAsked += 1;
+  return askFrame(callback);
+};
+window.afterFrame = () => new Promise((done) => askFrame(() => setTimeout(done, 0)));
+"""
+
+
+@pytest.fixture
+def browser():
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.fail("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def open_page(browser, html: str):
+    """The page ``html`` at the dashboard's address, its script served from the package."""
+    script = (views.HERE / "static" / "dashboard" / "live.js").read_text()
+    page = browser.new_page()
+    page.add_init_script(STUB)
+
+    def serve(route):
+        if route.request.url.endswith("/dashboard/live.js"):
+            route.fulfill(body=script, content_type="text/javascript")
+        else:
+            route.fulfill(body=html, content_type="text/html; charset=utf-8")
+
+    page.route(f"{ORIGIN}/**", serve)
+    page.goto(f"{ORIGIN}/dashboard/competitions/1/")
+    page.wait_for_function("() => window.sockets.length === 1")
+    return page
+
+
+def deliver(page, *frames) -> int:
+    """Deliver ``frames`` (each one JSON message) at once; the animation frames asked for."""
+    return page.evaluate(
+        """async (frames) => {
+            const before = window.framesAsked;
+            for (const frame of frames) deliver(frame);
+            const asked = window.framesAsked - before;
+            await afterFrame();
+            return asked;
+        }""",
+        [json.dumps(frame) for frame in frames],
+    )
+
+
+@pytest.fixture
+def live(organiser):
+    """A round robin of six with one result, its page and its snapshot (read before the
+    browser starts: the database is not used from Playwright's event loop)."""
+    competition = make_competition(organiser, entries=6)
+    match = play_one(competition)
+    competition.refresh_from_db()
+    html = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+    start = html.index('<script id="snapshot" type="application/json">')
+    snapshot = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
+    rated = set(RatingEvent.objects.filter(match=match).values_list("entry", flat=True))
+    return SimpleNamespace(
+        competition=competition, match=match, html=html, snapshot=snapshot, rated=rated
+    )
+
+
+def started_and_finished(competition, match, snapshot):
+    """``match.started`` and ``match.finished`` of the pending match, with made-up ratings."""
+    other = next(t for t in snapshot["rounds"]["current"]["tables"] if t["id"] != match.pk)
+    running = {**other, "status": "running", "games": [], "finished_at": None}
+    seats = [{**s, "rank": i + 1, "score": 10 - i} for i, s in enumerate(other["seats"])]
+    done = {**other, "status": "done", "seats": seats, "games": [], "finished_at": None}
+    sequence = competition.rating_sequence + 1
+    ratings = [
+        {"entry": s["entry"], "sequence": sequence, "before": 0.0, "after": 20.0 - i}
+        for i, s in enumerate(other["seats"])
+    ]
+    base = {"competition": competition.pk}
+    return (
+        {"type": "match.started", **base, "match": running},
+        {"type": "match.finished", **base, "match": done, "ratings": ratings},
+    )
+
+
+def test_a_frame_holding_an_array_is_handled_event_by_event_in_order(live, browser):
+    competition, match, snapshot = live.competition, live.match, live.snapshot
+    page = open_page(browser, live.html)
+    started, finished = started_and_finished(competition, match, snapshot)
+    other = started["match"]["id"]
+
+    deliver(page, [started, finished])
+
+    assert f"#{other}" not in page.inner_text("#running")  # started, then finished
+    assert page.inner_text("#recent li").startswith(f"#{other} 1. ")
+    assert page.evaluate("document.body.dataset.lastEvent") == "match.finished"
+    row = page.locator(f'#current-round tr[data-match="{other}"]')
+    assert "done" in row.inner_text()
+    assert "2 / 2 done" in page.inner_text('#rounds li[data-round="1"]')
+
+    deliver(page, [started, finished])  # the same events again change nothing
+    assert "2 / 2 done" in page.inner_text('#rounds li[data-round="1"]')
+
+
+def test_a_burst_of_events_is_drawn_once_in_the_next_frame(live, browser):
+    competition, snapshot = live.competition, live.snapshot
+    page = open_page(browser, live.html)
+    bursts = []
+    for n in range(200):
+        rows = [
+            {**row, "games": row["games"] + n, "trend": n / 100} for row in snapshot["standings"]
+        ]
+        bursts.append(
+            {
+                "type": "standings.updated",
+                "competition": competition.pk,
+                "standings": rows,
+                "progress": {**snapshot["progress"], "done": n},
+            }
+        )
+
+    frames = deliver(page, *bursts)
+
+    assert frames == 1
+    assert page.inner_text("#progress").startswith("199 / ")
+    cells = page.locator("#standings td.trend").all_inner_texts()
+    assert cells == ["▲ 1.99"] * len(snapshot["standings"])
+
+
+def test_results_extend_the_chart_and_rescale_it(live, browser):
+    competition, match, snapshot = live.competition, live.match, live.snapshot
+    page = open_page(browser, live.html)
+    rated = live.rated
+    polyline = "#rating-chart polyline"
+    assert page.locator(polyline).count() == len(rated) == 3
+    started, finished = started_and_finished(competition, match, snapshot)
+
+    deliver(page, finished)
+
+    assert page.locator(polyline).count() == 6  # three more entries rated
+    lines = {
+        int(line.get_attribute("data-entry")): line.get_attribute("points").split()
+        for line in page.locator(polyline).all()
+    }
+    assert {len(points) for entry, points in lines.items() if entry in rated} == {2}
+    assert {len(points) for entry, points in lines.items() if entry not in rated} == {2}
+    labels = page.locator("#rating-chart text").all_text_contents()
+    assert labels[0] == "20.0" and labels[-1] == "rated match 2"  # rescaled to the new points
+    assert page.locator("#rating-legend li").count() == 6
+
+
+def test_the_queue_panel_keeps_the_newest_status(live, browser):
+    competition, snapshot = live.competition, live.snapshot
+    page = open_page(browser, live.html)
+    newer = {
+        **snapshot["queue"],
+        "running": 1,
+        "pending": 0,
+        "workers": [{"worker": "host-z/1", "match": 99, "since": None, "until": None}],
+        "at": "2030-01-01T00:00:02+00:00",
+    }
+    older = {**snapshot["queue"], "running": 0, "workers": [], "at": "2030-01-01T00:00:01+00:00"}
+    base = {"type": "queue.status", "competition": competition.pk}
+
+    deliver(page, [{**base, "queue": newer}, {**base, "queue": older}])
+
+    assert "host-z/1" in page.inner_text("#workers")
+    assert page.inner_text("#queue-counts").startswith("0 waiting · 1 running · 1 done")
+    assert ", 1 running," in page.inner_text("#progress")
+
+
+@pytest.fixture
+def bracket_html(organiser) -> str:
+    """The page of a double elimination of seven, half played: byes, results, waiting boxes."""
+    competition = make_competition(
+        organiser, variant="money-jordan", format="double-elimination", entries=7, games=2
+    )
+    for _ in range(7):
+        play_one(competition)
+    return Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+
+def test_the_script_draws_the_rounds_and_the_bracket_as_the_server_does(bracket_html, browser):
+    page = open_page(browser, bracket_html)
+    drawn_by_server = page.inner_html("#rounds-view")
+    start = bracket_html.index('<script id="snapshot" type="application/json">')
+    end = bracket_html.index("</script>", start)
+    snapshot = json.loads(bracket_html[bracket_html.index(">", start) + 1 : end])
+
+    deliver(page, snapshot)  # a reconnection: everything is drawn again from the snapshot
+
+    def squeezed(html: str) -> str:
+        return re.sub(r"\s+", "", html)
+
+    drawn_by_script = page.inner_html("#rounds-view")
+    # Winners 4 + 2 + 1 boxes, losers 2 + 2 + 1 + 1, the grand final and its reset.
+    assert page.locator("#bracket .node").count() == 15
+    assert squeezed(drawn_by_script) == squeezed(drawn_by_server)

@@ -1,0 +1,56 @@
+"""Who may see every hand of a replay, and which bot sits at each seat of a game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import games
+from bots.referee.match import game_seed, schedule
+from tournaments.models import Competition, GameRecord
+from tournaments.services import can_manage
+
+#: Competition statuses after which replays may show every hand (see full_view_allowed).
+ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+#: The 403 page of a full view one may not see.
+REFUSED = (
+    "Every hand of a game is shown to staff at any time, to the competition's organisers "
+    "once it has ended, and to everyone who may watch it once it has ended if its "
+    "organisers allow full replays. The public view shows every played card."
+)
+
+
+def full_view_allowed(*, competition: Competition, user) -> bool:
+    """May ``user`` see every seat's hand in the replays of ``competition``?
+
+    Staff at any time; the competition's organisers (``can_manage``) once it has
+    ended (finished or cancelled); anyone once it has ended if the organisers set
+    ``full_replays_after_end``. The caller checks that the game itself is visible.
+    """
+    if user is not None and user.is_authenticated and user.is_staff:
+        return True
+    if competition.status not in ENDED:
+        return False
+    return competition.full_replays_after_end or can_manage(competition=competition, user=user)
+
+
+def seat_names(*, game: GameRecord, record: dict[str, Any]) -> list[str]:
+    """The bot at each seat of ``game`` (``record`` is its record), by seat number.
+
+    Duplicate matches rotate the bots around the table from game to game
+    (``bots.referee.match.schedule``); the rotation is recomputed and checked
+    against the game's seed, and plain seat numbers stand in if it does not match.
+    """
+    match = game.match
+    competition = match.competition
+    bots = [s.entry.bot.name for s in match.seats.select_related("entry__bot").order_by("seat")]
+    players = games.load(record["variant"], **record["options"]).num_players
+    fallback = [f"seat {s}" for s in range(players)]
+    try:
+        deal, seats = schedule(competition.games_per_match, len(bots), competition.duplicate)[
+            game.index
+        ]
+    except (ValueError, IndexError):
+        return fallback
+    if game_seed(match.seed, deal) != record["seed"] or len(seats) != players:
+        return fallback
+    return [bots[player] for player in seats]
