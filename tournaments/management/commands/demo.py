@@ -47,7 +47,7 @@ from tournaments import execution, selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
-    daphne_argv,
+    asgi_server_argv,
     free_port,
     port_in_use,
     redis_argv,
@@ -239,7 +239,7 @@ class Command(BaseCommand):
         child = self._start(
             Child(
                 "web",
-                daphne_argv(host=host, port=port),
+                asgi_server_argv(host=host, port=port),
                 self.run_dir / "web.log",
                 env=env,
                 cwd=Path(settings.BASE_DIR),
