@@ -5,7 +5,7 @@
 
 For each size N it starts a public round robin of built-in random bots
 (manni-basic, one game per match, enough entries for ``rate * seconds``
-matches), opens N WebSocket clients on ``ws/competitions/<id>/`` of a daphne
+matches), opens N WebSocket clients on ``ws/competitions/<id>/`` of a uvicorn
 subprocess (real Redis channel layer under a prefix of this run alone), then
 plays and records ``rate`` matches a second for ``seconds`` seconds with
 ``services.match_play`` and ``services.match_record_result``. The time of each
@@ -22,7 +22,7 @@ prints its 95th percentile as a multiple of it. Targets: 95th percentile under
 The clients run in one separate process (asyncio, ``websockets``), so the
 recording process does not share its interpreter with them. The database is
 created if missing and migrated; the benchmark's competitions and bots are
-deleted at the end, and daphne and the client process are always stopped.
+deleted at the end, and the server and the client process are always stopped.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tournaments.demo import daphne_argv
+from tournaments.demo import asgi_server_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardroom_live"
@@ -138,7 +138,11 @@ async def _clients(conn, url: str, origin: str, n: int) -> None:
             async for message in ws:
                 now = time.time()
                 messages[i] += 1
-                if marker in message[:40]:
+                if message.startswith("["):  # several events in one frame
+                    for item in json.loads(message):
+                        if item.get("type") == "match.finished":
+                            mine.setdefault(item["match"]["id"], now)
+                elif marker in message[:40]:
                     mine.setdefault(json.loads(message)["match"]["id"], now)
         except Exception as exc:
             errors.append(f"client {i} closed: {exc!r}")
@@ -183,7 +187,7 @@ def ensure_database(url: str) -> None:
 
     db = dj_database_url.parse(url)
     if "postgresql" not in db["ENGINE"]:
-        raise SystemExit("bench.live needs a PostgreSQL DATABASE_URL (daphne shares it)")
+        raise SystemExit("bench.live needs a PostgreSQL DATABASE_URL (the ASGI server shares it)")
     params = {
         "host": db["HOST"] or "127.0.0.1",
         "port": db["PORT"] or 5432,
@@ -196,10 +200,10 @@ def ensure_database(url: str) -> None:
             conn.execute(f'CREATE DATABASE "{db["NAME"]}"')
 
 
-def start_daphne(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
+def start_server(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
     log = log_path.open("wb")
     process = subprocess.Popen(
-        daphne_argv(host="127.0.0.1", port=port),
+        asgi_server_argv(host="127.0.0.1", port=port),
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -215,7 +219,7 @@ def start_daphne(env: dict[str, str], port: int, log_path: Path) -> subprocess.P
             if process.poll() is not None or time.monotonic() > deadline:
                 stop(process)
                 raise RuntimeError(
-                    f"daphne did not start:\n{log_path.read_text()[-3000:]}"
+                    f"the ASGI server did not start:\n{log_path.read_text()[-3000:]}"
                 ) from None
             time.sleep(0.2)
 
@@ -407,18 +411,19 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env["CARDROOM_SERVE_STATIC"] = "1"  # the readiness probe fetches a static file
     log_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
-    daphne = None
+    server = None
     rows: list[dict[str, Any]] = []
     try:
-        daphne = start_daphne(env, port, log_dir / "daphne.log")
+        server = start_server(env, port, log_dir / "server.log")
         for n in sizes:
             if not args.json:
                 print(f"measuring {n} client(s)...", file=sys.stderr, flush=True)
             rows.append(measure(n, args, port))
-            if daphne.poll() is not None:
-                raise RuntimeError(f"daphne stopped:\n{(log_dir / 'daphne.log').read_text()}")
+            if server.poll() is not None:
+                log = (log_dir / "server.log").read_text()
+                raise RuntimeError(f"the ASGI server stopped:\n{log}")
     finally:
-        stop(daphne)
+        stop(server)
         cleanup([r["_competition"] for r in rows])
     base = next(r for r in rows if r["clients"] == 1)
     for row in rows:

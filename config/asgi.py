@@ -1,4 +1,6 @@
-"""The ASGI application: ``daphne config.asgi:application``.
+"""The ASGI application: ``uvicorn config.asgi:application``.
+
+The server's command line is ``tournaments.demo.asgi_server_argv`` (and deploy/).
 
 ``http_application`` is the Django application for HTTP. With
 ``CARDROOM_SERVE_STATIC=1`` (set by ``manage.py demo``) it also serves the

@@ -221,6 +221,9 @@ CARDROOM_MATCH_RETRY_BACKOFF_S = float(os.environ.get("CARDROOM_MATCH_RETRY_BACK
 # A match whose lease expired this many times (its worker died each time) fails.
 CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
 CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
+# A ladder pairs its next batch as soon as one ends; with a pause, the reaper pairs it
+# once the last batch has been over this long (a paced ladder; the demo uses one).
+CARDROOM_LADDER_PAUSE_S = float(os.environ.get("CARDROOM_LADDER_PAUSE_S", "0"))
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL)

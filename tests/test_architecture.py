@@ -18,7 +18,7 @@ PURE = [
     "tournaments/formats",
     "tournaments/ratings",
 ]
-FORBIDDEN = {"django", "rest_framework", "celery", "channels", "kombu", "daphne"}
+FORBIDDEN = {"django", "rest_framework", "celery", "channels", "kombu", "daphne", "uvicorn"}
 
 
 def imported_roots(path: Path) -> set[str]:

@@ -190,9 +190,31 @@ def redis_argv(binary: str, *, port: int, directory: Path) -> list[str]:
     ]
 
 
-def daphne_argv(*, host: str, port: int) -> list[str]:
-    """The ASGI server (daphne) serving ``config.asgi:application`` on ``host:port``."""
-    return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"]
+def asgi_server_argv(*, host: str, port: int, ws: str = "websockets-sansio") -> list[str]:
+    """The ASGI server (uvicorn on uvloop) serving ``config.asgi:application`` on ``host:port``.
+
+    ``ws`` is uvicorn's WebSocket implementation. Channels' router does not speak
+    the lifespan protocol, so it is off.
+    """
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--loop",
+        "uvloop",
+        "--http",
+        "httptools",
+        "--ws",
+        ws,
+        "--lifespan",
+        "off",
+        "--no-access-log",
+        "config.asgi:application",
+    ]
 
 
 def redis_ping(host: str, port: int, timeout: float = 0.5) -> bool:

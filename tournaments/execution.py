@@ -334,12 +334,17 @@ def _fail_exhausted(expired) -> list[int]:
 
 
 def _idle_ladders() -> list[Competition]:
+    """Running ladders with no open match (and, paced, none finished within the pause)."""
     open_ = [Status.PENDING, Status.QUEUED, Status.RUNNING]
-    return list(
-        Competition.objects.filter(
-            status=Competition.Status.RUNNING, format=Competition.Format.LADDER
-        ).exclude(matches__status__in=open_)
-    )
+    ladders = Competition.objects.filter(
+        status=Competition.Status.RUNNING, format=Competition.Format.LADDER
+    ).exclude(matches__status__in=open_)
+    pause = settings.CARDROOM_LADDER_PAUSE_S
+    if pause > 0:
+        ladders = ladders.exclude(
+            matches__finished_at__gt=timezone.now() - timedelta(seconds=pause)
+        )
+    return list(ladders.distinct())
 
 
 def _ladder_batch(competition: Competition, send: Sender) -> list[int]:

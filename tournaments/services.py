@@ -12,6 +12,7 @@ import hashlib
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -186,10 +187,14 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
         )
     competition.status = Competition.Status.RUNNING
     competition.save(update_fields=["status"])
+    try:
+        matches = _pair_next(competition)
+    except ValueError as exc:  # e.g. a bracket these entries cannot fill
+        raise ValidationError(f"cannot pair the first round: {exc}") from None
     transaction.on_commit(
         partial(events.announce_competition_started, competition_id=competition.pk), robust=True
     )
-    return _pair_next(competition)
+    return matches
 
 
 def _pair_next(competition: Competition) -> list[Match]:
@@ -368,6 +373,8 @@ def _finish_round_if_complete(competition: Competition, match: Match) -> None:
         return
     round_.status = Round.Status.FINISHED
     round_.save(update_fields=["status"])
+    if competition.format == Format.LADDER and settings.CARDROOM_LADDER_PAUSE_S > 0:
+        return  # a paced ladder: the reaper pairs the next batch after the pause
     if not _pair_next(competition) and competition.format != Format.LADDER:
         competition.status = Competition.Status.FINISHED
         competition.save(update_fields=["status"])

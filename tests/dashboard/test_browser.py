@@ -1,7 +1,7 @@
-"""End to end in a real browser: daphne serves the dashboard, results arrive live.
+"""End to end in a real browser: uvicorn serves the dashboard, results arrive live.
 
 Debian's chromium (``/usr/bin/chromium``) driven by Playwright; the server is a
-daphne subprocess on the test database, and the events cross processes through
+uvicorn subprocess on the test database, and the events cross processes through
 the real Redis channel layer under a prefix of this test alone.
 """
 
@@ -23,7 +23,7 @@ from django.conf import settings as django_settings
 from django.db import connection, connections
 
 from tests.dashboard.conftest import make_competition, play_one, session_cookie
-from tournaments.demo import daphne_argv
+from tournaments.demo import asgi_server_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
@@ -86,9 +86,9 @@ def redis_layer(settings):
 
 @pytest.fixture
 def server(redis_layer, tmp_path):
-    """Daphne on a free port, on the test database and the test's channel prefix."""
+    """The ASGI server on a free port, on the test database and the test's channel prefix."""
     if connection.vendor != "postgresql":
-        pytest.skip("the browser test shares a PostgreSQL test database with daphne")
+        pytest.skip("the browser test shares a PostgreSQL test database with the server")
     redis_url, prefix = redis_layer
     port = free_port()
     env = {
@@ -100,9 +100,9 @@ def server(redis_layer, tmp_path):
         "CARDROOM_SECRET_KEY": django_settings.SECRET_KEY,
         "CARDROOM_SERVE_STATIC": "1",
     }
-    log = (tmp_path / "daphne.log").open("wb")
+    log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
-        daphne_argv(host="127.0.0.1", port=port),
+        asgi_server_argv(host="127.0.0.1", port=port),
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -117,7 +117,7 @@ def server(redis_layer, tmp_path):
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "daphne.log").read_text()) from None
+                    raise RuntimeError((tmp_path / "server.log").read_text()) from None
                 time.sleep(0.2)
         yield base
     finally:

@@ -40,6 +40,16 @@ async def open_socket(competition_id: int, user=None) -> WebsocketCommunicator:
     return comm
 
 
+async def receive_events(comm: WebsocketCommunicator, count: int) -> list[dict]:
+    """The next ``count`` events, however they were grouped into frames."""
+    received: list[dict] = []
+    while len(received) < count:
+        frame = await comm.receive_json_from(timeout=2)
+        received.extend(frame if isinstance(frame, list) else [frame])
+    assert len(received) == count, received
+    return received
+
+
 async def assert_forbidden(comm: WebsocketCommunicator) -> None:
     output = await comm.receive_output(timeout=2)
     assert output == {"type": "websocket.close", "code": CLOSE_FORBIDDEN}
@@ -97,19 +107,24 @@ async def test_organisers_and_staff_get_the_admin_view_of_a_private_competition(
         await comm.disconnect()
 
 
-async def test_the_socket_joins_and_leaves_the_competition_group(organiser):
+async def test_the_sockets_of_a_process_share_one_subscription(organiser):
     competition = await database_sync_to_async(make_competition)(organiser)
     layer = get_channel_layer()
     group = f"competition.{competition.pk}"
-    comm = await open_socket(competition.pk)
-    await comm.receive_json_from(timeout=2)  # the snapshot
+    first = await open_socket(competition.pk)
+    second = await open_socket(competition.pk)
+    for comm in (first, second):
+        assert (await comm.receive_json_from(timeout=2))["type"] == "snapshot"
     assert len(layer.groups.get(group, {})) == 1
 
     note = events.event(events.ROUND_STARTED, competition.pk, round={"number": 9})
     await layer.group_send(group, events.relay_message(note))
-    assert await comm.receive_json_from(timeout=2) == note
+    for comm in (first, second):
+        assert await receive_events(comm, 1) == [note]
 
-    await comm.disconnect()
+    await first.disconnect()
+    assert len(layer.groups.get(group, {})) == 1  # the second still watches
+    await second.disconnect()
     assert not layer.groups.get(group)
 
 
@@ -120,10 +135,7 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
 
     match = await database_sync_to_async(play_one)(competition)
 
-    received = {}
-    for _ in range(4):
-        message = await comm.receive_json_from(timeout=2)
-        received[message["type"]] = message
+    received = {message["type"]: message for message in await receive_events(comm, 4)}
     assert list(received) == [
         "match.finished",
         "standings.updated",
@@ -155,20 +167,10 @@ async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
         note = events.event(events.STANDINGS_UPDATED, competition.pk, standings=[], progress=n)
         await layer.group_send(f"competition.{competition.pk}", events.relay_message(note))
 
-    first = await comm.receive_json_from(timeout=1)
-    second = await comm.receive_json_from(timeout=1)
+    first, second = await receive_events(comm, 2)
     assert (first["progress"], second["progress"]) == (0, 5)
     assert await comm.receive_nothing(timeout=0.4)
     await comm.disconnect()
-
-
-async def receive_events(comm: WebsocketCommunicator, count: int) -> list[dict]:
-    """The next ``count`` events, whether each frame holds one event or a JSON array."""
-    out: list[dict] = []
-    while len(out) < count:
-        message = await comm.receive_json_from(timeout=2)
-        out.extend(message if isinstance(message, list) else [message])
-    return out
 
 
 async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):

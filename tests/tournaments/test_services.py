@@ -161,6 +161,16 @@ def test_single_elimination_crowns_one_champion(organiser):
     assert {m.node for m in comp.matches.all()} == {"R1-0", "R1-1", "R2-0"}
 
 
+def test_a_bracket_the_entries_cannot_fill_is_refused_at_the_start(organiser):
+    comp = competition(
+        organiser, variant="maniglia-4", format="single-elimination", entries=12, games=4
+    )
+    with pytest.raises(ValidationError, match="cannot pair the first round"):
+        services.competition_start(competition=comp)
+    comp.refresh_from_db()
+    assert comp.status == Competition.Status.DRAFT and not comp.matches.exists()
+
+
 def test_ladder_keeps_scheduling_until_closed(organiser):
     comp = competition(organiser, kind="ladder", format="ladder", entries=5)
     services.competition_start(competition=comp)

@@ -323,6 +323,22 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
     assert reaped.ladders and sorted(sent) == sorted(reaped.ladders)
 
 
+def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings):
+    settings.CARDROOM_LADDER_PAUSE_S = 60
+    comp = make_competition(entries=4, fmt="ladder", kind="ladder")
+    batch = execution.competition_launch(competition=comp, send=None)
+    for match in batch:
+        services.match_record_result(match=match, result=services.match_play(match=match))
+    assert not comp.matches.exclude(status=Match.Status.DONE).exists()  # not paired at once
+    assert execution.matches_reap(send=lambda ids: None).ladders == []  # within the pause
+
+    comp.matches.update(finished_at=timezone.now() - timedelta(seconds=61))
+    reaped = execution.matches_reap(send=lambda ids: None)
+    assert reaped.ladders and comp.matches.filter(status=Match.Status.QUEUED).count() == len(
+        reaped.ladders
+    )
+
+
 def test_run_competition_inline_plays_to_the_final_standings(capsys):
     comp = make_competition(entries=4)
     call_command("run_competition", str(comp.pk), "--inline")

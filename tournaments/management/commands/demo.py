@@ -5,10 +5,13 @@ memory only, on a free 127.0.0.1 port), a Celery worker with beat and the
 ASGI server as child processes, then:
 
 - creates the ``admin`` login (a random password, printed once), the built-in
-  bots (several random and greedy ones) and one demo competition per game
-  family (Manni, Maniglia, Money), starts them and leaves them to the worker;
-- prints the addresses and the login and waits; Ctrl-C or SIGTERM stops every
-  child (nothing is left running).
+  bots (several random and greedy ones) and the demo competitions: one
+  tournament per game family (Manni, Maniglia, Money as a double elimination),
+  which end
+  within a minute or two, and a ladder that plays a batch every few seconds
+  for as long as the demo runs; starts them and leaves them to the worker;
+- prints the addresses (the ladder's live dashboard first) and the login and
+  waits; Ctrl-C or SIGTERM stops every child (nothing is left running).
 
 ``--headless``: no server. One small competition (manni-basic, round robin of
 four built-in bots, three games per match) is played to its end by the worker
@@ -47,7 +50,7 @@ from tournaments import execution, selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
-    daphne_argv,
+    asgi_server_argv,
     free_port,
     port_in_use,
     redis_argv,
@@ -62,12 +65,18 @@ BUILTINS = ("random", "greedy")
 #: Bot rows entered in each demo competition: enough matches (and rounds) that the
 #: live dashboard keeps moving for a few minutes before the competitions finish.
 DEMO_ENTRIES = 12
-#: One competition per game family: (family, variant, games per match).
+#: The demo competitions: (name, variant, kind, format, games per match). Each game
+#: family plays a tournament that ends within a minute or two (Money's a double
+#: elimination, for the bracket view); the ladder keeps playing, a batch every
+#: :data:`DEMO_LADDER_PAUSE_S`, for as long as the demo runs.
 DEMO_COMPETITIONS = [
-    ("Manni", "manni-basic", 24),
-    ("Maniglia", "maniglia-4", 16),
-    ("Money", "money-jordan", 6),
+    ("Demo ladder", "manni-hornafjordur", "ladder", "ladder", 6),
+    ("Demo Manni", "manni-basic", "tournament", "round-robin", 24),
+    ("Demo Maniglia", "maniglia-4", "tournament", "round-robin", 16),
+    ("Demo Money", "money-jordan", "tournament", "double-elimination", 6),
 ]
+#: Seconds between two batches of the demo ladder, and between two reaper passes.
+DEMO_LADDER_PAUSE_S, DEMO_REAP_EVERY_S = 3, 1
 HEADLESS_VARIANT, HEADLESS_ENTRIES, HEADLESS_GAMES = "manni-basic", 4, 3
 ADMIN = "admin"
 #: SQLite shared by several processes: writers wait for each other instead of failing with
@@ -146,6 +155,8 @@ class Command(BaseCommand):
             DJANGO_SETTINGS_MODULE=os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
             PYTHONUNBUFFERED="1",
         )
+        env.setdefault("CARDROOM_LADDER_PAUSE_S", str(DEMO_LADDER_PAUSE_S))
+        env.setdefault("CARDROOM_REAP_EVERY_S", str(DEMO_REAP_EVERY_S))
         if self.database_url:
             env["DATABASE_URL"] = self.database_url
         return env
@@ -239,7 +250,7 @@ class Command(BaseCommand):
         child = self._start(
             Child(
                 "web",
-                daphne_argv(host=host, port=port),
+                asgi_server_argv(host=host, port=port),
                 self.run_dir / "web.log",
                 env=env,
                 cwd=Path(settings.BASE_DIR),
@@ -269,6 +280,8 @@ class Command(BaseCommand):
         competition = self._competition(
             name=f"Headless demo {timezone.now():%Y-%m-%d %H:%M:%S}",
             variant=opts["variant"],
+            kind=Competition.Kind.TOURNAMENT,
+            format=Competition.Format.ROUND_ROBIN,
             games=opts["games"],
             bots=picks,
             created_by=None,
@@ -362,8 +375,10 @@ class Command(BaseCommand):
             login = f"{ADMIN} / {password}   (shown once; keep it)"
         else:
             login = f"{ADMIN} (password chosen on the first run)"
+        live = next((c for c in competitions if c.format == Competition.Format.LADDER), None)
         lines = [
-            f"Live dashboard: {base}/dashboard/",
+            f"Live dashboard: {base}/dashboard/"
+            + (f"competitions/{live.pk}/" if live is not None else ""),
             "",
             "Cardroom demo is running.",
             f"  live dashboard:    {base}/dashboard/",
@@ -425,14 +440,14 @@ class Command(BaseCommand):
             out.append(bot)
         return out
 
-    def _competition(self, *, name, variant, games, bots, created_by) -> Competition:
+    def _competition(self, *, name, variant, kind, format, games, bots, created_by):
         try:
             competition = services.competition_create(
                 created_by=created_by,
                 name=name,
-                kind=Competition.Kind.TOURNAMENT,
+                kind=kind,
                 variant=variant,
-                format=Competition.Format.ROUND_ROBIN,
+                format=format,
                 games_per_match=games,
                 seed=secrets.randbelow(2**31),
             )
@@ -445,8 +460,7 @@ class Command(BaseCommand):
     def _demo_competitions(self, entrants: list[Bot], admin) -> list[Competition]:
         """One unfinished demo competition per family: reused if there is one, else started."""
         out = []
-        for family, variant, games in DEMO_COMPETITIONS:
-            prefix = f"Demo {family}"
+        for prefix, variant, kind, format, games in DEMO_COMPETITIONS:
             existing = Competition.objects.filter(name__startswith=prefix, variant=variant)
             current = existing.exclude(
                 status__in=[Competition.Status.FINISHED, Competition.Status.CANCELLED]
@@ -456,6 +470,8 @@ class Command(BaseCommand):
                 current = self._competition(
                     name=f"{prefix} #{number}",
                     variant=variant,
+                    kind=kind,
+                    format=format,
                     games=games,
                     bots=entrants,
                     created_by=admin,

@@ -1,0 +1,210 @@
+"""Process-local fan-out of a competition's live events to the sockets watching it.
+
+A process serving WebSockets subscribes once per competition to the group
+``competition.<id>`` (one channel of the channel layer) and hands every event
+to each of its sockets watching that competition. The sockets never receive
+through the channel layer themselves: with hundreds of watchers, a per-socket
+subscription costs a Redis fan-out, a deserialisation and a dispatch round per
+event per socket, where this costs one of each per process.
+
+Bursts are coalesced here, once for all the sockets of the process:
+
+* ``standings.updated`` goes out at most once per :attr:`Fanout.standings_interval_s`,
+  always the newest (the table replaces the previous one);
+* a socket whose previous frame is still being written gets the events that
+  arrived meanwhile together, as one frame holding a JSON array
+  (:meth:`Outbox.push`); a socket that falls :data:`MAX_BACKLOG` events behind
+  is closed with :data:`CLOSE_TOO_SLOW` and, like any reconnecting socket,
+  starts again from a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tournaments.events import STANDINGS_UPDATED, group_name
+
+log = logging.getLogger(__name__)
+
+#: Events a socket may have waiting before it is dropped as too slow.
+MAX_BACKLOG = 500
+#: Close code for a socket that could not keep up (the browser reconnects).
+CLOSE_TOO_SLOW = 4008
+
+
+class Outbox:
+    """The frames waiting for one socket, written by one task at a time.
+
+    ``send`` writes one text frame; ``close`` closes the socket with a code.
+    Nothing is written until :meth:`open` (the socket's snapshot goes first).
+    """
+
+    def __init__(
+        self,
+        send: Callable[[str], Awaitable[None]],
+        close: Callable[[int], Awaitable[None]],
+    ) -> None:
+        self._send = send
+        self._close = close
+        self._pending: list[str] = []
+        self._writer: asyncio.Task | None = None
+        self._open = False
+        self.closed = False
+
+    def open(self) -> None:
+        """Start writing (after the snapshot); events pushed before are sent now."""
+        self._open = True
+        self._wake()
+
+    def push(self, text: str) -> None:
+        """Queue one encoded event; never blocks the caller."""
+        if self.closed:
+            return
+        self._pending.append(text)
+        if len(self._pending) > MAX_BACKLOG:
+            self.closed = True
+            self._pending.clear()
+            asyncio.get_running_loop().create_task(self._close(CLOSE_TOO_SLOW))
+            return
+        self._wake()
+
+    def cancel(self) -> None:
+        self.closed = True
+        self._pending.clear()
+        if self._writer is not None:
+            self._writer.cancel()
+
+    def _wake(self) -> None:
+        if self._open and self._pending and self._writer is None and not self.closed:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        try:
+            while self._pending and not self.closed:
+                batch, self._pending = self._pending, []
+                await self._send(batch[0] if len(batch) == 1 else "[" + ",".join(batch) + "]")
+        except Exception:
+            # The socket went away under us; its disconnect cancels the outbox.
+            log.debug("live socket write failed", exc_info=True)
+            self.closed = True
+        finally:
+            self._writer = None
+
+
+class Fanout:
+    """The sockets of this process that watch one competition, fed by one subscription."""
+
+    standings_interval_s: float = 0.2
+
+    def __init__(self, layer: Any, competition_id: int) -> None:
+        self.layer = layer
+        self.group = group_name(competition_id)
+        self.outboxes: set[Outbox] = set()
+        self._channel: str | None = None
+        self._receiver: asyncio.Task | None = None
+        self._lock = asyncio.Lock()
+        self._last_standings = 0.0
+        self._pending_standings: str | None = None
+        self._flush: asyncio.TimerHandle | None = None
+
+    async def join(self, outbox: Outbox) -> None:
+        """Add a socket; the first one subscribes (done before this returns)."""
+        async with self._lock:
+            self.outboxes.add(outbox)
+            if self._receiver is None:
+                self._channel = await self.layer.new_channel(prefix="fanout.")
+                await self.layer.group_add(self.group, self._channel)
+                self._receiver = asyncio.get_running_loop().create_task(self._receive())
+
+    async def leave(self, outbox: Outbox) -> bool:
+        """Remove a socket; the last one unsubscribes. True when none is left."""
+        outbox.cancel()
+        async with self._lock:
+            self.outboxes.discard(outbox)
+            if self.outboxes or self._receiver is None:
+                return not self.outboxes
+            receiver, self._receiver = self._receiver, None
+            receiver.cancel()
+            if self._flush is not None:
+                self._flush.cancel()
+                self._flush = None
+            try:
+                await self.layer.group_discard(self.group, self._channel)
+            except Exception:
+                log.warning("could not leave %s", self.group, exc_info=True)
+            return True
+
+    async def _receive(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self._channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("live events of %s: receive failed", self.group, exc_info=True)
+                await asyncio.sleep(1)
+                continue
+            self.publish(message.get("event_type"), message.get("text"))
+
+    def publish(self, event_type: str | None, text: str | None) -> None:
+        """Hand one encoded event to every socket, coalescing standings."""
+        if not isinstance(text, str):
+            return
+        if event_type != STANDINGS_UPDATED:
+            self._to_all(text)
+            return
+        self._pending_standings = text  # the newest wins
+        if self._flush is not None:
+            return
+        wait = self._last_standings + self.standings_interval_s - time.monotonic()
+        if wait <= 0:
+            self._flush_standings()
+        else:
+            self._flush = asyncio.get_running_loop().call_later(wait, self._flush_standings)
+
+    def _flush_standings(self) -> None:
+        self._flush = None
+        text, self._pending_standings = self._pending_standings, None
+        if text is not None:
+            self._last_standings = time.monotonic()
+            self._to_all(text)
+
+    def _to_all(self, text: str) -> None:
+        for outbox in tuple(self.outboxes):
+            outbox.push(text)
+
+
+#: The fan-outs of each running event loop (tests run several loops in turn).
+_fanouts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, Fanout]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def fanout_for(layer: Any, competition_id: int) -> Fanout:
+    """This process's fan-out of ``competition_id`` (created on first use)."""
+    by_id = _fanouts.setdefault(asyncio.get_running_loop(), {})
+    fanout = by_id.get(competition_id)
+    if fanout is None or fanout.layer is not layer:
+        fanout = by_id[competition_id] = Fanout(layer, competition_id)
+    return fanout
+
+
+async def watch(layer: Any, competition_id: int, outbox: Outbox) -> Fanout:
+    """Subscribe ``outbox`` to the events of ``competition_id``."""
+    fanout = fanout_for(layer, competition_id)
+    await fanout.join(outbox)
+    return fanout
+
+
+async def unwatch(fanout: Fanout, outbox: Outbox) -> None:
+    """Unsubscribe ``outbox``; forget the fan-out once nobody watches."""
+    if await fanout.leave(outbox):
+        by_id = _fanouts.get(asyncio.get_running_loop(), {})
+        competition_id = int(fanout.group.rsplit(".", 1)[1])
+        if by_id.get(competition_id) is fanout and not fanout.outboxes:
+            del by_id[competition_id]
