@@ -8,13 +8,17 @@ forwards the events the services broadcast (``tournaments.events``).
 Events reach the sockets through this process's fan-out of the competition
 (``tournaments.fanout``): one channel-layer subscription per process and
 competition, however many sockets watch it. A frame holds one event (a JSON
-object) or, when several arrived while the previous frame was being written,
-a JSON array of them in order. Bursts of ``standings.updated`` are coalesced to
-at most one per :attr:`tournaments.fanout.Fanout.standings_interval_s`, always the newest.
+object) or several, in order, as a JSON array (the events of one moment, or
+those that piled up behind a slow write). Bursts of ``standings.updated`` are
+coalesced to at most one per :attr:`tournaments.fanout.Fanout.standings_interval_s`,
+always the newest. Sockets connecting together share one reading of the snapshot.
 """
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -44,8 +48,10 @@ def _watchable(competition_id: int, user) -> tuple[Competition | None, bool]:
 
 
 @database_sync_to_async
-def _snapshot(competition: Competition, admin: bool) -> dict[str, Any]:
-    return competition_snapshot(competition=competition, admin=admin)
+def _snapshot_text(competition: Competition, admin: bool, begin: Callable[[], None]) -> str:
+    begin()
+    snapshot = competition_snapshot(competition=competition, admin=admin)
+    return json.dumps(snapshot, separators=(",", ":"))
 
 
 class CompetitionConsumer(AsyncJsonWebsocketConsumer):
@@ -63,7 +69,11 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
             return
         # Subscribed before the snapshot is read: nothing falls between the two.
         self.fanout = await watch(get_channel_layer(), competition.pk, self.outbox)
-        await self.send_json(await _snapshot(competition, admin))
+        joined_at = time.monotonic()
+        text = await self.fanout.snapshot(
+            admin, joined_at, lambda begin: _snapshot_text(competition, admin, begin)
+        )
+        await self.send(text_data=text)
         self.outbox.open()
 
     async def disconnect(self, code: int) -> None:

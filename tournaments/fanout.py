@@ -11,11 +11,17 @@ Bursts are coalesced here, once for all the sockets of the process:
 
 * ``standings.updated`` goes out at most once per :attr:`Fanout.standings_interval_s`,
   always the newest (the table replaces the previous one);
-* a socket whose previous frame is still being written gets the events that
-  arrived meanwhile together, as one frame holding a JSON array
-  (:meth:`Outbox.push`); a socket that falls :data:`MAX_BACKLOG` events behind
-  is closed with :data:`CLOSE_TOO_SLOW` and, like any reconnecting socket,
-  starts again from a snapshot.
+* the events of one moment (a result brings ``match.finished``, the standings and
+  a ``queue.status`` within a few milliseconds) are gathered for
+  :attr:`Fanout.batch_window_s` and go out as one frame holding a JSON array:
+  every frame costs each socket a write, whatever its size;
+* a socket whose previous frame is still being written gets the frames that
+  arrived meanwhile as one array (:meth:`Outbox.push`); a socket that falls
+  :data:`MAX_BACKLOG` frames behind is closed with :data:`CLOSE_TOO_SLOW` and,
+  like any reconnecting socket, starts again from a snapshot.
+
+Sockets that connect at the same moment (a server restart, a link shared in a
+club) share one reading of the snapshot (:meth:`Fanout.snapshot`).
 """
 
 from __future__ import annotations
@@ -24,14 +30,14 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from tournaments.events import STANDINGS_UPDATED, group_name
 
 log = logging.getLogger(__name__)
 
-#: Events a socket may have waiting before it is dropped as too slow.
+#: Frames a socket may have waiting before it is dropped as too slow.
 MAX_BACKLOG = 500
 #: Close code for a socket that could not keep up (the browser reconnects).
 CLOSE_TOO_SLOW = 4008
@@ -62,7 +68,7 @@ class Outbox:
         self._wake()
 
     def push(self, text: str) -> None:
-        """Queue one encoded event; never blocks the caller."""
+        """Queue one frame (an encoded event, or a JSON array of them); never blocks."""
         if self.closed:
             return
         self._pending.append(text)
@@ -86,8 +92,8 @@ class Outbox:
     async def _write(self) -> None:
         try:
             while self._pending and not self.closed:
-                batch, self._pending = self._pending, []
-                await self._send(batch[0] if len(batch) == 1 else "[" + ",".join(batch) + "]")
+                frames, self._pending = self._pending, []
+                await self._send(frames[0] if len(frames) == 1 else join_frames(frames))
         except Exception:
             # The socket went away under us; its disconnect cancels the outbox.
             log.debug("live socket write failed", exc_info=True)
@@ -96,10 +102,16 @@ class Outbox:
             self._writer = None
 
 
+def join_frames(frames: Sequence[str]) -> str:
+    """One JSON array of the events of ``frames``, in order (each an object or an array)."""
+    return "[" + ",".join(f[1:-1] if f.startswith("[") else f for f in frames) + "]"
+
+
 class Fanout:
     """The sockets of this process that watch one competition, fed by one subscription."""
 
     standings_interval_s: float = 0.2
+    batch_window_s: float = 0.005
 
     def __init__(self, layer: Any, competition_id: int) -> None:
         self.layer = layer
@@ -111,6 +123,9 @@ class Fanout:
         self._last_standings = 0.0
         self._pending_standings: str | None = None
         self._flush: asyncio.TimerHandle | None = None
+        self._batch: list[str] = []
+        self._send_batch: asyncio.TimerHandle | None = None
+        self._snapshots: dict[Any, _Reading] = {}
 
     async def join(self, outbox: Outbox) -> None:
         """Add a socket; the first one subscribes (done before this returns)."""
@@ -130,9 +145,11 @@ class Fanout:
                 return not self.outboxes
             receiver, self._receiver = self._receiver, None
             receiver.cancel()
-            if self._flush is not None:
-                self._flush.cancel()
-                self._flush = None
+            for timer in (self._flush, self._send_batch):
+                if timer is not None:
+                    timer.cancel()
+            self._flush = self._send_batch = None
+            self._batch.clear()
             try:
                 await self.layer.group_discard(self.group, self._channel)
             except Exception:
@@ -175,8 +192,47 @@ class Fanout:
             self._to_all(text)
 
     def _to_all(self, text: str) -> None:
+        """Gather ``text`` into the current batch, sent when its window closes."""
+        self._batch.append(text)
+        if self._send_batch is None:
+            loop = asyncio.get_running_loop()
+            self._send_batch = loop.call_later(self.batch_window_s, self._flush_batch)
+
+    def _flush_batch(self) -> None:
+        self._send_batch = None
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        frame = batch[0] if len(batch) == 1 else join_frames(batch)
         for outbox in tuple(self.outboxes):
-            outbox.push(text)
+            outbox.push(frame)
+
+    async def snapshot(
+        self, key: Any, joined_at: float, read: Callable[[Callable[[], None]], Awaitable[str]]
+    ) -> str:
+        """The encoded snapshot ``key`` for a socket subscribed since ``joined_at``.
+
+        ``read(begin)`` reads it and calls ``begin()`` as the reading starts. A
+        reading that has not started yet, or started after ``joined_at``, is shared
+        (whatever changes after it starts reaches the socket as events); otherwise a
+        new one is queued, which the sockets joining meanwhile share in turn.
+        """
+        reading = self._snapshots.get(key)
+        if reading is None or (reading.began_at is not None and reading.began_at < joined_at):
+            reading = self._snapshots[key] = _Reading()
+            reading.task = asyncio.get_running_loop().create_task(read(reading.begin))
+        return await asyncio.shield(reading.task)
+
+
+class _Reading:
+    """One snapshot reading shared by the sockets waiting for it."""
+
+    def __init__(self) -> None:
+        self.began_at: float | None = None
+        self.task: asyncio.Task | None = None
+
+    def begin(self) -> None:
+        self.began_at = time.monotonic()
 
 
 #: The fan-outs of each running event loop (tests run several loops in turn).

@@ -1,13 +1,15 @@
-"""The per-socket outbox of the live stream: order, batching, slow sockets."""
+"""The live stream's fan-out: one subscription, batched frames, shared snapshots, slow sockets."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
-from tournaments.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Outbox
+from tournaments.events import event, relay_message
+from tournaments.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Fanout, Outbox, join_frames
 
 pytestmark = pytest.mark.asyncio
 
@@ -87,3 +89,86 @@ async def test_a_socket_that_falls_too_far_behind_is_closed_to_reconnect():
     socket.gate.set()
     await settle()
     assert socket.frames == ['"first"']  # nothing of the backlog is written
+
+
+async def test_frames_join_into_one_array_of_their_events_in_order():
+    assert join_frames(['{"a":1}', '[{"b":2},{"c":3}]', '{"d":4}']) == (
+        '[{"a":1},{"b":2},{"c":3},{"d":4}]'
+    )
+
+
+class Layer:
+    """The channel-layer calls a fan-out makes, in memory."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, set[str]] = {}
+        self.queues: dict[str, asyncio.Queue] = {}
+
+    async def new_channel(self, prefix: str = "") -> str:
+        name = f"{prefix}{len(self.queues)}"
+        self.queues[name] = asyncio.Queue()
+        return name
+
+    async def group_add(self, group: str, channel: str) -> None:
+        self.groups.setdefault(group, set()).add(channel)
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        self.groups.get(group, set()).discard(channel)
+
+    async def receive(self, channel: str) -> dict:
+        return await self.queues[channel].get()
+
+    def send_to_group(self, group: str, event: dict) -> None:
+        for channel in self.groups.get(group, ()):
+            self.queues[channel].put_nowait(relay_message(event))
+
+
+async def test_the_events_of_one_moment_reach_every_socket_as_one_frame():
+    layer = Layer()
+    fanout = Fanout(layer, 7)
+    sockets = [Socket() for _ in range(3)]
+    outboxes = [Outbox(s.send, s.close) for s in sockets]
+    for outbox in outboxes:
+        await fanout.join(outbox)
+        outbox.open()
+    assert len(layer.groups["competition.7"]) == 1  # one subscription for all
+
+    for n in range(3):
+        layer.send_to_group("competition.7", event("match.finished", 7, match={"id": n}))
+    await asyncio.sleep(fanout.batch_window_s * 4)
+
+    for socket in sockets:
+        assert len(socket.frames) == 1
+        assert [e["match"]["id"] for e in socket.events()] == [0, 1, 2]
+    for outbox in outboxes:
+        await fanout.leave(outbox)
+    assert layer.groups["competition.7"] == set()
+
+
+async def test_sockets_joining_together_share_one_snapshot_reading():
+    fanout = Fanout(Layer(), 7)
+    readings: list[int] = []
+    gate = asyncio.Event()
+
+    async def read(begin) -> str:
+        await gate.wait()  # queued behind other readings, as in the database thread
+        begin()
+        readings.append(1)
+        return f'{{"n":{len(readings)}}}'
+
+    first = [asyncio.ensure_future(fanout.snapshot(False, time.monotonic(), read))]
+    await asyncio.sleep(0)
+    # Sockets that join while the reading waits to start share it.
+    first += [
+        asyncio.ensure_future(fanout.snapshot(False, time.monotonic(), read)) for _ in range(49)
+    ]
+    gate.set()
+    assert set(await asyncio.gather(*first)) == {'{"n":1}'} and readings == [1]
+
+    # A socket subscribed after that reading started needs a reading of its own.
+    later = time.monotonic() + 1e-6
+    while time.monotonic() < later:
+        await asyncio.sleep(0)
+    assert await fanout.snapshot(False, later, read) == '{"n":2}'
+    # Organisers' and spectators' snapshots differ: never shared across keys.
+    assert await fanout.snapshot(True, 0.0, read) == '{"n":3}'
