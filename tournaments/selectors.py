@@ -11,6 +11,7 @@ from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
 from tournaments.pairing import finished_results
 from tournaments.ratings import head_to_head
+from tournaments.services import can_manage
 
 
 def competitions_visible_to(*, user) -> QuerySet[Competition]:
@@ -21,6 +22,25 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
             return qs
         return qs.filter(Q(is_public=True) | Q(organisers=user) | Q(created_by=user)).distinct()
     return qs.filter(is_public=True)
+
+
+#: Competition statuses after which replays may show every hand (:func:`full_view_allowed`).
+ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def full_view_allowed(*, competition: Competition, user) -> bool:
+    """May ``user`` see every seat's hand of the games of ``competition``?
+
+    Staff at any time; the competition's organisers once it has ended (finished or
+    cancelled); anyone once it has ended if the organisers set
+    ``full_replays_after_end``. The same rule hides the decks of game records and
+    the seeds they follow from (API). The caller checks that the game is visible.
+    """
+    if user is not None and user.is_authenticated and user.is_staff:
+        return True
+    if competition.status not in ENDED:
+        return False
+    return competition.full_replays_after_end or can_manage(competition=competition, user=user)
 
 
 #: The trend of a standings row is the change of the displayed rating over this many

@@ -86,13 +86,18 @@ def test_staff_see_private_competitions(organiser, as_staff):
     assert as_staff.get(f"/api/competitions/{hidden.pk}/").status_code == 200
 
 
-def test_seed_is_shown_only_to_organisers_until_the_end(organiser, as_organiser, anon):
+def test_seed_is_shown_to_organisers_and_to_all_only_if_full_replays_are_allowed(
+    organiser, as_organiser, anon
+):
     competition = make_competition(organiser, seed=99)
+    url = f"/api/competitions/{competition.pk}/"
 
-    assert anon.get(f"/api/competitions/{competition.pk}/").json()["seed"] is None
-    assert as_organiser.get(f"/api/competitions/{competition.pk}/").json()["seed"] == 99
+    assert anon.get(url).json()["seed"] is None
+    assert as_organiser.get(url).json()["seed"] == 99
     Competition.objects.filter(pk=competition.pk).update(status="finished")
-    assert anon.get(f"/api/competitions/{competition.pk}/").json()["seed"] == 99
+    assert anon.get(url).json()["seed"] is None  # every deck follows from it
+    Competition.objects.filter(pk=competition.pk).update(full_replays_after_end=True)
+    assert anon.get(url).json()["seed"] == 99
 
 
 def test_competition_filters_and_pagination(organiser, as_organiser, anon):

@@ -22,14 +22,22 @@ def test_game_records_are_only_those_of_done_matches(league, anon):
     assert results(anon.get(f"/api/games/?match={running.pk}")) == []
 
 
-def test_a_game_record_is_the_replayable_record(league, anon):
+def test_a_game_record_shows_every_hand_only_by_the_full_view_rule(league, anon, as_staff):
     game = league["done"].game_records.get(index=1)
+    url = f"/api/games/{game.pk}/"
 
-    response = anon.get(f"/api/games/{game.pk}/")
+    public = anon.get(url).json()
+    assert public["full"] is False and public["scores"] == game.scores
+    assert public["record"] == {
+        k: v for k, v in played_record(1).items() if k not in ("seed", "decks")
+    }
+    assert as_staff.get(url).json()["record"] == played_record(1)  # staff: at any time
 
-    assert response.status_code == 200
-    assert response.json()["record"] == played_record(1)
-    assert response.json()["scores"] == game.scores
+    Competition.objects.filter(pk=league["competition"].pk).update(status="finished")
+    assert "decks" not in anon.get(url).json()["record"]  # ended, full replays not allowed
+    Competition.objects.filter(pk=league["competition"].pk).update(full_replays_after_end=True)
+    assert anon.get(url).json()["full"] is True
+    assert anon.get(url).json()["record"] == played_record(1)
 
 
 def test_no_record_of_an_unfinished_match_even_by_id(league, anon, as_staff):
@@ -56,17 +64,20 @@ def test_a_running_match_shows_no_seed_results_or_logs(league, anon, as_alice):
     assert all(seat["log"] is None for seat in mine["seats"])
 
 
-def test_a_done_match_shows_its_seed_and_each_owner_their_own_log(league, anon, as_alice):
+def test_a_done_match_shows_each_owner_their_own_log_and_staff_its_seed(
+    league, anon, as_alice, as_staff
+):
     url = f"/api/matches/{league['done'].pk}/"
 
     public = anon.get(url).json()
     alices = as_alice.get(url).json()
 
-    assert public["seed"] == league["done"].seed
+    assert public["seed"] is None  # every deck follows from it: the full-view rule
     assert [s["rank"] for s in public["seats"]] == [1, 2, 3]
     assert all(seat["log"] is None for seat in public["seats"])
     assert [s["log"] for s in alices["seats"]] == ["log of seat 0", None, None]
     assert alices["seats"][0]["bot"] == "alice/alpha"
+    assert as_staff.get(url).json()["seed"] == league["done"].seed
 
 
 def test_matches_filter_by_competition_status_round_and_entry(league, anon):

@@ -1,10 +1,13 @@
 """Input and output shapes of the competitions API.
 
-Hidden information never leaves through these shapes: a match's seed (from
-which its decks follow) only once the match is done, a competition's seed
-only once it is over or to those who run it, a seat's log only to the bot's
-owner and staff once the match is done, and game records only of done matches
-(the views see to that).
+Hidden information never leaves through these shapes. Every hand of a game
+(a game record's decks, and the match and competition seeds they follow from)
+is shown by the rule of the replay viewer's full view
+(``tournaments.selectors.full_view_allowed``): to staff at any time, to the
+organisers once the competition has ended, to everyone once it has ended if the
+organisers allow full replays; organisers also see the seed they chose. A
+seat's log goes only to the bot's owner and staff once the match is done, and
+game records only of done matches (the views see to that).
 """
 
 from __future__ import annotations
@@ -17,11 +20,18 @@ from rest_framework import serializers
 import games
 from bots.models import Bot, BotVersion
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
-from tournaments.selectors import competitions_visible_to
+from tournaments.selectors import competitions_visible_to, full_view_allowed
 from tournaments.services import can_manage
 
 BIGINT_MAX = 2**63 - 1
-OVER = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def _full_view(serializer: serializers.Serializer, competition: Competition) -> bool:
+    """``full_view_allowed`` for the request's user, read once per competition per response."""
+    cache = serializer.context.setdefault("_full_view", {})
+    if competition.pk not in cache:
+        cache[competition.pk] = full_view_allowed(competition=competition, user=_user(serializer))
+    return cache[competition.pk]
 
 
 def _user(serializer: serializers.Serializer):
@@ -77,7 +87,7 @@ class CompetitionDetailSerializer(CompetitionSerializer):
 
     def get_seed(self, competition: Competition) -> int | None:
         # Match seeds, and so every deck, follow from this seed (hidden information).
-        if competition.status in OVER or self.get_can_manage(competition):
+        if self.get_can_manage(competition) or _full_view(self, competition):
             return competition.seed
         return None
 
@@ -235,8 +245,10 @@ class MatchSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_seed(self, match: Match) -> int | None:
-        # The decks follow from the seed: hidden until the match is over.
-        return match.seed if match.status == Match.Status.DONE else None
+        # The decks follow from the seed: every hand of the match (the full-view rule).
+        if match.status == Match.Status.DONE and _full_view(self, match.competition):
+            return match.seed
+        return None
 
     def get_games(self, match: Match) -> int:
         if match.status != Match.Status.DONE:
@@ -251,17 +263,33 @@ class GameRecordSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+#: Keys of a game record that reveal every hand (see ``full_view_allowed``).
+HIDDEN_RECORD_KEYS = ("seed", "decks")
+
+
 class GameRecordDetailSerializer(GameRecordSerializer):
     record = serializers.SerializerMethodField(
-        help_text="The replayable record: variant, options, seed, dealer, decks, actions."
+        help_text="The replayable record: variant, options, seed, dealer, decks, actions. "
+        "Without seed and decks (every hand) unless `full` is true."
+    )
+    full = serializers.SerializerMethodField(
+        help_text="Whether the record holds every hand: staff at any time; the "
+        "organisers once the competition has ended; everyone once it has ended if "
+        "the organisers allow full replays."
     )
 
     class Meta(GameRecordSerializer.Meta):
-        fields = [*GameRecordSerializer.Meta.fields, "record"]
+        fields = [*GameRecordSerializer.Meta.fields, "full", "record"]
         read_only_fields = fields
 
+    def get_full(self, game: GameRecord) -> bool:
+        return _full_view(self, game.match.competition)
+
     def get_record(self, game: GameRecord) -> dict[str, Any]:
-        return game.record()
+        record = game.record()
+        if self.get_full(game):
+            return record
+        return {k: v for k, v in record.items() if k not in HIDDEN_RECORD_KEYS}
 
 
 # --- results ----------------------------------------------------------------------------
@@ -278,6 +306,10 @@ class StandingSerializer(serializers.Serializer):
     games = serializers.IntegerField()
     points = serializers.FloatField()
     withdrawn = serializers.BooleanField()
+    trend = serializers.FloatField(
+        allow_null=True,
+        help_text="Change of the rating over the entry's last 5 rated matches; null if unrated.",
+    )
     tiebreaks = serializers.DictField(
         child=serializers.FloatField(),
         required=False,

@@ -277,7 +277,7 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[Match]:
         return (
             Match.objects.filter(competition__in=visible_competitions(self.request))
-            .select_related("round")
+            .select_related("round", "competition")
             .prefetch_related("seats__entry__bot__owner", "seats__version")
         )
 
@@ -306,7 +306,7 @@ class GameRecordViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         records = GameRecord.objects.filter(
             match__status=Match.Status.DONE,
             match__competition__in=visible_competitions(self.request),
-        )
+        ).select_related("match__competition")
         return records.defer("data") if self.action == "list" else records
 
     def get_serializer_class(self):

@@ -6,31 +6,17 @@ from typing import Any
 
 import games
 from bots.referee.match import game_seed, schedule
-from tournaments.models import Competition, GameRecord
-from tournaments.services import can_manage
+from tournaments.models import GameRecord
+from tournaments.selectors import ENDED, full_view_allowed
 
-#: Competition statuses after which replays may show every hand (see full_view_allowed).
-ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+__all__ = ["ENDED", "REFUSED", "full_view_allowed", "seat_names"]
+
 #: The 403 page of a full view one may not see.
 REFUSED = (
     "Every hand of a game is shown to staff at any time, to the competition's organisers "
     "once it has ended, and to everyone who may watch it once it has ended if its "
     "organisers allow full replays. The public view shows every played card."
 )
-
-
-def full_view_allowed(*, competition: Competition, user) -> bool:
-    """May ``user`` see every seat's hand in the replays of ``competition``?
-
-    Staff at any time; the competition's organisers (``can_manage``) once it has
-    ended (finished or cancelled); anyone once it has ended if the organisers set
-    ``full_replays_after_end``. The caller checks that the game itself is visible.
-    """
-    if user is not None and user.is_authenticated and user.is_staff:
-        return True
-    if competition.status not in ENDED:
-        return False
-    return competition.full_replays_after_end or can_manage(competition=competition, user=user)
 
 
 def seat_names(*, game: GameRecord, record: dict[str, Any]) -> list[str]:
