@@ -147,3 +147,63 @@ def test_processes_with_env_finds_a_live_process(tmp_path):
         proc.wait()
     time.sleep(0.05)
     assert processes_with_env(marker) == []
+
+
+@pytest.mark.slow
+def test_the_served_demo_opens_onto_a_dashboard_that_keeps_moving(tmp_path):
+    """``manage.py demo``: the address it prints first is a dashboard whose results keep coming."""
+    import json
+    import re
+    import urllib.request
+
+    from websockets.sync.client import connect
+
+    var = tmp_path / "var"
+    marker = f"CARDROOM_VAR_DIR={var}"
+    env = dict(
+        os.environ,
+        CARDROOM_VAR_DIR=str(var),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("REDIS_URL", None)
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True, timeout=120)
+    port = free_port()
+    log = tmp_path / "demo.log"
+    with log.open("w") as out:
+        demo = subprocess.Popen(
+            [*manage, "demo", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        first_line = re.compile(rf"^Live dashboard: (http://127\.0\.0\.1:{port}/\S*)$", re.M)
+        assert wait_until(lambda: first_line.search(log.read_text()), timeout=120), log.read_text()
+        url = first_line.search(log.read_text()).group(1)
+        competition = int(re.search(r"/competitions/(\d+)/$", url).group(1))
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200 and b"Standings" in page.read()
+
+        finished: set[int] = set()
+        kinds: set[str] = set()
+        ws_url = f"ws://127.0.0.1:{port}/ws/competitions/{competition}/"
+        with connect(ws_url, origin=f"http://127.0.0.1:{port}", open_timeout=20) as ws:
+            assert json.loads(ws.recv(timeout=20))["type"] == "snapshot"
+            deadline = time.monotonic() + 60
+            while len(finished) < 6 and time.monotonic() < deadline:
+                frame = json.loads(ws.recv(timeout=30))
+                for item in frame if isinstance(frame, list) else [frame]:
+                    kinds.add(item["type"])
+                    if item["type"] == "match.finished":
+                        finished.add(item["match"]["id"])
+        # Several ladder batches (one every few seconds), each moving the standings.
+        assert len(finished) >= 6, (kinds, log.read_text()[-2000:])
+        assert "standings.updated" in kinds
+    finally:
+        demo.send_signal(signal.SIGTERM)
+        demo.wait(timeout=60)
+    assert "stopped; nothing left running" in log.read_text()
+    assert wait_until(lambda: processes_with_env(marker) == [], timeout=10)

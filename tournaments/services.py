@@ -505,6 +505,27 @@ def league_next_season(
     return season
 
 
+#: What an organiser may change at any time (the rest is fixed at creation).
+COMPETITION_UPDATABLE = frozenset({"name", "is_public", "full_replays_after_end"})
+
+
+@transaction.atomic
+def competition_update(*, competition: Competition, by=None, **changes: Any) -> Competition:
+    """Rename, publish or hide a competition, or allow full replays after its end."""
+    unknown = set(changes) - COMPETITION_UPDATABLE
+    if unknown:
+        allowed = ", ".join(sorted(COMPETITION_UPDATABLE))
+        raise ValidationError(f"cannot change {', '.join(sorted(unknown))}; only {allowed}")
+    if "name" in changes and not str(changes["name"]).strip():
+        raise ValidationError({"name": "a competition needs a name"})
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(competition, by)
+    for field, value in changes.items():
+        setattr(competition, field, value)
+    competition.save(update_fields=sorted(changes))
+    return competition
+
+
 @transaction.atomic
 def competition_close(*, competition: Competition, by=None) -> Competition:
     """End a competition now (a ladder or a cancelled event); pending matches are dropped."""

@@ -304,3 +304,28 @@ def test_progress_counts_matches_by_status(db):
     services.match_record_result(match=match, result=services.match_play(match=match))
     after = client.get(f"/api/competitions/{comp.pk}/progress/").json()
     assert after["done"] == 1 and after["games"] == 3 and after["competition"] == "finished"
+
+
+def test_organisers_allow_full_replays_after_the_start_and_nothing_else_changes(
+    organiser, as_organiser, as_alice, anon
+):
+    competition = make_competition(organiser, name="Club night")
+    url = f"/api/competitions/{competition.pk}/"
+
+    response = as_organiser.patch(url, {"full_replays_after_end": True, "name": "Club final"})
+    assert response.status_code == 200
+    assert response.json()["full_replays_after_end"] is True
+    assert response.json()["name"] == "Club final"
+
+    refused = as_organiser.patch(url, {"variant": "money-egypt", "seed": 5}, format="json")
+    assert refused.status_code == 400
+    assert set(refused.json()) == {"variant", "seed"}
+    assert as_organiser.patch(url, {"name": ""}, format="json").status_code == 400
+    assert as_alice.patch(url, {"is_public": False}, format="json").status_code == 403
+    assert anon.patch(url, {"is_public": False}, format="json").status_code in (401, 403)
+    competition.refresh_from_db()
+    assert (competition.name, competition.variant, competition.is_public) == (
+        "Club final",
+        "manni-basic",
+        True,
+    )

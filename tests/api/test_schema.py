@@ -25,6 +25,7 @@ EXPECTED = {
     ("GET", "/api/competitions/"),
     ("POST", "/api/competitions/"),
     ("GET", "/api/competitions/{id}/"),
+    ("PATCH", "/api/competitions/{id}/"),
     ("POST", "/api/competitions/{id}/start/"),
     ("POST", "/api/competitions/{id}/close/"),
     ("GET", "/api/competitions/{id}/standings/"),

@@ -117,6 +117,26 @@ class CompetitionCreateSerializer(serializers.Serializer):
     seed = serializers.IntegerField(min_value=0, max_value=BIGINT_MAX, default=0)
 
 
+class CompetitionUpdateSerializer(serializers.Serializer):
+    """PATCH: what organisers may change at any time; any other field is refused."""
+
+    name = serializers.CharField(max_length=120, required=False)
+    is_public = serializers.BooleanField(required=False)
+    full_replays_after_end = serializers.BooleanField(
+        required=False,
+        help_text="Once it has ended, show every hand of its games to everyone who may "
+        "watch it (replays and game records).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(self.initial_data) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError(
+                {name: "cannot be changed after creation" for name in sorted(unknown)}
+            )
+        return attrs
+
+
 # --- entries ----------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from tournaments.api.serializers import (
     CompetitionCreateSerializer,
     CompetitionDetailSerializer,
     CompetitionSerializer,
+    CompetitionUpdateSerializer,
     EntryCreateSerializer,
     EntrySerializer,
     GameRecordDetailSerializer,
@@ -111,6 +112,19 @@ class CompetitionViewSet(
                 created_by=request.user, **serializer.validated_data
             )
         return self._detail(competition, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=CompetitionUpdateSerializer, responses={200: CompetitionDetailSerializer}
+    )
+    def partial_update(self, request: Request, pk: str) -> Response:
+        """Rename it, make it public or private, or allow full replays after its end."""
+        competition = self.get_object()
+        serializer = CompetitionUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.competition_update(
+            competition=competition, by=request.user, **serializer.validated_data
+        )
+        return self._detail(competition)
 
     @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
     @action(detail=True, methods=["post"])
