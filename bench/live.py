@@ -1,11 +1,12 @@
 """Live benchmark: how fast results reach the WebSocket clients watching a competition.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_live \\
-        python -m bench.live [--sizes 1,100,500] [--rate 10] [--seconds 15] [--json]
+        python -m bench.live [--sizes 1,100,500] [--rate 10] [--seconds 15] [--entries N] [--json]
 
 For each size N it starts a public round robin of built-in random bots
 (manni-basic, one game per match, enough entries for ``rate * seconds``
-matches), opens N WebSocket clients on ``ws/competitions/<id>/`` of a uvicorn
+matches, or ``--entries``: a few hundred make every standings event carry the
+live table's 200 rows), opens N WebSocket clients on ``ws/competitions/<id>/`` of a uvicorn
 subprocess (real Redis channel layer under a prefix of this run alone), then
 plays and records ``rate`` matches a second for ``seconds`` seconds with
 ``services.match_play`` and ``services.match_record_result``. The time of each
@@ -315,9 +316,8 @@ def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], 
 def measure(n: int, args, port: int) -> dict[str, Any]:
     from django.db import connections
 
-    competition = make_competition(
-        f"{uuid.uuid4().hex[:8]}-{n}", entries_for(int(args.rate * args.seconds) + 5)
-    )
+    needed = entries_for(int(args.rate * args.seconds) + 5)
+    competition = make_competition(f"{uuid.uuid4().hex[:8]}-{n}", max(needed, args.entries))
     entries = competition.entries.count()
     connections.close_all()
     url = f"ws://127.0.0.1:{port}/ws/competitions/{competition.pk}/"
@@ -395,6 +395,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,100,500", help="numbers of clients (comma list)")
     parser.add_argument("--rate", type=float, default=10.0, help="results recorded per second")
     parser.add_argument("--seconds", type=float, default=15.0, help="recording time per size")
+    parser.add_argument(
+        "--entries",
+        type=int,
+        default=0,
+        help="entries of each competition (default: just enough for the matches)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]

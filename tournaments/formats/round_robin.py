@@ -39,6 +39,7 @@ the schedule is the two-seat one, each match ``(a, b)`` becoming the table
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from games.rng import Stream, shuffled
 from tournaments.formats.common import (
@@ -85,7 +86,15 @@ def round_robin(
                 for r in rounds
             ]
         return rounds
-    return design_rounds(items, table_size, legs=legs, seed=seed, steps=steps)
+    return list(_designed(tuple(items), table_size, legs, seed, steps))
+
+
+@lru_cache(maxsize=64)
+def _designed(
+    items: tuple[Entry, ...], table_size: int, legs: int, seed: int, steps: int
+) -> tuple[Round, ...]:
+    """design_rounds, remembered: a competition pairs its rounds one at a time from it."""
+    return tuple(design_rounds(items, table_size, legs=legs, seed=seed, steps=steps))
 
 
 def _home_first(i: int, j: int, m: int) -> bool:
@@ -136,6 +145,8 @@ class _Search:
         self.tables_per_round = n // k
         self.count = [[0] * n for _ in range(n)]
         self.cost = 0
+        #: The swaps made since the best state so far (each undoes itself).
+        self.journal: list[tuple[int, int, int, int, int]] = []
         for groups in rounds:
             for g in groups[: self.tables_per_round]:
                 for x in g:
@@ -163,7 +174,19 @@ class _Search:
                 c[z][coming] += 1
         groups[g1][p1], groups[g2][p2] = y, x
         self.cost += delta
+        self.journal.append((r, g1, p1, g2, p2))
         return delta
+
+    def mark_best(self) -> None:
+        """The current state is the best so far: forget how we got here."""
+        self.journal.clear()
+
+    def back_to_best(self) -> None:
+        """Undo the swaps made since :meth:`mark_best`, newest first."""
+        journal, self.journal = self.journal, []
+        for move in reversed(journal):
+            self.swap(*move)
+        self.journal.clear()
 
 
 def _lower_bound(pairs: int, meetings: int) -> int:
@@ -238,17 +261,23 @@ def design_rounds(
 
 
 def _anneal(search: _Search, rng: Stream, byes: int, steps: int, target: int) -> int:
-    """Run the local search in place, leaving ``search.rounds`` at the best state; its cost."""
-    snapshot = lambda: [[list(g) for g in groups] for groups in search.rounds]  # noqa: E731
-    best_cost, best = search.cost, snapshot()
+    """Run the local search in place, leaving ``search.rounds`` at the best state; its cost.
+
+    The best state is kept as the journal of swaps made since (undone at the end),
+    not as copies: a copy per improvement cost O(rounds x entries) each time.
+    """
+    best_cost = search.cost
+    search.mark_best()
     for step in range(steps):
         if best_cost <= target:
             break
         # Threshold accepting: small uphill moves early on escape local minima.
         _step(search, rng, byes, slack=2 * ((3 * (steps - 1 - step)) // steps))
         if search.cost < best_cost:
-            best_cost, best = search.cost, snapshot()
-    search.rounds[:] = best
+            best_cost = search.cost
+            search.mark_best()
+    search.back_to_best()
+    assert search.cost == best_cost
     return best_cost
 
 

@@ -91,6 +91,24 @@ def test_partners_put_teams_on_opposite_seat_pairs():
     assert set(meetings.values()) == {1} and len(meetings) == 10
 
 
+def test_a_remembered_design_is_the_same_and_callers_cannot_spoil_it():
+    first = round_robin(list(range(13)), 3, seed=5)
+    first.clear()  # a caller's list is its own
+    again = round_robin(list(range(13)), 3, seed=5)
+    assert len(again) >= 6 and again == round_robin(list(range(13)), 3, seed=5)
+
+
+def test_a_large_multi_seat_design_keeps_every_entry_playing_evenly():
+    """300 entries at tables of 3 (the search keeps its best state as a journal of swaps)."""
+    rounds = round_robin(list(range(300)), 3, seed=1)
+    games = Counter(x for r in rounds for table in r.tables for x in table)
+    assert len(rounds) == 150 and set(games.values()) == {150}
+    pairs = pair_counts(t for r in rounds for t in r.tables)
+    # Every entry meets most of the field; the fixed search budget leaves some repeats.
+    opponents = Counter(x for pair in pairs for x in pair)
+    assert min(opponents.values()) >= 150 and max(pairs.values()) <= 5
+
+
 def test_same_seed_same_schedule_other_seed_other_schedule():
     a = round_robin(list(range(8)), 2, seed=1)
     assert a == round_robin(list(range(8)), 2, seed=1)
