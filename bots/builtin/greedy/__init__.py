@@ -54,6 +54,11 @@ class GreedyBot(Bot):
         self.options = dict(hello.get("options") or {})
         self.strategy = strategy_for(self.variant, self.options)
 
+    def game_over(self, result: dict[str, Any]) -> None:
+        """A fresh strategy for the next game: some follow one game's history."""
+        if self.variant:
+            self.strategy = strategy_for(self.variant, self.options)
+
     def act(self, observation: dict[str, Any] | None, legal: list[str]) -> str:
         if len(legal) == 1 or observation is None:
             return legal[0]

@@ -73,8 +73,9 @@ class StackModel:
         elif label == "decline":
             self.pending_capture = None
         elif label.startswith("change "):
-            paid = self.pending_buy[1] if self.pending_buy else 0
-            self._settle_buy(paid - money_value(label[7:], values))
+            if self.pending_buy is None:
+                raise ValueError("change without a purchase: stack model out of step")
+            self._settle_buy(self.pending_buy[1] - money_value(label[7:], values))
         elif label.startswith("buy "):
             self._buy(seat, label.split(), values)
 
