@@ -251,12 +251,18 @@ def announce_match_started(*, match_id: int) -> None:
 
 def announce_competition_started(*, competition_id: int) -> None:
     """After a competition started: its first round and the (initial) standings."""
+    announce_rounds_started(competition_id=competition_id, with_standings=True)
+
+
+def announce_rounds_started(*, competition_id: int, with_standings: bool = False) -> None:
+    """``round.started`` for each running round (a new ladder batch paired by the reaper)."""
     try:
         competition = Competition.objects.get(pk=competition_id)
         running = list(competition.rounds.filter(status=Round.Status.RUNNING))
         rounds = _rounds_view(competition) if running else {}
         events = [_round_event(ROUND_STARTED, r, rounds) for r in running]
-        events.append(standings_event(competition))
+        if with_standings:
+            events.append(standings_event(competition))
     except Exception:
         log.warning("could not build the start events of %s", competition_id, exc_info=True)
         return

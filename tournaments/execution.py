@@ -359,6 +359,9 @@ def _ladder_batch(competition: Competition, send: Sender) -> list[int]:
             return []
         # The service's own pairing step: the ladder schedules its next batch.
         services._pair_next(competition)
+        transaction.on_commit(
+            partial(events.announce_rounds_started, competition_id=competition.pk), robust=True
+        )
         return matches_enqueue(competition=competition, send=send)
 
 

@@ -323,8 +323,12 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
     assert reaped.ladders and sorted(sent) == sorted(reaped.ladders)
 
 
-def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings):
+def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monkeypatch):
+    from tournaments import events
+
     settings.CARDROOM_LADDER_PAUSE_S = 60
+    sent: list[dict] = []
+    monkeypatch.setattr(events, "broadcast", lambda cid, event: sent.append(event))
     comp = make_competition(entries=4, fmt="ladder", kind="ladder")
     batch = execution.competition_launch(competition=comp, send=None)
     for match in batch:
@@ -333,10 +337,14 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings):
     assert execution.matches_reap(send=lambda ids: None).ladders == []  # within the pause
 
     comp.matches.update(finished_at=timezone.now() - timedelta(seconds=61))
+    sent.clear()
     reaped = execution.matches_reap(send=lambda ids: None)
     assert reaped.ladders and comp.matches.filter(status=Match.Status.QUEUED).count() == len(
         reaped.ladders
     )
+    # The dashboards hear of the new batch at once.
+    started = [e for e in sent if e["type"] == events.ROUND_STARTED]
+    assert [e["round"]["number"] for e in started] == [2]
 
 
 def test_run_competition_inline_plays_to_the_final_standings(capsys):
