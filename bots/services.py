@@ -4,6 +4,12 @@ Files of a version live under ``MEDIA_ROOT/bots/<bot id>/``: the unpacked tree
 that is run at ``<number>/`` (see :func:`bot_version_path`) and the upload as
 it was sent at ``uploads/<number>/<file name>`` (the ``archive`` field).
 
+An upload is validated on a worker: :func:`bot_version_queue` marks it
+``validating`` and sends ``bots.version_validate`` after commit; the task runs
+:func:`bot_version_validate`, which commands and tests may also call directly.
+:func:`bot_versions_requeue` (periodic) sends again the validations whose task
+was lost or whose worker died.
+
 A user's mistake (a bad name, a refused upload) is a
 ``django.core.exceptions.ValidationError`` keyed by the field at fault
 (``name``, ``file``); a programmer's mistake is a ``ValueError``.
@@ -13,9 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -35,6 +44,8 @@ from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, MatchResult, ProcessPlayer, TimeControl, play_match
 from bots.sandbox import isolation
 
+log = logging.getLogger(__name__)
+
 #: The validation match: a few games against built-in random players (one per other seat).
 VALIDATION_VARIANT = "manni-basic"
 VALIDATION_GAMES = 2
@@ -44,6 +55,16 @@ VALIDATION_LIMITS = sandbox.Limits(cpu_seconds=60)
 #: How much of the bot's stderr the report keeps (the end of it).
 STDERR_TAIL_CHARS = 4_000
 MAX_NAME_LENGTH = Bot._meta.get_field("name").max_length
+#: The report's key of a queued validation: ``queued_at``, ``started_at``, ``attempts``.
+#: It is dropped when the validation's outcome is written.
+QUEUE_KEY = "queue"
+#: A validation started this long ago without an outcome lost its worker: it may be
+#: claimed again (the match takes well under a minute of CPU; see VALIDATION_LIMITS).
+VALIDATION_STALE_S = 600
+#: A version whose validation failed on the platform this many times is rejected.
+VALIDATION_MAX_ATTEMPTS = 3
+#: Sends the validation task of a version id (called after commit).
+Sender = Callable[[int], None]
 
 
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> Bot:
@@ -160,6 +181,70 @@ def _version_store(
     return version
 
 
+def send_validation_task(version_id: int) -> None:
+    """``bots.version_validate`` of ``version_id`` on ``CARDROOM_VALIDATE_QUEUE``.
+
+    A broker that is down is logged: the version stays queued and
+    :func:`bot_versions_requeue` sends it again.
+    """
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from bots.tasks import version_validate
+
+    try:
+        version_validate.apply_async((version_id,), queue=settings.CARDROOM_VALIDATE_QUEUE)
+    except BrokerError as exc:
+        log.warning("broker unavailable, version %s waits to be sent again: %s", version_id, exc)
+
+
+def bot_version_queue(*, version: BotVersion, send: Sender = send_validation_task) -> BotVersion:
+    """Mark a ``pending`` version ``validating`` and send its validation task after commit.
+
+    The report gets ``queue`` (``queued_at``); the outcome replaces it. A version
+    that is not pending is returned unchanged (nothing is sent). Raises
+    ``ValueError`` for a built-in version.
+    """
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        if locked.runtime == BotVersion.Runtime.BUILTIN:
+            raise ValueError(f"{locked} is a built-in version: there is nothing to validate")
+        if locked.status == BotVersion.Status.PENDING:
+            locked.status = BotVersion.Status.VALIDATING
+            queue = {"queued_at": timezone.now().isoformat(), "attempts": 0}
+            locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
+            locked.save(update_fields=["status", "validation_report"])
+            pk = locked.pk
+            transaction.on_commit(lambda: send(pk))
+    version.status, version.validation_report = locked.status, locked.validation_report
+    return version
+
+
+def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_task) -> list[int]:
+    """Send again the queued validations that have not started ``older_than_s`` after
+    being queued, and those whose worker went silent (started over
+    :data:`VALIDATION_STALE_S` ago). Returns their ids; safe to run at any time.
+    """
+    now = timezone.now()
+    ids = []
+    waiting = BotVersion.objects.filter(status=BotVersion.Status.VALIDATING).values_list(
+        "pk", "validation_report"
+    )
+    for pk, report in waiting:
+        queue = (report or {}).get(QUEUE_KEY)
+        if not isinstance(queue, dict):
+            continue
+        started = _parse_time(queue.get("started_at"))
+        queued = _parse_time(queue.get("queued_at"))
+        if started is not None:
+            due = started + timedelta(seconds=VALIDATION_STALE_S) < now
+        else:
+            due = queued is None or queued + timedelta(seconds=older_than_s) < now
+        if due:
+            ids.append(pk)
+            send(pk)
+    return ids
+
+
 def bot_version_validate(
     *,
     version: BotVersion,
@@ -178,22 +263,20 @@ def bot_version_validate(
     ``ok``, ``statuses``, ``reasons``, ``stderr_tail``, ``duration_s`` and the
     match set-up. No sandbox on this host means rejected, with that reason.
 
-    Only a ``pending`` version is validated unless ``revalidate``; otherwise the
-    version is returned as it is (so running this twice is harmless). An
-    unexpected error puts the version back to ``pending`` and propagates.
-    Raises ``ValueError`` for a built-in version or an unknown variant.
+    A ``pending`` version is validated, and a queued one (:func:`bot_version_queue`)
+    unless another run started it less than :data:`VALIDATION_STALE_S` ago; any
+    other version is returned as it is unless ``revalidate`` (so running this twice
+    is harmless). An unexpected error puts the version back to ``pending`` (a queued
+    one back in the queue, rejected after :data:`VALIDATION_MAX_ATTEMPTS`) and
+    propagates. Raises ``ValueError`` for a built-in version or an unknown variant.
     """
     games.load(variant, **(options or {}))  # ValueError now rather than a half-claimed version
     if not _version_claim(version, revalidate=revalidate):
         return version
     try:
         ok, report = _validation_match(version, variant, games_count, options, time_control, limits)
-    except BaseException:
-        with transaction.atomic():
-            BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
-                status=BotVersion.Status.PENDING
-            )
-        version.status = BotVersion.Status.PENDING
+    except BaseException as error:
+        _version_unclaim(version, error)
         raise
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
@@ -206,18 +289,66 @@ def bot_version_validate(
 
 
 def _version_claim(version: BotVersion, *, revalidate: bool) -> bool:
-    """Move ``version`` to ``validating`` under a row lock; False if it is not ours to do."""
+    """Move ``version`` to ``validating`` (started now) under a row lock; False if it is
+    not ours to do."""
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
         if locked.runtime == BotVersion.Runtime.BUILTIN:
             raise ValueError(f"{locked} is a built-in version: there is nothing to validate")
-        if locked.status != BotVersion.Status.PENDING and not revalidate:
+        if not (revalidate or _claimable(locked)):
             version.status, version.validation_report = locked.status, locked.validation_report
             return False
+        queue = locked.validation_report.get(QUEUE_KEY)
+        if isinstance(queue, dict):
+            queue = {
+                **queue,
+                "started_at": timezone.now().isoformat(),
+                "attempts": int(queue.get("attempts") or 0) + 1,
+            }
+            locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
         locked.status = BotVersion.Status.VALIDATING
-        locked.save(update_fields=["status"])
-    version.status = BotVersion.Status.VALIDATING
+        locked.save(update_fields=["status", "validation_report"])
+    version.status, version.validation_report = locked.status, locked.validation_report
     return True
+
+
+def _claimable(version: BotVersion) -> bool:
+    if version.status == BotVersion.Status.PENDING:
+        return True
+    queue = version.validation_report.get(QUEUE_KEY)
+    if version.status != BotVersion.Status.VALIDATING or not isinstance(queue, dict):
+        return False
+    started = _parse_time(queue.get("started_at"))
+    return started is None or started + timedelta(seconds=VALIDATION_STALE_S) < timezone.now()
+
+
+def _version_unclaim(version: BotVersion, error: BaseException) -> None:
+    """After a platform error: pending again, or queued again, or rejected after too many."""
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        if locked.status != BotVersion.Status.VALIDATING:
+            return
+        queue = locked.validation_report.get(QUEUE_KEY)
+        if not isinstance(queue, dict):
+            locked.status = BotVersion.Status.PENDING
+        elif int(queue.get("attempts") or 0) >= VALIDATION_MAX_ATTEMPTS:
+            locked.status = BotVersion.Status.REJECTED
+            reason = f"the platform failed to validate it {queue['attempts']} times ({error!r})"
+            upload = locked.validation_report.get("upload")
+            refusal = _refusal(reason)
+            locked.validation_report = {**({"upload": upload} if upload else {}), **refusal}
+        else:
+            queue = {key: value for key, value in queue.items() if key != "started_at"}
+            locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
+        locked.save(update_fields=["status", "validation_report"])
+    version.status, version.validation_report = locked.status, locked.validation_report
+
+
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 class _ValidationRefused(Exception):

@@ -203,9 +203,12 @@ SPECTACULAR_SETTINGS = {
 # and other small tasks use the default queue. The broker and the result backend are
 # the Redis of REDIS_URL. Times are seconds; every value can be set from the environment.
 CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
-#: Validate uploads on a worker (``1``) instead of inside the upload request.
-CARDROOM_VALIDATE_ASYNC = _env_bool("CARDROOM_VALIDATE_ASYNC")
 CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
+# Uploads are always validated on a worker (bots.tasks), never inside the upload request:
+# on this queue (its workers need the sandbox and the uploaded files). A validation queued
+# this long ago that has not started is sent again (its message was lost).
+CARDROOM_VALIDATE_QUEUE = os.environ.get("CARDROOM_VALIDATE_QUEUE", CARDROOM_DEFAULT_QUEUE)
+CARDROOM_VALIDATE_GRACE_S = int(os.environ.get("CARDROOM_VALIDATE_GRACE_S", "600"))
 # Soft limit of one match task (the hard limit is 30 s later); no match may run longer.
 CARDROOM_MATCH_TIME_LIMIT_S = int(os.environ.get("CARDROOM_MATCH_TIME_LIMIT_S", "1800"))
 # A claimed match belongs to its worker for this long; after it the reaper requeues it.
@@ -242,7 +245,11 @@ CELERY_TASK_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S + 30
 # Unacknowledged messages come back after this; it must outlast the longest match.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CARDROOM_MATCH_LEASE_S + 600}
 CELERY_TASK_DEFAULT_QUEUE = CARDROOM_DEFAULT_QUEUE
-CELERY_TASK_ROUTES = {"tournaments.match_run": {"queue": CARDROOM_MATCH_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "tournaments.match_run": {"queue": CARDROOM_MATCH_QUEUE},
+    "bots.version_validate": {"queue": CARDROOM_VALIDATE_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
     "matches-reap": {"task": "tournaments.matches_reap", "schedule": CARDROOM_REAP_EVERY_S},
+    "bot-versions-requeue": {"task": "bots.versions_requeue", "schedule": 60.0},
 }

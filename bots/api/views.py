@@ -8,7 +8,6 @@ versions and downloads them. Writes call ``bots.services`` in a transaction.
 from __future__ import annotations
 
 import django_filters
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http import FileResponse
@@ -30,7 +29,6 @@ from bots.api.serializers import (
 )
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
-from bots.tasks import version_validate
 from config.api import ApiDefaults, PayloadTooLarge
 
 #: Room for the multipart envelope around the file.
@@ -104,9 +102,10 @@ class BotVersionViewSet(
 ):
     """The versions of one bot, newest first, with their validation outcome.
 
-    ``POST`` uploads a new version (multipart, field ``file``); it is then
-    validated by a smoke match before it can play. ``download`` returns the
-    uploaded file, to the bot's owner and staff only.
+    ``POST`` uploads a new version (multipart, field ``file``); it answers at once
+    with the version ``validating``, and a worker validates it by a smoke match
+    (``ready`` or ``rejected``, with the ``validation_report``) before it can play.
+    ``download`` returns the uploaded file, to the bot's owner and staff only.
     """
 
     permission_classes = [permissions.IsAuthenticated, IsBotOwnerOrStaff]
@@ -152,19 +151,13 @@ class BotVersionViewSet(
         serializer = BotVersionUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
+        # The (slow) validation match never runs in the request: the version is stored
+        # "validating" and a worker's task moves it to ready or rejected after commit.
         with transaction.atomic():
             version = services.bot_version_upload(
                 bot=bot, filename=upload.name, content=upload.read()
             )
-        # A stored, pending version is complete on its own: the (slow) validation match
-        # runs after the upload's transaction, and only moves it to ready or rejected.
-        if getattr(settings, "CARDROOM_VALIDATE_ASYNC", False):
-            pk = version.pk
-            transaction.on_commit(
-                lambda: version_validate.apply_async((pk,), queue=settings.CARDROOM_MATCH_QUEUE)
-            )
-        else:
-            version = services.bot_version_validate(version=version)
+            version = services.bot_version_queue(version=version)
         return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

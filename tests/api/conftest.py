@@ -17,9 +17,9 @@ PASSWORD = "correct horse battery"
 
 @pytest.fixture(autouse=True)
 def _media_and_validation(settings, tmp_path):
-    """Uploads go to a temporary media root; validation is deferred unless a test wants it."""
+    """Uploads go to a temporary media root (their validation task runs only if a test
+    runs the commit callbacks)."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.CARDROOM_VALIDATE_ASYNC = True
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast tests
 
 

@@ -89,34 +89,72 @@ def test_staff_see_every_bot(as_staff, alice):
     assert as_staff.get(f"/api/bots/{bot.pk}/").json()["owner"] == "alice"
 
 
-def test_upload_stores_a_pending_version_when_validation_is_deferred(as_alice):
+def test_upload_answers_at_once_with_a_validating_version(as_alice):
     bot_id = as_alice.post("/api/bots/", {"name": "uploader"}).json()["id"]
 
     response = upload(as_alice, bot_id)
 
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body["number"] == 1 and body["status"] == "pending" and body["runtime"] == "python"
+    assert body["number"] == 1 and body["status"] == "validating" and body["runtime"] == "python"
     assert body["validation_report"]["upload"]["filename"] == "bot.py"
     assert upload(as_alice, bot_id).json()["number"] == 2
     listed = results(as_alice.get(f"/api/bots/{bot_id}/versions/"))
     assert [v["number"] for v in listed] == [2, 1]
+    assert [v["status"] for v in listed] == ["validating", "validating"]
     assert "validation_report" not in listed[0]
 
 
-def test_upload_validates_the_version_with_a_match(as_alice, settings):
-    settings.CARDROOM_VALIDATE_ASYNC = False
+@pytest.fixture
+def eager_celery():
+    """Tasks sent run at once in this process (as a worker would run them)."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = False
+
+
+def test_upload_is_validated_by_the_worker_task_after_commit(
+    as_alice, django_capture_on_commit_callbacks, eager_celery, monkeypatch
+):
+    from bots import services
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the upload request played the validation match")
+
     bot_id = as_alice.post("/api/bots/", {"name": "validated"}).json()["id"]
-
-    response = upload(as_alice, bot_id)
-
+    with monkeypatch.context() as during_request:
+        during_request.setattr(services, "_validation_match", not_here)
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            response = upload(as_alice, bot_id)
     assert response.status_code == 201, response.content
-    body = response.json()
-    expected = "ready" if sandbox.available() else "rejected"  # no sandbox, no uploaded bot
-    assert body["status"] == expected, body["validation_report"]
-    assert body["validation_report"]["ok"] is (expected == "ready")
+    assert response.json()["status"] == "validating"
+    assert as_alice.get(f"/api/bots/{bot_id}/versions/1/").json()["status"] == "validating"
+
+    for callback in callbacks:  # the commit: the task goes to the (eager) worker
+        callback()
+
     detail = as_alice.get(f"/api/bots/{bot_id}/versions/1/").json()
-    assert detail["status"] == body["status"]
+    expected = "ready" if sandbox.available() else "rejected"  # no sandbox, no uploaded bot
+    assert detail["status"] == expected, detail["validation_report"]
+    assert detail["validation_report"]["ok"] is (expected == "ready")
+    assert "queue" not in detail["validation_report"]
+    assert detail["validation_report"]["upload"]["filename"] == "bot.py"
+
+
+def test_a_crashing_upload_ends_rejected_with_its_report(
+    as_alice, django_capture_on_commit_callbacks, eager_celery
+):
+    bot_id = as_alice.post("/api/bots/", {"name": "crasher"}).json()["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(as_alice, bot_id, content=b"raise SystemExit('no')\n")
+    assert response.json()["status"] == "validating"
+
+    detail = as_alice.get(f"/api/bots/{bot_id}/versions/1/").json()
+
+    assert detail["status"] == "rejected"
+    assert detail["validation_report"]["ok"] is False and detail["validation_report"]["reasons"]
 
 
 def test_a_refused_upload_is_a_400_naming_the_problem_and_stores_nothing(as_alice, alice):

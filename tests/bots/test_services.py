@@ -372,14 +372,13 @@ def test_bot_version_report_separates_upload_and_validation(bot, monkeypatch):
 def test_async_validation_is_queued_after_the_upload_commits(
     settings, tmp_path, django_capture_on_commit_callbacks
 ):
-    """With CARDROOM_VALIDATE_ASYNC the upload answers at once; a worker task validates."""
+    """The upload answers at once, validating; a worker task validates after commit."""
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
 
     from bots.tasks import version_validate
 
     settings.MEDIA_ROOT = tmp_path
-    settings.CARDROOM_VALIDATE_ASYNC = True
     user = get_user_model().objects.create_user("async", password="pw-123456789")
     client = APIClient()
     client.force_authenticate(user)
@@ -391,7 +390,7 @@ def test_async_validation_is_queued_after_the_upload_commits(
             f"/api/bots/{bot['id']}/versions/", {"file": upload}, format="multipart"
         )
     assert answer.status_code == 201, answer.json()
-    assert answer.json()["status"] == "pending"
+    assert answer.json()["status"] == "validating"
     assert len(callbacks) == 1
     assert version_validate(answer.json()["id"]) == "ready"  # what the worker runs
     assert version_validate(10**9) == "missing"

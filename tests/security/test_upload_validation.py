@@ -1,0 +1,120 @@
+"""Uploads are validated on a worker: queued, claimed once, sent again when lost."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from bots import services
+from bots.models import BotVersion
+from bots.services import (
+    QUEUE_KEY,
+    VALIDATION_MAX_ATTEMPTS,
+    VALIDATION_STALE_S,
+    bot_create,
+    bot_version_queue,
+    bot_version_upload,
+    bot_version_validate,
+    bot_versions_requeue,
+)
+from bots.tasks import versions_requeue
+
+pytestmark = pytest.mark.django_db
+
+BOT = b"print('hello')\n"
+
+
+@pytest.fixture
+def version(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    owner = get_user_model().objects.create_user("uploader", password="pw-123456789")
+    bot = bot_create(owner=owner, name="queued")
+    return bot_version_upload(bot=bot, filename="bot.py", content=BOT)
+
+
+def queued(version, django_capture_on_commit_callbacks) -> tuple[BotVersion, list[int]]:
+    sent: list[int] = []
+    with django_capture_on_commit_callbacks(execute=True):
+        version = bot_version_queue(version=version, send=sent.append)
+    return version, sent
+
+
+def shift(version: BotVersion, **ago_s: float) -> None:
+    """Move the queue's timestamps (``queued_at``, ``started_at``) into the past."""
+    version.refresh_from_db()
+    queue = dict(version.validation_report[QUEUE_KEY])
+    for key, seconds in ago_s.items():
+        queue[key] = (timezone.now() - timedelta(seconds=seconds)).isoformat()
+    report = {**version.validation_report, QUEUE_KEY: queue}
+    BotVersion.objects.filter(pk=version.pk).update(validation_report=report)
+
+
+def test_queueing_marks_the_version_validating_and_sends_it_after_commit(
+    version, django_capture_on_commit_callbacks
+):
+    version, sent = queued(version, django_capture_on_commit_callbacks)
+
+    assert version.status == "validating" and sent == [version.pk]
+    assert version.validation_report[QUEUE_KEY]["attempts"] == 0
+    again, sent_again = queued(version, django_capture_on_commit_callbacks)
+    assert again.status == "validating" and sent_again == []  # queued once
+
+
+def test_a_validation_already_started_is_not_run_twice(
+    version, django_capture_on_commit_callbacks, monkeypatch
+):
+    version, _ = queued(version, django_capture_on_commit_callbacks)
+    shift(version, started_at=1)  # another worker is on it
+
+    def played(*args, **kwargs):
+        raise AssertionError("validated twice")
+
+    monkeypatch.setattr(services, "_validation_match", played)
+    assert bot_version_validate(version=BotVersion.objects.get(pk=version.pk)).status == (
+        "validating"
+    )
+
+
+def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_on_commit_callbacks):
+    version, _ = queued(version, django_capture_on_commit_callbacks)
+    sent: list[int] = []
+
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == []
+    shift(version, queued_at=120)
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
+    shift(version, started_at=10)
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == []  # a worker is on it
+    shift(version, started_at=VALIDATION_STALE_S + 10)
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
+    assert sent == [version.pk, version.pk]
+
+
+def test_the_periodic_task_uses_the_grace_setting(settings, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(services, "bot_versions_requeue", lambda **kw: seen.update(kw) or [7])
+    settings.CARDROOM_VALIDATE_GRACE_S = 42
+
+    assert versions_requeue() == [7] and seen == {"older_than_s": 42}
+
+
+def test_a_platform_error_queues_again_then_rejects(
+    version, django_capture_on_commit_callbacks, monkeypatch
+):
+    version, _ = queued(version, django_capture_on_commit_callbacks)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("referee bug")
+
+    monkeypatch.setattr(services, "_validation_match", broken)
+    for _ in range(VALIDATION_MAX_ATTEMPTS):
+        assert BotVersion.objects.get(pk=version.pk).status == "validating"
+        with pytest.raises(RuntimeError):
+            bot_version_validate(version=BotVersion.objects.get(pk=version.pk))
+
+    final = BotVersion.objects.get(pk=version.pk)
+    assert final.status == "rejected"
+    assert "failed to validate it 3 times" in final.validation_report["reasons"][0]
+    assert final.validation_report["upload"]["filename"] == "bot.py"
