@@ -45,7 +45,7 @@ class SameBot(Bot):
         self.rnd = random.Random(0)
 
     def start(self, hello: dict[str, Any]) -> None:
-        self.rnd.seed(hello["match"]["seed"] * 10 + hello["seat"])
+        self.rnd.seed(hello["match"]["player"] * 10 + hello["seat"])
         self.transcript.append((self.player, protocol.encode(hello)))
 
     def act(self, observation: dict[str, Any] | None, legal: list[str]) -> str:

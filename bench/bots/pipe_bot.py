@@ -20,7 +20,7 @@ def main() -> None:
             out.write('{"action":' + json.dumps(legal[rnd.randrange(len(legal))]) + "}\n")
             out.flush()
         elif kind == "hello":
-            rnd.seed(message["match"]["seed"] * 10 + message["seat"])
+            rnd.seed(message["match"]["player"] * 10 + message["seat"])
             out.write('{"ready":true,"name":"pipe-bot"}\n')
             out.flush()
         elif kind == "bye":

@@ -1,8 +1,11 @@
 """Playing a match: N games of one variant between fixed players (DESIGN.md section 4).
 
-Game seeds derive from the match seed (SHA-256), so a match is reproducible.
-In duplicate mode every deal is played once per seat rotation, so no player
-profits from the luck of the deal. Each decision is timed: a move may use
+Game seeds derive from the match seed (SHA-256), so a match is reproducible;
+no bot is ever told the seed (DESIGN.md section 3: nothing a bot receives lets
+it derive a deal). In duplicate mode every deal is played once per seat
+rotation, so no player profits from the luck of the deal, and each rotation is
+played by fresh players (fresh processes for bot programs): a bot never meets
+a deal it has already seen. Each decision is timed: a move may use
 ``move_ms`` for free and then draws on the player's time bank; an empty bank
 is a timeout. Any fault ends the game for the offender by FORFEIT-2, and a
 player whose process timed out, crashed or broke the protocol forfeits the
@@ -99,17 +102,34 @@ def game_seed(match_seed: int, deal: int) -> int:
 
 
 def schedule(games_count: int, players: int, duplicate: bool) -> list[tuple[int, list[int]]]:
-    """(deal number, seats) for each game; ``seats[s]`` is the player at seat ``s``."""
+    """(deal number, seats) for each game; ``seats[s]`` is the player at seat ``s``.
+
+    Duplicate mode plays rotation by rotation: every deal at the first rotation,
+    then every deal again with the players moved one seat on, and so on. Each
+    rotation starts with fresh players (``Referee.start``), so within one
+    player's lifetime every deal is new.
+    """
     if not duplicate:
         return [(g, list(range(players))) for g in range(games_count)]
     if games_count % players:
         raise ValueError(
             f"duplicate mode needs a multiple of {players} games, " f"got {games_count}"
         )
+    deals = games_count // players
     return [
-        (g // players, [(s - g % players) % players for s in range(players)])
+        (g % deals, [(s - g // deals) % players for s in range(players)])
         for g in range(games_count)
     ]
+
+
+def rotations(plan: list[tuple[int, list[int]]]) -> list[tuple[int, int]]:
+    """``(first, end)`` game index ranges of ``plan`` that share one seating."""
+    spans, first = [], 0
+    for index in range(1, len(plan) + 1):
+        if index == len(plan) or plan[index][1] != plan[first][1]:
+            spans.append((first, index))
+            first = index
+    return spans
 
 
 class Referee:
@@ -132,13 +152,16 @@ class Referee:
         self.banks = [time_control.bank_ms] * len(players)
 
     def start(self, seats: list[int]) -> None:
+        """Start every player that is still in the match with a ``hello`` for ``seats``."""
         for p, player in enumerate(self.players):
+            if player.fault is not None:  # out of the match: never started again
+                continue
             hello = protocol.hello(
                 variant=self.game.id,
                 options=self.game.options,
                 seat=seats.index(p),
                 players=self.game.num_players,
-                match={"seed": self.seed, "player": p},
+                match={"player": p},
                 time_control={"move_ms": self.tc.move_ms, "bank_ms": self.tc.bank_ms},
             )
             try:
@@ -232,12 +255,16 @@ def play_match(
     duplicate: bool = False,
     time_control: TimeControl | None = None,
     progress: Callable[[int, int], None] | None = None,
+    fresh_rotations: bool = True,
 ) -> MatchResult:
     """Play ``games_count`` games of ``variant`` between ``players`` (one per seat).
 
     Raises ``ValueError`` for an unknown variant or option, a wrong number of
     players or a duplicate count that does not fill every rotation. Every
     player is closed (its processes killed) when the match ends, however it ends.
+    Each rotation of a duplicate match starts with fresh players;
+    ``fresh_rotations=False`` keeps them (for measuring what that costs, and for
+    showing what a bot that remembers deals would gain: never for a ranking).
     """
     game = games.load(variant, **(options or {}))
     if len(players) != game.num_players:
@@ -252,11 +279,16 @@ def play_match(
     )
     started = time.perf_counter()
     try:
-        referee.start(plan[0][1])
-        for index, (deal, seats) in enumerate(plan):
-            result.games.append(referee.play_game(index, deal, seats))
-            if progress is not None:
-                progress(index + 1, len(plan))
+        for first, end in rotations(plan):
+            if first == 0 or fresh_rotations:
+                if first:  # a new rotation of the same deals: nobody may remember them
+                    referee.close()
+                referee.start(plan[first][1])
+            for index in range(first, end):
+                deal, seats = plan[index]
+                result.games.append(referee.play_game(index, deal, seats))
+                if progress is not None:
+                    progress(index + 1, len(plan))
     finally:
         referee.close()
         result.seconds = time.perf_counter() - started

@@ -104,6 +104,7 @@ class ProcessPlayer(Player):
         self.limits = limits
         self.sandboxed = sandboxed
         self.process = None
+        self._past_logs: list[str] = []
         self.encoder = protocol.ActEncoder()
 
     @classmethod
@@ -153,6 +154,13 @@ class ProcessPlayer(Player):
         with contextlib.suppress(sandbox.BotGone):
             self.process.send(protocol.encode(protocol.bye()))
         self.process.kill()
+        # A duplicate match starts a fresh process per rotation: keep each one's log.
+        self._past_logs.append(self.process.stderr_tail())
+        self.process = None
 
     def log(self) -> str:
-        return self.process.stderr_tail() if self.process is not None else ""
+        """Every process's stderr tail in order, separated by a line naming the restart."""
+        logs = [*self._past_logs]
+        if self.process is not None:
+            logs.append(self.process.stderr_tail())
+        return "\n--- next process (a new rotation of the deals) ---\n".join(logs)

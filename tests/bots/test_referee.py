@@ -10,7 +10,7 @@ import pytest
 import games
 from bots.builtin import make
 from bots.referee import InProcessPlayer, TimeControl, game_seed, play_match
-from bots.referee.match import schedule
+from bots.referee.match import rotations, schedule
 from bots.sdk import Bot
 
 
@@ -43,11 +43,21 @@ class Scripted(Bot):
 
 def test_duplicate_schedule_rotates_every_deal_through_every_seat():
     plan = schedule(6, 3, duplicate=True)
-    assert [deal for deal, _ in plan] == [0, 0, 0, 1, 1, 1]
+    # Rotation by rotation: every deal once at one seating, then the next seating.
+    assert [deal for deal, _ in plan] == [0, 1, 0, 1, 0, 1]
+    assert [seats for _, seats in plan] == [
+        [0, 1, 2],
+        [0, 1, 2],
+        [2, 0, 1],
+        [2, 0, 1],
+        [1, 2, 0],
+        [1, 2, 0],
+    ]
+    assert rotations(plan) == [(0, 2), (2, 4), (4, 6)]
     for deal in (0, 1):
-        rotations = [seats for d, seats in plan if d == deal]
+        seatings = [seats for d, seats in plan if d == deal]
         for player in range(3):
-            assert sorted(s.index(player) for s in rotations) == [0, 1, 2]
+            assert sorted(s.index(player) for s in seatings) == [0, 1, 2]
     with pytest.raises(ValueError, match="multiple of 3"):
         schedule(4, 3, duplicate=True)
 
@@ -157,3 +167,70 @@ def test_bad_match_requests_are_named(kwargs, message):
 def test_time_control_is_validated():
     with pytest.raises(ValueError, match="move_ms"):
         TimeControl(move_ms=0)
+
+
+class Recorder(Bot):
+    """Logs every hello and every game it is asked to act in."""
+
+    name = "recorder"
+
+    def __init__(self, log: list) -> None:
+        self.log = log
+
+    def start(self, hello):
+        self.log.append(("hello", hello))
+
+    def act(self, observation, legal):
+        self.log.append(("act", None))
+        return legal[0]
+
+    def game_over(self, result):
+        self.log.append(("result", result["game"]))
+
+
+def test_each_rotation_of_a_duplicate_match_starts_the_players_afresh():
+    """A player is started again (for a bot program: a fresh process) at each rotation,
+    and within one start it plays every deal once: it never meets a deal it has seen."""
+    log: list = []
+    players = [InProcessPlayer(Recorder(log)), *randoms(2)]
+    result = play_match("manni-basic", players, games_count=6, seed=3, duplicate=True)
+
+    lifetimes: list[list[int]] = []
+    for kind, value in log:
+        if kind == "hello":
+            lifetimes.append([])
+            assert value["seat"] == [0, 1, 2][len(lifetimes) - 1]  # one seat on each time
+        elif kind == "result":
+            lifetimes[-1].append(value)
+    assert lifetimes == [[0, 1], [2, 3], [4, 5]]
+    for games_played in lifetimes:
+        assert sorted(result.games[g].seed for g in games_played) == sorted(
+            {game_seed(3, 0), game_seed(3, 1)}
+        )
+
+
+def test_a_player_out_of_the_match_is_not_started_again():
+    class Crasher(Bot):
+        name = "crasher"
+        starts = 0
+
+        def start(self, hello):
+            Crasher.starts += 1
+
+        def act(self, observation, legal):
+            raise RuntimeError("boom")
+
+    result = play_match(
+        "manni-basic", [InProcessPlayer(Crasher()), *randoms(2)], games_count=6, duplicate=True
+    )
+    assert Crasher.starts == 1
+    assert all(g.statuses[g.seats.index(0)]["status"] == "crash" for g in result.games)
+
+
+def test_no_message_to_a_bot_carries_the_seed():
+    """Nothing a bot receives lets it derive a deal: no seed in hello or elsewhere."""
+    log: list = []
+    play_match("manni-basic", [InProcessPlayer(Recorder(log)), *randoms(2)], seed=987654321)
+    hello = next(value for kind, value in log if kind == "hello")
+    assert hello["match"] == {"player": 0}
+    assert "987654321" not in json.dumps(hello)

@@ -6,11 +6,12 @@
 
 const readline = require("readline");
 
-let state = 12345;
+const crypto = require("crypto");
+
 function random(n) {
-  // A tiny 32-bit linear congruential generator: reproducible, no dependencies.
-  state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-  return (state >>> 16) % n;
+  // The platform sends no seed (nothing a bot receives lets it derive a deal):
+  // a bot draws its own randomness.
+  return crypto.randomInt(n);
 }
 
 function send(message) {
@@ -22,7 +23,6 @@ input.on("line", (line) => {
   if (!line.trim()) return;
   const message = JSON.parse(line);
   if (message.type === "hello") {
-    state = ((message.match && message.match.seed) || state) >>> 0;
     send({ ready: true, name: "node-random" });
   } else if (message.type === "act") {
     send({ action: message.legal[random(message.legal.length)] });

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -24,7 +25,13 @@ class Command(BaseCommand):
         parser.add_argument("variant")
         parser.add_argument("bots", nargs="+", help="builtin:<name> or a bot path, one per seat")
         parser.add_argument("--games", type=int, default=10)
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help="the match seed (every deal follows from it); random unless given, and "
+            "printed so the same match can be played again",
+        )
         parser.add_argument(
             "--duplicate", action="store_true", help="play every deal once per seat rotation"
         )
@@ -49,6 +56,8 @@ class Command(BaseCommand):
         if not opts["all_cores"] and hasattr(os, "sched_setaffinity"):
             # Bots inherit the affinity: same-core round trips are several times cheaper.
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        if opts["seed"] is None:
+            opts["seed"] = secrets.randbelow(2**56)
         try:
             options = dict(parse_option(o) for o in opts["option"])
             tc = TimeControl(move_ms=opts["move_ms"], bank_ms=opts["bank_ms"])
