@@ -45,7 +45,12 @@ class Competition(models.Model):
     move_ms = models.PositiveIntegerField(default=2_000)
     bank_ms = models.PositiveIntegerField(default=20_000)
     rating_settings = models.JSONField(default=dict, blank=True)
+    #: Pairing tie-breaks follow from this seed; so do the deals when ``deal_secret`` is
+    #: empty (an organiser chose the seed: deals anyone knowing it can compute).
     seed = models.BigIntegerField(default=0)
+    #: 256 random bits (hex) the match seeds, and so every deal, follow from; hidden
+    #: until the competition ends, its SHA-256 published from the start (``deals.py``).
+    deal_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
     #: The sequence number of the last rating update (RatingEvent.sequence).
     rating_sequence = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)

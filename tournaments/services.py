@@ -8,7 +8,6 @@ call (a retry, a redelivered task) never changes anything twice.
 
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 from typing import Any
 
@@ -23,7 +22,7 @@ from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
-from tournaments import events, pairing
+from tournaments import deals, events, pairing
 from tournaments.formats import league
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.ratings import (
@@ -84,9 +83,14 @@ def competition_create(
     rounds_planned: int | None = None,
     is_public: bool = True,
     full_replays_after_end: bool = False,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> Competition:
-    """A new competition in ``draft``; its settings are checked against the variant."""
+    """A new competition in ``draft``; its settings are checked against the variant.
+
+    Without ``seed`` its deals are drawn from a fresh secret (``tournaments.deals``),
+    hidden until it ends. With ``seed`` they follow from that seed and public values,
+    so they are reproducible, and predictable to whoever knows the seed.
+    """
     try:
         game = games.load(variant, **(options or {}))
     except ValueError as exc:
@@ -122,7 +126,8 @@ def competition_create(
         rounds_planned=rounds_planned,
         is_public=is_public,
         full_replays_after_end=full_replays_after_end,
-        seed=seed,
+        seed=0 if seed is None else seed,
+        deal_secret=deals.new_secret() if seed is None else "",
         created_by=created_by,
         seats_per_table=game.num_players,
     )
@@ -167,9 +172,11 @@ def entry_withdraw(*, entry: Entry, by=None) -> Entry:
 
 
 def match_seed(competition: Competition, round_number: int, table: int) -> int:
-    """SHA-256 of competition, round and table: reproducible match seeds."""
-    text = f"cardroom:{competition.pk}:{competition.seed}:{round_number}:{table}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:7], "big")
+    """The seed of a match, from the competition's secret (or its chosen seed)."""
+    where = {"competition_id": competition.pk, "round_number": round_number, "table": table}
+    if competition.deal_secret:
+        return deals.match_seed_from_secret(competition.deal_secret, **where)
+    return deals.match_seed_from_seed(competition.seed, **where)
 
 
 @transaction.atomic
@@ -393,7 +400,9 @@ def match_play(*, match: Match) -> dict[str, Any]:
         if bot.builtin:
             versions.append(None)
             players.append(
-                InProcessPlayer(make(bot.builtin, seed=match.seed + seat.seat), name=str(bot))
+                InProcessPlayer(
+                    make(bot.builtin, seed=deals.player_seed(match.seed, seat.seat)), name=str(bot)
+                )
             )
             continue
         version = version_for_play(bot=bot, pinned=seat.entry.pinned_version)
@@ -481,6 +490,8 @@ def league_next_season(
         bank_ms=competition.bank_ms,
         rating_settings=competition.rating_settings,
         seed=competition.seed + 1,
+        # A secret season's next season gets a secret of its own; a seeded one stays seeded.
+        deal_secret=deals.new_secret() if competition.deal_secret else "",
         is_public=competition.is_public,
         created_by=competition.created_by,
     )

@@ -15,12 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 import games
 from bots.models import Bot, BotVersion
+from tournaments.deals import SEEDED_WARNING, commitment
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
-from tournaments.selectors import competitions_visible_to, full_view_allowed
+from tournaments.selectors import ENDED, competitions_visible_to, full_view_allowed
 from tournaments.services import can_manage
 
 BIGINT_MAX = 2**63 - 1
@@ -69,8 +71,41 @@ class CompetitionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class DealsSerializer(serializers.Serializer):
+    """Where the competition's deals come from, and how to check them (``tournaments.deals``)."""
+
+    mode = serializers.ChoiceField(
+        choices=["secret", "seeded"],
+        help_text="`secret`: drawn from a hidden 256-bit secret, published at the end; "
+        "`seeded`: from a seed its organiser chose (predictable to whoever knows it).",
+    )
+    commitment = serializers.CharField(
+        allow_null=True, help_text="SHA-256 of the secret's 32 bytes, published from the start."
+    )
+    secret = serializers.CharField(
+        allow_null=True,
+        help_text="The secret, once the competition has ended, to whoever may see every "
+        "hand of its games (the full-view rule): match seeds are HMAC-SHA256 of it.",
+    )
+    warning = serializers.CharField(allow_null=True)
+
+
+def deals_view(competition: Competition, *, full_view: bool) -> dict[str, Any]:
+    """The ``deals`` block of a competition: the secret only after the end, with full view."""
+    if not competition.deal_secret:
+        return {"mode": "seeded", "commitment": None, "secret": None, "warning": SEEDED_WARNING}
+    ended = competition.status in ENDED
+    return {
+        "mode": "secret",
+        "commitment": commitment(competition.deal_secret),
+        "secret": competition.deal_secret if ended and full_view else None,
+        "warning": None,
+    }
+
+
 class CompetitionDetailSerializer(CompetitionSerializer):
     organisers = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    deals = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField(
         help_text="Shown once the competition is over, and to its organisers."
     )
@@ -79,8 +114,12 @@ class CompetitionDetailSerializer(CompetitionSerializer):
     )
 
     class Meta(CompetitionSerializer.Meta):
-        fields = [*CompetitionSerializer.Meta.fields, "organisers", "seed", "can_manage"]
+        fields = [*CompetitionSerializer.Meta.fields, "organisers", "seed", "deals", "can_manage"]
         read_only_fields = fields
+
+    @extend_schema_field(DealsSerializer)
+    def get_deals(self, competition: Competition) -> dict[str, Any]:
+        return deals_view(competition, full_view=_full_view(self, competition))
 
     def get_can_manage(self, competition: Competition) -> bool:
         return can_manage(competition=competition, user=_user(self))
@@ -114,7 +153,16 @@ class CompetitionCreateSerializer(serializers.Serializer):
         "(the dashboard's full view) to everyone who may watch it. Staff always see "
         "every hand, the organisers once the competition has ended.",
     )
-    seed = serializers.IntegerField(min_value=0, max_value=BIGINT_MAX, default=0)
+    seed = serializers.IntegerField(
+        min_value=0,
+        max_value=BIGINT_MAX,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Leave out (the default) to draw the deals from a secret published at the "
+        "end. A chosen seed makes every deal reproducible, and predictable to whoever "
+        "knows it.",
+    )
 
 
 class CompetitionUpdateSerializer(serializers.Serializer):

@@ -449,7 +449,6 @@ class Command(BaseCommand):
                 variant=variant,
                 format=format,
                 games_per_match=games,
-                seed=secrets.randbelow(2**31),
             )
             for bot in bots:
                 services.entry_create(competition=competition, bot=bot)
