@@ -12,12 +12,19 @@
     finally:
         bot.kill()
 
-Pure Python on top of bubblewrap and prlimit; no web or task framework.
+Pure Python on top of bubblewrap, prlimit and cgroups; no web or task framework.
 """
 
 from __future__ import annotations
 
-from .errors import BotGone, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
+from .errors import (
+    BotGone,
+    LineTooLong,
+    MemoryExceeded,
+    ReadTimeout,
+    SandboxUnavailable,
+    WriteTimeout,
+)
 from .isolation import available, describe
 from .limits import Limits
 from .process import BotProcess, spawn
@@ -28,6 +35,7 @@ __all__ = [
     "BotProcess",
     "Limits",
     "LineTooLong",
+    "MemoryExceeded",
     "ReadTimeout",
     "SandboxUnavailable",
     "WriteTimeout",

@@ -11,6 +11,13 @@ class BotGone(Exception):
     """The bot's process exited or closed its pipes (a crash, for the referee)."""
 
 
+class MemoryExceeded(BotGone):
+    """The kernel killed a process of the bot for going over its memory limit.
+
+    A subclass of :class:`BotGone`: the bot is killed as soon as this is seen.
+    """
+
+
 class ReadTimeout(Exception):
     """The bot did not produce a full line within the time allowed."""
 

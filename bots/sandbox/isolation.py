@@ -109,12 +109,26 @@ def stage(bot_path: Path, *, uid: int | None) -> Staging:
     return Staging(root=root, bot_source=bot_source)
 
 
-def bwrap_argv(command: list[str], *, staging: Staging, limits: Limits, info_fd: int) -> list[str]:
-    """The full ``bwrap`` command line running ``command`` as a sandboxed bot."""
+def bwrap_argv(
+    command: list[str],
+    *,
+    staging: Staging,
+    limits: Limits,
+    info_fd: int,
+    block_fd: int | None = None,
+) -> list[str]:
+    """The full ``bwrap`` command line running ``command`` as a sandboxed bot.
+
+    With ``block_fd``, the sandbox's init waits for a byte (or EOF) on it after
+    setting up the namespaces and before it forks or runs anything of the bot:
+    the moment to move it into the bot's cgroup.
+    """
     argv = [BWRAP, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     argv += ["--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
     argv += ["--new-session", "--cap-drop", "ALL", "--info-fd", str(info_fd)]
+    if block_fd is not None:
+        argv += ["--block-fd", str(block_fd)]
     argv += _filesystem_args(staging, limits)
     argv += ["--clearenv"]
     for key, value in environment(home="/tmp", sdk=SDK_MOUNT).items():

@@ -15,7 +15,17 @@ import time
 from pathlib import Path
 
 from . import isolation
-from .errors import BotGone, LineTooLong, ReadTimeout, SandboxUnavailable, WriteTimeout
+from .cgroup import BotGroup, CgroupError
+from .cgroup import create as create_group
+from .cgroup import host as cgroup_host
+from .errors import (
+    BotGone,
+    LineTooLong,
+    MemoryExceeded,
+    ReadTimeout,
+    SandboxUnavailable,
+    WriteTimeout,
+)
 from .limits import Limits
 from .resolve import BOT_MOUNT
 
@@ -24,6 +34,8 @@ logger = logging.getLogger(__name__)
 READ_CHUNK = 64 * 1024
 DEFAULT_LIMITS = Limits()
 DEFAULT_SEND_TIMEOUT_S = 10.0
+#: Set to 1 by an operator to run untrusted bots on a host without a usable cgroup.
+ALLOW_NO_CGROUP_ENV = "CARDROOM_SANDBOX_ALLOW_NO_CGROUP"
 
 
 class _StderrTail:
@@ -75,8 +87,13 @@ class BotProcess:
         limits: Limits,
         staging: isolation.Staging,
         info_fd: int | None,
+        group: BotGroup | None = None,
     ) -> None:
         self._popen = popen
+        self._group = group
+        self._memory_mb = limits.memory_mb
+        self._last_cpu_ns: int | None = None
+        self._last_oom_kills = 0
         self._staging = staging
         self._sandboxed = info_fd is not None
         self._info_fd = info_fd
@@ -105,6 +122,44 @@ class BotProcess:
     def sandboxed(self) -> bool:
         return self._sandboxed
 
+    @property
+    def group(self) -> BotGroup | None:
+        """The bot's cgroup, or None when it runs without one (or was killed)."""
+        return self._group
+
+    def cpu_time_ns(self) -> int | None:
+        """CPU time the bot's whole process tree used so far (its cgroup's count).
+
+        None when the bot has no cgroup. After ``kill`` it is the final count.
+        """
+        if self._group is not None:
+            self._last_cpu_ns = self._group.cpu_time_ns()
+        return self._last_cpu_ns
+
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel killed for exceeding its memory limit."""
+        if self._group is not None:
+            self._last_oom_kills = self._group.oom_kills()
+        return self._last_oom_kills
+
+    def _admit(self, block_fd: int) -> None:
+        """Move the waiting sandbox into the bot's cgroup, then let it run the bot."""
+        self._read_info()
+        if not self._init_pid:
+            code = self._popen.poll()
+            raise CgroupError(
+                f"bwrap did not start the sandbox (exit {code}): {self.stderr_tail()}"
+            )
+        self._group.add(self._popen.pid)
+        self._group.add(self._init_pid)
+        os.write(block_fd, b"1")
+
+    def _gone(self, message: str) -> BotGone:
+        """``BotGone``, or ``MemoryExceeded`` if the kernel killed part of the bot for memory."""
+        if self.oom_kills():
+            return MemoryExceeded(f"killed: over its memory limit of {self._memory_mb} MiB")
+        return BotGone(message)
+
     def send(self, data: bytes, timeout_s: float = DEFAULT_SEND_TIMEOUT_S) -> None:
         """Write ``data`` to the bot's stdin.
 
@@ -112,7 +167,7 @@ class BotProcess:
         ``WriteTimeout`` (a ``ReadTimeout``) if it stopped reading for ``timeout_s``.
         """
         if self._killed:
-            raise BotGone("bot was killed")
+            raise self._gone("bot was killed")
         view = memoryview(data)
         deadline = None
         while view:
@@ -122,7 +177,7 @@ class BotProcess:
             except BlockingIOError:
                 pass
             except OSError as error:  # EPIPE: nobody reads the bot's stdin any more
-                raise BotGone(f"bot closed its input ({error.strerror})") from None
+                raise self._gone(f"bot closed its input ({error.strerror})") from None
             deadline = deadline or time.monotonic() + timeout_s
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -136,6 +191,8 @@ class BotProcess:
         came so far is kept for the next call), ``LineTooLong`` if the line
         exceeds ``max_bytes`` (the buffer is dropped: kill the bot), and
         ``BotGone`` at end of output (a partial last line is dropped).
+        ``MemoryExceeded`` (a ``BotGone``) if the kernel killed any process of
+        the bot for its memory limit: the bot is killed then, even if it answered.
         """
         buffer = self._buffer
         deadline = None
@@ -147,6 +204,9 @@ class BotProcess:
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
                 self._scanned = 0
+                if self._group is not None and self.oom_kills():
+                    self.kill()
+                    raise self._gone("")
                 return line
             if len(buffer) > max_bytes:
                 break
@@ -159,7 +219,7 @@ class BotProcess:
             if remaining <= 0:
                 raise ReadTimeout(f"no full line from the bot within {timeout_s} s")
             if self._killed:
-                raise BotGone("bot was killed")
+                raise self._gone("bot was killed")
             if self._readable.poll(math.ceil(remaining * 1000)):
                 self._read_chunk()
         buffer.clear()
@@ -177,7 +237,9 @@ class BotProcess:
             self._buffer.clear()
             self._scanned = 0
             code = self._popen.poll()
-            raise BotGone("bot closed its output" + (f" (exit {code})" if code is not None else ""))
+            raise self._gone(
+                "bot closed its output" + (f" (exit {code})" if code is not None else "")
+            )
         self._buffer += chunk
 
     def pending(self) -> bool:
@@ -215,6 +277,18 @@ class BotProcess:
                     pipe.close()
             self._stderr.close()
             self._staging.remove()
+            self._remove_group()
+
+    def _remove_group(self) -> None:
+        group, self._group = self._group, None
+        if group is None:
+            return
+        self._last_cpu_ns = group.cpu_time_ns()
+        self._last_oom_kills = group.oom_kills()
+        try:
+            group.remove()
+        except CgroupError as error:
+            logger.error("bot cgroup left behind: %s", error)
 
     def _kill_survivors(self, timeout_s: float = 5.0) -> None:
         """Make sure nothing of the bot still runs (the kernel may need a moment)."""
@@ -312,14 +386,23 @@ def _session(pid: int) -> int | None:
 
 
 def spawn(
-    command: list[str], *, bot_dir: Path, limits: Limits = DEFAULT_LIMITS, sandboxed: bool = True
+    command: list[str],
+    *,
+    bot_dir: Path,
+    limits: Limits = DEFAULT_LIMITS,
+    sandboxed: bool = True,
+    cgroup: bool = True,
 ) -> BotProcess:
     """Start a bot program; ``command`` is as run inside the sandbox (see ``resolve``).
 
     ``bot_dir`` is the bot's directory, or its single program file, mounted at
-    ``/bot``. ``sandboxed=False`` runs a plain subprocess for trusted bots in
-    development (with a warning). Raises ``SandboxUnavailable`` if sandboxing
-    was asked for and does not work here: never falls back silently.
+    ``/bot``. A sandboxed bot runs in a cgroup of its own (``cgroup.py``) that
+    caps its memory, processes and CPU and counts its CPU time; ``cgroup=False``
+    skips it (to measure its cost; with a warning). ``sandboxed=False`` runs a
+    plain subprocess for trusted bots in development (with a warning). Raises
+    ``SandboxUnavailable`` if sandboxing was asked for and does not work here,
+    or if the host has no usable cgroup and the operator did not set
+    ``CARDROOM_SANDBOX_ALLOW_NO_CGROUP=1``: never falls back silently.
     """
     if (
         not isinstance(command, list)
@@ -336,26 +419,83 @@ def spawn(
         raise SandboxUnavailable(
             f"cannot sandbox bots on this host: {isolation.unavailable_reason()}"
         )
+    group = _create_group(limits) if cgroup else None
+    if not cgroup:
+        logger.warning("running bot %s without a cgroup (asked by the caller)", bot_path)
     uid = isolation.host_uid()
-    staging = isolation.stage(bot_path, uid=uid)
+    try:
+        staging = isolation.stage(bot_path, uid=uid)
+    except BaseException:
+        _remove_quietly(group)
+        raise
     read_end, write_end = os.pipe()
+    # With a group, bwrap's init waits on block_read until we have moved it in.
+    block_read, block_write = os.pipe() if group is not None else (None, None)
+    pass_fds = [fd for fd in (write_end, block_read) if fd is not None]
     try:
         popen = subprocess.Popen(
-            isolation.bwrap_argv(command, staging=staging, limits=limits, info_fd=write_end),
+            isolation.bwrap_argv(
+                command, staging=staging, limits=limits, info_fd=write_end, block_fd=block_read
+            ),
             **isolation.popen_identity(uid),
-            pass_fds=[write_end],
+            pass_fds=pass_fds,
             env={"PATH": isolation.SANDBOX_PATH},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
     except BaseException:
-        os.close(read_end)
+        for fd in (read_end, block_write):
+            if fd is not None:
+                os.close(fd)
         staging.remove()
+        _remove_quietly(group)
         raise
     finally:
-        os.close(write_end)
-    return BotProcess(popen, limits=limits, staging=staging, info_fd=read_end)
+        for fd in (write_end, block_read):
+            if fd is not None:
+                os.close(fd)
+    bot = BotProcess(popen, limits=limits, staging=staging, info_fd=read_end, group=group)
+    if group is not None:
+        try:
+            bot._admit(block_write)
+        except BaseException as error:
+            bot.kill()  # before block_write closes: EOF would let the sandbox run on
+            if isinstance(error, OSError):
+                raise SandboxUnavailable(f"cannot start the bot in its cgroup: {error}") from error
+            raise
+        finally:
+            os.close(block_write)
+    return bot
+
+
+def _create_group(limits: Limits) -> BotGroup | None:
+    """The bot's cgroup; None only if the host has none and the operator allows that."""
+    found = cgroup_host()
+    if found.usable:
+        try:
+            return create_group(limits, found)
+        except CgroupError as error:
+            raise SandboxUnavailable(f"cannot create the bot's cgroup: {error}") from error
+    if os.environ.get(ALLOW_NO_CGROUP_ENV) == "1":
+        logger.warning(
+            "RUNNING AN UNTRUSTED BOT WITHOUT A CGROUP (%s=1): its memory, processes and "
+            "CPU are capped per process only, so it can use many times its memory limit "
+            "and slow other bots down. No usable cgroup: %s",
+            ALLOW_NO_CGROUP_ENV,
+            found.reason,
+        )
+        return None
+    raise SandboxUnavailable(
+        f"cannot cap the bot's memory and CPU on this host: {found.reason}. "
+        f"Set {ALLOW_NO_CGROUP_ENV}=1 to run untrusted bots with per-process limits only"
+    )
+
+
+def _remove_quietly(group: BotGroup | None) -> None:
+    if group is not None:
+        with contextlib.suppress(CgroupError):
+            group.remove()
 
 
 def _spawn_unsandboxed(command: list[str], bot_path: Path, limits: Limits) -> BotProcess:

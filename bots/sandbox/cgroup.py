@@ -1,0 +1,357 @@
+"""One control group per bot: a memory, process and CPU cap on its whole process tree.
+
+A bot's processes (every fork, ``setsid`` child and thread) run in a group of
+their own, created by :func:`create` before the bot runs anything and removed
+when it is killed. The group caps the memory of the whole bot (anonymous
+memory, ``memfd``, tmpfs pages and every child alike), the number of its
+processes and its CPU bandwidth, and it counts the bot's CPU time, which the
+referee charges to the bot's clock.
+
+Two kinds of host:
+
+- **cgroup v2**: a ``cgroup2`` mount at ``/sys/fs/cgroup`` whose ``memory``,
+  ``pids`` and ``cpu`` controllers can be enabled in a subtree we may write.
+  As root that is ``/sys/fs/cgroup/cardroom``; an ordinary user points
+  ``CARDROOM_CGROUP`` at a delegated directory (absolute path). Each bot gets
+  ``memory.max``, ``memory.swap.max = 0``, ``memory.oom.group = 1``,
+  ``pids.max`` and ``cpu.max``.
+- **cgroup v1**: separate ``memory``, ``pids``, ``cpu`` and ``cpuacct``
+  hierarchies we may write (root). Each bot gets ``cardroom/bot-...`` in each
+  (``CARDROOM_CGROUP``, a relative path, renames ``cardroom``), with
+  ``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes``, ``pids.max``
+  and ``cpu.cfs_quota_us``.
+
+:func:`host` says which one this host has, or why neither is usable. Pure
+Python, no framework.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import logging
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .limits import MIB, Limits
+
+logger = logging.getLogger(__name__)
+
+ROOT = Path("/sys/fs/cgroup")
+MOUNTINFO = Path("/proc/self/mountinfo")
+#: Where bot groups are made: v2 an absolute directory, v1 a path under each hierarchy.
+BASE_ENV = "CARDROOM_CGROUP"
+DEFAULT_NAME = "cardroom"
+GROUP_PREFIX = "bot-"
+V1, V2 = "v1", "v2"
+V2_CONTROLLERS = ("memory", "pids", "cpu")
+V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+CPU_PERIOD_US = 100_000
+
+
+class CgroupError(OSError):
+    """A bot's group could not be created, joined or removed."""
+
+
+@dataclass(frozen=True)
+class Host:
+    """The cgroup setup of this host: a version and base directories, or why there is none.
+
+    ``bases`` maps each controller to the directory bot groups are created in
+    (v2: the same directory for all).
+    """
+
+    version: str | None
+    bases: dict[str, Path] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.version is not None
+
+    def describe(self) -> dict:
+        return {
+            "version": self.version,
+            "base": sorted({str(path) for path in self.bases.values()}),
+            "reason": self.reason,
+        }
+
+
+def host() -> Host:
+    """Detect (once per value of ``CARDROOM_CGROUP``) where bot groups can be made here."""
+    return _detect(os.environ.get(BASE_ENV) or None)
+
+
+@functools.cache
+def _detect(base: str | None) -> Host:
+    found = _try_v2(base)
+    if not found.usable and not (base and os.path.isabs(base)):
+        v1 = _try_v1(base or DEFAULT_NAME)
+        if v1.usable or not found.reason:
+            found = v1
+        else:
+            found = Host(None, reason=f"{found.reason}; {v1.reason}")
+    if found.usable:
+        _sweep(found)
+    return found
+
+
+def _mounts() -> list[tuple[str, Path, set[str]]]:
+    """(type, mount point, super options) of every cgroup mount, from mountinfo."""
+    mounts = []
+    try:
+        lines = MOUNTINFO.read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fs_type, _, options = [*right.split(), "", "", ""][:3]
+        if fs_type in ("cgroup", "cgroup2"):
+            mounts.append((fs_type, Path(left.split()[4]), set(options.split(","))))
+    return mounts
+
+
+def _try_v2(base: str | None) -> Host:
+    if base and os.path.isabs(base):
+        directory = Path(base)
+        if not (directory / "cgroup.controllers").exists():
+            return Host(None, reason=f"{BASE_ENV}={base} is not a cgroup2 directory")
+        return _prepare_v2(directory, enable_in=())
+    if not any(kind == "cgroup2" and point == ROOT for kind, point, _ in _mounts()):
+        return Host(None, reason=f"no cgroup2 mount at {ROOT}")
+    if os.geteuid() != 0:
+        return Host(None, reason=f"not root: set {BASE_ENV} to a cgroup2 directory delegated to us")
+    return _prepare_v2(ROOT / DEFAULT_NAME, enable_in=(ROOT,))
+
+
+def _prepare_v2(base: Path, *, enable_in: tuple[Path, ...]) -> Host:
+    """Make ``base`` a parent whose children get memory, pids and cpu controllers."""
+    try:
+        for parent in enable_in:
+            _enable(parent)
+        base.mkdir(exist_ok=True)
+        _enable(base)
+    except OSError as error:
+        if error.errno == errno.EBUSY:
+            return Host(
+                None,
+                reason=(
+                    f"cannot enable controllers under {error.filename or base}: it has "
+                    "processes of its own (cgroup v2 lets only the root or a group without "
+                    f"processes have child groups with controllers); point {BASE_ENV} at "
+                    "an empty delegated group"
+                ),
+            )
+        return Host(None, reason=f"cgroup v2 at {base} is not usable: {error}")
+    return _checked(Host(V2, {name: base for name in V2_CONTROLLERS}, f"cgroup v2 at {base}"))
+
+
+def _enable(directory: Path) -> None:
+    offered = (directory / "cgroup.controllers").read_text().split()
+    missing = [name for name in V2_CONTROLLERS if name not in offered]
+    if missing:
+        raise OSError(errno.ENOTSUP, f"controllers {missing} not offered", str(directory))
+    enabled = (directory / "cgroup.subtree_control").read_text().split()
+    wanted = " ".join(f"+{name}" for name in V2_CONTROLLERS if name not in enabled)
+    if wanted:
+        try:
+            (directory / "cgroup.subtree_control").write_text(wanted)
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, str(directory)) from None
+
+
+def _try_v1(name: str) -> Host:
+    points = {}
+    for kind, point, options in _mounts():
+        for controller in V1_CONTROLLERS:
+            if kind == "cgroup" and controller in options:
+                points.setdefault(controller, point)
+    missing = [controller for controller in V1_CONTROLLERS if controller not in points]
+    if missing:
+        return Host(None, reason=f"no cgroup v1 hierarchy for {', '.join(missing)}")
+    bases = {controller: point / name for controller, point in points.items()}
+    try:
+        for base in set(bases.values()):
+            base.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return Host(None, reason=f"cgroup v1 hierarchies are not writable: {error}")
+    where = ", ".join(str(bases[controller]) for controller in V1_CONTROLLERS)
+    return _checked(Host(V1, bases, f"cgroup v1 at {where}"))
+
+
+def _checked(found: Host) -> Host:
+    """``found`` if a group with every limit can actually be made there, else why not."""
+    try:
+        create(Limits(), found).remove()
+    except OSError as error:
+        return Host(None, reason=f"{found.reason} refuses a bot group: {error}")
+    return found
+
+
+def _sweep(found: Host) -> None:
+    """Remove empty bot groups whose creating process is gone (left by a crash)."""
+    for base in set(found.bases.values()):
+        with contextlib.suppress(OSError):
+            for entry in base.iterdir():
+                owner = entry.name.removeprefix(GROUP_PREFIX).split("-")[0]
+                mine = entry.name.startswith(GROUP_PREFIX) and owner.isdigit()
+                if mine and not _alive(int(owner)):
+                    with contextlib.suppress(OSError):
+                        entry.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class BotGroup:
+    """The group of one bot process tree: join it, read its CPU time and OOM kills, remove it."""
+
+    def __init__(self, found: Host, directories: dict[str, Path], limits: Limits) -> None:
+        self.version = found.version
+        self.directories = directories
+        self.memory_mb = limits.memory_mb
+        self._fds: dict[str, int] = {}
+        if self.version == V2:
+            self._open("cpu", directories["cpu"] / "cpu.stat")
+            self._open("oom", directories["memory"] / "memory.events")
+        else:
+            self._open("cpu", directories["cpuacct"] / "cpuacct.usage")
+            self._open("oom", directories["memory"] / "memory.oom_control")
+
+    def _open(self, key: str, path: Path) -> None:
+        self._fds[key] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+
+    def _read(self, key: str) -> bytes:
+        return os.pread(self._fds[key], 4096, 0)
+
+    @property
+    def path(self) -> Path:
+        """The group's directory (v1: in the memory hierarchy)."""
+        return self.directories["memory"]
+
+    def add(self, pid: int) -> None:
+        """Move process ``pid`` (all its threads) into the group, in every hierarchy."""
+        for directory in set(self.directories.values()):
+            try:
+                (directory / "cgroup.procs").write_text(str(pid))
+            except OSError as error:
+                raise CgroupError(
+                    error.errno, f"cannot move pid {pid} into {directory}: " f"{error.strerror}"
+                ) from None
+
+    def pids(self) -> list[int]:
+        """Host pids of the processes in the group."""
+        found: set[int] = set()
+        for directory in set(self.directories.values()):
+            with contextlib.suppress(OSError):
+                found.update(int(pid) for pid in (directory / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def cpu_time_ns(self) -> int:
+        """CPU time used by every process the group ever held, in nanoseconds."""
+        data = self._read("cpu")
+        if self.version == V2:
+            return int(_field(data, b"usage_usec")) * 1000
+        return int(data)
+
+    def oom_kills(self) -> int:
+        """How many processes of the group the kernel killed for exceeding its memory limit."""
+        return int(_field(self._read("oom"), b"oom_kill") or 0)
+
+    def remove(self, timeout_s: float = 5.0) -> None:
+        """Kill whatever is left in the group, then remove it (idempotent).
+
+        Raises ``CgroupError`` if it still holds processes after ``timeout_s``.
+        """
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+        deadline = time.monotonic() + timeout_s
+        for directory in set(self.directories.values()):
+            while True:
+                try:
+                    directory.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as error:
+                    if error.errno != errno.EBUSY or time.monotonic() > deadline:
+                        raise CgroupError(
+                            error.errno, f"cannot remove {directory}: " f"{error.strerror}"
+                        ) from None
+                for pid in self.pids():
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                time.sleep(0.005)
+
+
+def _field(data: bytes, name: bytes) -> bytes:
+    """The value of ``name`` in a flat-keyed cgroup file (``key value`` lines)."""
+    for line in data.splitlines():
+        key, _, value = line.partition(b" ")
+        if key == name:
+            return value.strip()
+    return b""
+
+
+def create(limits: Limits, found: Host | None = None) -> BotGroup:
+    """A fresh, empty group capped by ``limits``, on ``found`` (default: this host).
+
+    ``memory_mb`` caps the whole bot's memory, ``processes`` its processes and
+    threads, ``cpu_cores`` its CPU bandwidth. Raises ``CgroupError`` if the host
+    has no usable cgroup or the group cannot be set up.
+    """
+    found = found or host()
+    if not found.usable:
+        raise CgroupError(errno.ENOTSUP, f"no usable cgroup: {found.reason}")
+    name = f"{GROUP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    directories = {controller: base / name for controller, base in found.bases.items()}
+    made: list[Path] = []
+    try:
+        for directory in dict.fromkeys(directories.values()):
+            directory.mkdir()
+            made.append(directory)
+        _write_limits(found.version, directories, limits)
+        return BotGroup(found, directories, limits)
+    except OSError as error:
+        for directory in reversed(made):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise CgroupError(error.errno, f"cannot set up a bot group: {error}") from None
+
+
+def _write_limits(version: str | None, directories: dict[str, Path], limits: Limits) -> None:
+    memory = str(limits.memory_mb * MIB)
+    quota = round(limits.cpu_cores * CPU_PERIOD_US)
+    if version == V2:
+        group = directories["memory"]
+        settings = [
+            ("memory.max", memory),
+            ("memory.swap.max", "0"),
+            ("memory.oom.group", "1"),
+            ("pids.max", str(limits.processes)),
+            ("cpu.max", f"{quota} {CPU_PERIOD_US}"),
+        ]
+        for name, value in settings:
+            if name != "memory.swap.max" or (group / name).exists():
+                (group / name).write_text(value)
+        return
+    memory_dir = directories["memory"]
+    (memory_dir / "memory.limit_in_bytes").write_text(memory)
+    if (memory_dir / "memory.memsw.limit_in_bytes").exists():  # swap accounting is on
+        (memory_dir / "memory.memsw.limit_in_bytes").write_text(memory)
+    (directories["pids"] / "pids.max").write_text(str(limits.processes))
+    (directories["cpu"] / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+    (directories["cpu"] / "cpu.cfs_quota_us").write_text(str(quota))
