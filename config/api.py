@@ -43,6 +43,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.throttles import RegisterThrottle, TokenThrottle, login_blocked_for, login_failed
+
 # --- pagination and parsing -------------------------------------------------------------
 
 
@@ -171,10 +173,14 @@ class TokenSerializer(serializers.Serializer):
 
 
 class RegisterView(ApiDefaults, APIView):
-    """Create an account; the answer carries an API token for it."""
+    """Create an account; the answer carries an API token for it.
+
+    At most ``CARDROOM_THROTTLE_RATES["register"]`` per client address (then 429).
+    """
 
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
+    throttle_classes = [RegisterThrottle]
 
     @extend_schema(
         request=RegistrationSerializer,
@@ -192,8 +198,19 @@ class RegisterView(ApiDefaults, APIView):
         return Response(data, status=status.HTTP_201_CREATED)
 
 
+def _username_of(data: Any) -> str:
+    value = data.get("username", "") if hasattr(data, "get") else ""
+    return value if isinstance(value, str) else ""
+
+
 class TokenView(ApiDefaults, APIView):
-    """``POST``: the API token of a username and password. ``DELETE``: revoke your token."""
+    """``POST``: the API token of a username and password. ``DELETE``: revoke your token.
+
+    Attempts are limited per client address (``CARDROOM_THROTTLE_RATES["token"]``) and
+    failed ones per address and per username (``login-ip``, ``login-user``): then 429.
+    """
+
+    throttle_classes = [TokenThrottle]
 
     def get_authenticators(self):
         # Obtaining a token needs no session (and so no CSRF token); revoking one does.
@@ -210,8 +227,15 @@ class TokenView(ApiDefaults, APIView):
         request=AuthTokenSerializer, responses={200: TokenSerializer}, tags=["auth"], auth=[]
     )
     def post(self, request: Request) -> Response:
+        username = _username_of(request.data)
+        wait = login_blocked_for(request, username)
+        if wait is not None:
+            raise exceptions.Throttled(wait, detail=_too_many_failures(wait))
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            if api_settings.NON_FIELD_ERRORS_KEY in serializer.errors:  # wrong credentials
+                login_failed(request, username)
+            raise exceptions.ValidationError(serializer.errors)
         token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
         return Response({"token": token.key})
 
@@ -219,6 +243,10 @@ class TokenView(ApiDefaults, APIView):
     def delete(self, request: Request) -> Response:
         Token.objects.filter(user=request.user).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _too_many_failures(wait: int) -> str:
+    return f"Too many failed logins from here or for this user: try again in {wait} seconds."
 
 
 class MeView(ApiDefaults, APIView):

@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
+    "config.middleware.AdminLoginLimitMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -113,6 +115,40 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+# --- Cache ---
+# It holds the rate limits (config.throttles), which every web process must share: the
+# Redis of REDIS_URL when that is set (``CARDROOM_CACHE_PREFIX`` separates instances),
+# else files under var/cache (one machine's processes).
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CARDROOM_CACHE_PREFIX", "cardroom"),
+            "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+# --- Rate limits (config.throttles) ---
+# ``<n>/<s|min|hour|day>``: registrations per client address, token requests per address,
+# failed logins (API token and admin) per address and per username; beyond them, a 429.
+CARDROOM_THROTTLE_RATES = {
+    "register": os.environ.get("CARDROOM_THROTTLE_REGISTER", "10/min"),
+    "token": os.environ.get("CARDROOM_THROTTLE_TOKEN", "20/min"),
+    "login-ip": os.environ.get("CARDROOM_THROTTLE_LOGIN_IP", "20/min"),
+    "login-user": os.environ.get("CARDROOM_THROTTLE_LOGIN_USER", "20/hour"),
+}
+# Proxies in front of the ASGI server that append to X-Forwarded-For. 0 (the default)
+# trusts REMOTE_ADDR only, which uvicorn --proxy-headers sets from its trusted proxy.
+CARDROOM_NUM_PROXIES = int(os.environ.get("CARDROOM_NUM_PROXIES", "0"))
 
 # --- Channels ---
 # Live events of the dashboard (tournaments.events) go through Redis pub/sub, so that

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 import games
@@ -21,6 +24,20 @@ def _media_and_validation(settings, tmp_path):
     runs the commit callbacks)."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast tests
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(settings):
+    """Each test counts its rate limits in a cache of its own, empty at the start."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"tests-{uuid.uuid4().hex}",
+        }
+    }
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def make_user(username: str, **extra) -> object:
