@@ -26,6 +26,10 @@ import hashlib
 import hmac
 import re
 import secrets
+from typing import Any
+
+import games
+from bots.referee.match import game_seed
 
 SECRET_BYTES = 32
 #: Match seeds keep 56 bits, so they fit a signed 64-bit database column.
@@ -76,3 +80,22 @@ def player_seed(match_seed: int, seat: int) -> int:
     """The seed of the built-in bot at ``seat`` of a match (as secret as the match seed)."""
     digest = hashlib.sha256(f"cardroom-player:{match_seed}:{seat}".encode()).digest()
     return int.from_bytes(digest[:SEED_BYTES], "big")
+
+
+def check_game(record: dict[str, Any], *, match_seed: int, deal: int) -> str | None:
+    """Why a stored game record does not follow from its match seed, or ``None`` if it does.
+
+    The game's seed must be the referee's seed of deal ``deal`` of the match, and
+    replaying its actions on decks drawn from that seed alone (no stored deck) must
+    deal exactly the stored decks.
+    """
+    expected = game_seed(match_seed, deal)
+    if record.get("seed") != expected:
+        return f"game seed {record.get('seed')} is not deal {deal}'s seed {expected}"
+    try:
+        rebuilt = games.replay({**record, "decks": []}).record()
+    except (ValueError, games.IllegalAction) as exc:
+        return f"the record does not replay from its seed: {exc}"
+    if rebuilt["decks"] != record["decks"]:
+        return "the stored decks are not the ones the seed deals"
+    return None

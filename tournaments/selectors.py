@@ -7,6 +7,8 @@ from typing import Any
 from django.db.models import F, FloatField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
+from bots.referee.match import game_seed
+from tournaments import deals
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
 from tournaments.pairing import finished_results
@@ -183,3 +185,50 @@ def rating_history_for_entry(*, entry: Entry) -> list[dict[str, Any]]:
         }
         for e in events
     ]
+
+
+def deals_verification(*, competition: Competition, secret: str | None = None) -> dict[str, Any]:
+    """Check every stored deal of ``competition`` against its secret (or ``secret``).
+
+    Returns the numbers of matches and games checked and a list of problems: a
+    secret that does not match the published commitment, a match seed that does
+    not follow from the secret (or the chosen seed), a game record whose seed or
+    decks do not follow from its match seed. An empty list means every deal was
+    drawn as published.
+    """
+    secret = secret if secret is not None else competition.deal_secret
+    problems: list[str] = []
+    if competition.deal_secret and secret != competition.deal_secret:
+        problems.append("the secret given is not the competition's (its SHA-256 differs)")
+        return {"matches": 0, "games": 0, "problems": problems}
+    checked_games = 0
+    matches = competition.matches.select_related("round").prefetch_related("game_records")
+    per_deal = competition.seats_per_table if competition.duplicate else 1
+    deals_per_match = max(1, competition.games_per_match // per_deal)
+    for match in matches.order_by("id"):
+        where = {
+            "competition_id": competition.pk,
+            "round_number": match.round.number if match.round else 0,
+            "table": match.table,
+        }
+        expected = (
+            deals.match_seed_from_secret(secret, **where)
+            if secret
+            else deals.match_seed_from_seed(competition.seed, **where)
+        )
+        if expected != match.seed:
+            problems.append(f"match {match.pk}: its seed does not follow from the secret")
+            continue
+        deal_of_seed = {game_seed(match.seed, d): d for d in range(deals_per_match)}
+        for game in match.game_records.all():
+            record = game.record()
+            deal = deal_of_seed.get(record.get("seed"))
+            problem = (
+                "its seed is the seed of no deal of the match"
+                if deal is None
+                else deals.check_game(record, match_seed=match.seed, deal=deal)
+            )
+            checked_games += 1
+            if problem:
+                problems.append(f"match {match.pk} game {game.index + 1}: {problem}")
+    return {"matches": matches.count(), "games": checked_games, "problems": problems}

@@ -17,7 +17,7 @@ import pytest
 from bots.referee.match import game_seed
 from bots.services import builtin_bots_ensure
 from tests.api.conftest import client_for, make_bot, make_competition, make_user
-from tournaments import deals, events, services
+from tournaments import deals, events, selectors, services
 from tournaments.models import Competition, Entry, Match
 
 pytestmark = pytest.mark.django_db
@@ -152,3 +152,35 @@ def test_the_secret_is_in_no_live_event(
         competition = started(organiser, alice, bob)
     assert sent  # the start was announced
     assert all(competition.deal_secret not in text for text in sent)
+
+
+def test_every_deal_of_a_played_competition_verifies_and_a_forged_one_does_not(organiser):
+    """After the end anyone holding the published secret can recompute every deck."""
+    from django.core.management import CommandError, call_command
+
+    from tests.tournaments.test_services import competition as new_competition
+    from tests.tournaments.test_services import play_all
+    from tournaments.models import GameRecord
+
+    comp = new_competition(organiser, entries=4, games=3, duplicate=True)
+    services.competition_start(competition=comp, by=organiser)
+    played = play_all(comp)
+    comp.refresh_from_db()
+    assert comp.status == "finished" and played >= 2
+    report = selectors.deals_verification(competition=comp)
+    assert report == {"matches": played, "games": 3 * played, "problems": []}
+    call_command("verify_deals", str(comp.pk), "--secret", comp.deal_secret)
+
+    wrong = deals.new_secret()
+    assert selectors.deals_verification(competition=comp, secret=wrong)["problems"]
+    game = GameRecord.objects.filter(match__competition=comp).order_by("id").first()
+    record = game.record()
+    record["decks"][0] = list(reversed(record["decks"][0]))  # a stacked deck
+    GameRecord.objects.filter(pk=game.pk).update(data=GameRecord.pack(record))
+    problems = selectors.deals_verification(competition=comp)["problems"]
+    assert problems == [
+        f"match {game.match_id} game {game.index + 1}: " + problems[0].split(": ", 1)[1]
+    ]
+    assert "decks" in problems[0] or "replay" in problems[0]
+    with pytest.raises(CommandError, match="1 problems"):
+        call_command("verify_deals", str(comp.pk))
