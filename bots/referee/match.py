@@ -28,17 +28,42 @@ from bots.referee.players import ILLEGAL, OK, BotFault, Player
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Per-move allowance plus a bank for the whole match, in milliseconds."""
+    """Per-move allowance plus a bank for the whole match, in milliseconds.
+
+    A bot program in a cgroup is charged the CPU time its whole process tree
+    used during the decision, so another bot's load on the machine costs it
+    nothing. It also has a wall-clock ceiling, for bots that block instead of
+    computing: a decision may last at most ``wall_factor`` times the time it
+    may still be charged (``move_ms`` plus the bank) plus ``wall_grace_ms``,
+    and it is charged at least ``(wall - wall_grace_ms) / wall_factor``. So a
+    bot that sleeps runs its bank down at a quarter of the wall-clock rate
+    (after the grace), and one that sleeps through the ceiling times out.
+    Players without a CPU count (in-process built-ins, bots run without a
+    cgroup) are charged wall-clock time, and the ceiling is what they may be
+    charged.
+    """
 
     move_ms: int = 2_000
     bank_ms: int = 20_000
     start_ms: int = 10_000  # the hello handshake (process start-up included)
+    wall_factor: int = 4
+    wall_grace_ms: int = 1_000
 
     def __post_init__(self) -> None:
-        for name in ("move_ms", "bank_ms", "start_ms"):
+        for name in ("move_ms", "bank_ms", "start_ms", "wall_factor", "wall_grace_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"time control {name} must be a positive integer, got {value!r}")
+
+    def wall_ceiling_ms(self, allowed_ms: int) -> int:
+        """The wall-clock limit of a CPU-charged decision that may be charged ``allowed_ms``."""
+        return allowed_ms * self.wall_factor + self.wall_grace_ms
+
+    def charge_ms(self, *, wall_ms: float, cpu_ms: float | None) -> float:
+        """What a decision costs: its CPU time (at least its wall time's share), else wall time."""
+        if cpu_ms is None:
+            return wall_ms
+        return max(cpu_ms, (wall_ms - self.wall_grace_ms) / self.wall_factor)
 
 
 @dataclass
@@ -220,18 +245,27 @@ class Referee:
             move_limit_ms=self.tc.move_ms,
         )
         message["seat"] = seat
-        allowed_s = (self.tc.move_ms + self.banks[p]) / 1000
+        allowed_ms = self.tc.move_ms + self.banks[p]
+        cpu_before = player.cpu_time_ns()  # None: charged wall-clock time
+        if cpu_before is not None:
+            allowed_ms = self.tc.wall_ceiling_ms(allowed_ms)
         started = time.perf_counter()
         try:
-            label = player.act(message, allowed_s)
+            label = player.act(message, allowed_ms / 1000)
         except BotFault as fault:
             player.fault = fault
             player.close()
             return fault
-        used_ms = (time.perf_counter() - started) * 1000
+        wall_ms = (time.perf_counter() - started) * 1000
+        cpu_ms = None if cpu_before is None else (player.cpu_time_ns() - cpu_before) / 1e6
+        used_ms = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms)
+        player.note_charge(used_ms)
         self.banks[p] -= max(0, int(used_ms) - self.tc.move_ms)
         if self.banks[p] < 0:
-            player.fault = BotFault("timeout", f"time bank exhausted ({used_ms:.0f} ms move)")
+            spent = (
+                f"{wall_ms:.0f} ms" if cpu_ms is None else f"{cpu_ms:.0f} ms CPU, {wall_ms:.0f} ms"
+            )
+            player.fault = BotFault("timeout", f"time bank exhausted ({spent} move)")
             player.close()
             return player.fault
         try:

@@ -14,7 +14,7 @@ from typing import Any
 from bots import protocol, sandbox
 from bots.sdk import Bot
 
-OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN = (
+OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = (
     "ok",
     "illegal",
     "timeout",
@@ -23,6 +23,7 @@ OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN = (
     "flood",
     "not-ready",
     "out-of-turn",
+    "memory",
 )
 
 
@@ -41,6 +42,8 @@ class Player:
     name = "player"
     wants_observation = True
     fault: BotFault | None = None
+    #: What each decision was charged, in ms, in order (see ``TimeControl.charge_ms``).
+    charged_ms: list[float]
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
         raise NotImplementedError
@@ -50,6 +53,16 @@ class Player:
 
     def notify(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    def cpu_time_ns(self) -> int | None:
+        """CPU time the bot used so far, or None if it is not counted (wall time is charged)."""
+        return None
+
+    def note_charge(self, used_ms: float) -> None:
+        """Record what the referee charged one decision (``charged_ms``)."""
+        if "charged_ms" not in vars(self):
+            self.charged_ms = []
+        self.charged_ms.append(used_ms)
 
     def close(self) -> None:
         """Release the bot (idempotent)."""
@@ -122,12 +135,18 @@ class ProcessPlayer(Player):
         try:
             self._exchange(protocol.encode(hello), timeout_s, "ready")
         except BotFault as fault:
+            if fault.status == MEMORY:  # said as it is, whenever it happens
+                raise
             raise BotFault(NOT_READY, fault.reason) from None
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
         if self.process.pending():
             raise BotFault(OUT_OF_TURN, "the bot wrote output before it was asked to act")
         return self._exchange(self.encoder.encode(message), timeout_s, "action")
+
+    def cpu_time_ns(self) -> int | None:
+        """The CPU time of the bot's process tree, from its cgroup (None without one)."""
+        return self.process.cpu_time_ns() if self.process is not None else None
 
     def notify(self, message: dict[str, Any]) -> None:
         # A dead bot is noticed at its next decision.
@@ -141,6 +160,8 @@ class ProcessPlayer(Player):
             return protocol.parse_reply(line, key)
         except sandbox.ReadTimeout:
             raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None
+        except sandbox.MemoryExceeded as exc:  # before BotGone, its base class
+            raise BotFault(MEMORY, str(exc)) from None
         except sandbox.BotGone as exc:
             raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
         except sandbox.LineTooLong:
