@@ -43,6 +43,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.parsers import json_nests_deeper_than
 from config.throttles import RegisterThrottle, TokenThrottle, login_blocked_for, login_failed
 
 # --- pagination and parsing -------------------------------------------------------------
@@ -72,10 +73,12 @@ def _too_large(limit: int) -> str:
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, refusing bodies over ``DATA_UPLOAD_MAX_MEMORY_SIZE``.
+    """DRF's JSON parser, refusing bodies over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` and
+    bodies nested deeper than ``CARDROOM_JSON_MAX_DEPTH`` (a 413 and a 400).
 
     DRF streams a JSON body past Django's own size check, so the limit is
-    applied here, reading at most one byte more than allowed.
+    applied here, reading at most one byte more than allowed. The depth is
+    checked before parsing: the parser recurses once per level.
     """
 
     def parse(self, stream, media_type=None, parser_context=None):
@@ -85,6 +88,12 @@ class JSONParser(parsers.JSONParser):
         body = stream.read(limit + 1)
         if len(body) > limit:
             raise PayloadTooLarge(_too_large(limit))
+        max_depth = settings.CARDROOM_JSON_MAX_DEPTH
+        if json_nests_deeper_than(body, max_depth):
+            raise exceptions.ParseError(
+                f"JSON parse error - the body nests arrays and objects more than "
+                f"{max_depth} levels deep."
+            )
         return super().parse(BytesIO(body), media_type, parser_context)
 
 

@@ -190,6 +190,8 @@ STATIC_ROOT = VAR_DIR / "static"
 # whose size the API checks before the body is read (bots.api.views).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
+# A JSON body nesting arrays and objects deeper than this is refused with a 400.
+CARDROOM_JSON_MAX_DEPTH = int(os.environ.get("CARDROOM_JSON_MAX_DEPTH", "32"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 5
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

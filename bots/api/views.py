@@ -30,6 +30,7 @@ from bots.api.serializers import (
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
 from config.api import ApiDefaults, PayloadTooLarge
+from config.filters import FilterSet
 
 #: Room for the multipart envelope around the file.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
@@ -43,7 +44,7 @@ def visible_bots(user) -> QuerySet[Bot]:
     return Bot.objects.filter(Q(pk__in=own) | ~Q(builtin=""))
 
 
-class BotFilter(django_filters.FilterSet):
+class BotFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains", help_text="Part of the name.")
     builtin = django_filters.BooleanFilter(
         method="filter_builtin", help_text="Only the platform's built-in bots (or only others)."
@@ -84,7 +85,7 @@ class BotViewSet(
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
-class BotVersionFilter(django_filters.FilterSet):
+class BotVersionFilter(FilterSet):
     class Meta:
         model = BotVersion
         fields = ["status", "runtime"]

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api import ApiDefaults
+from config.filters import FilterSet, IntegerFilter, id_filter
 from tournaments import selectors, services
 from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
@@ -52,7 +53,7 @@ def _competition_filter(**kwargs) -> django_filters.ModelChoiceFilter:
 # --- competitions -----------------------------------------------------------------------
 
 
-class CompetitionFilter(django_filters.FilterSet):
+class CompetitionFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains", help_text="Part of the name.")
     mine = django_filters.BooleanFilter(
         method="filter_mine", help_text="Only the competitions you created or organise."
@@ -175,9 +176,9 @@ class CompetitionViewSet(
 # --- entries ----------------------------------------------------------------------------
 
 
-class EntryFilter(django_filters.FilterSet):
+class EntryFilter(FilterSet):
     competition = _competition_filter()
-    bot = django_filters.NumberFilter(field_name="bot_id", help_text="A bot id.")
+    bot = id_filter(field_name="bot_id", help_text="A bot id.")
 
     class Meta:
         model = Entry
@@ -246,7 +247,7 @@ class EntryViewSet(
 # --- rounds, matches, game records ----------------------------------------------------------
 
 
-class RoundFilter(django_filters.FilterSet):
+class RoundFilter(FilterSet):
     competition = _competition_filter()
 
     class Meta:
@@ -268,12 +269,10 @@ class RoundViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         ).prefetch_related("byes")
 
 
-class MatchFilter(django_filters.FilterSet):
+class MatchFilter(FilterSet):
     competition = _competition_filter()
-    round = django_filters.NumberFilter(field_name="round__number", help_text="Round number.")
-    entry = django_filters.NumberFilter(
-        field_name="seats__entry", help_text="Only matches this entry plays in."
-    )
+    round = IntegerFilter(field_name="round__number", min_value=0, help_text="Round number.")
+    entry = id_filter(field_name="seats__entry", help_text="Only matches this entry plays in.")
 
     class Meta:
         model = Match
@@ -296,8 +295,8 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         )
 
 
-class GameRecordFilter(django_filters.FilterSet):
-    match = django_filters.NumberFilter(field_name="match_id", help_text="A match id.")
+class GameRecordFilter(FilterSet):
+    match = id_filter(field_name="match_id", help_text="A match id.")
     competition = _competition_filter(field_name="match__competition")
 
     class Meta:
