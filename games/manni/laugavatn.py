@@ -63,8 +63,10 @@ OPTIONS = (
     ),
 )
 
-# Steps of the great-call sequence (LAUG-7).
-B_FIRST, A_AFTER_B, D_OVER_B, D_FIRST, A_AFTER_D = range(5)
+# Steps of the great-call sequence (LAUG-7): who answers, and after what.
+B_FIRST, A_AFTER_B, D_OVER_B, D_FIRST, A_AFTER_D, B_OVER_D = range(6)
+#: Steps where the answer must outrank the great call standing (LAUG-7 steps 2 and 3).
+OVERCALL_STEPS = (D_OVER_B, B_OVER_D)
 
 
 class LaugState(ManniState):
@@ -126,7 +128,7 @@ class LaugState(ManniState):
         if self.phase == P_ANNOUNCE:
             return [ANNOUNCE + c for c in range(6) if not self.used[seat] >> c & 1]
         if self.phase == P_GREAT:
-            above = LAUG_RANK[self.calls[0][1]] if self.step == D_OVER_B else 0
+            above = self._rank_standing() if self.step in OVERCALL_STEPS else 0
             return [GREAT + t - 1 for t in self._eligible(seat, above)] + [PASS]
         # LAUG-8 / ACTION-3: the declarer's exchange.
         if self.game.options["laug.exchange"] == "skat":
@@ -168,18 +170,26 @@ class LaugState(ManniState):
         if step == B_FIRST:
             self.step, self.to_move = (A_AFTER_B, a) if call is not None else (D_FIRST, d)
         elif step in (A_AFTER_B, A_AFTER_D) and call is not None:
-            self._declare(a, call, great=True)
+            self._declare(a, call, great=True)  # A keeps
         elif step == A_AFTER_B:
             self.step, self.to_move = D_OVER_B, d
         elif step == D_FIRST and call is not None:
             self.step, self.to_move = A_AFTER_D, a
         elif step == D_FIRST:
             self._declare(a, self.announced, great=False)
-        elif step == D_OVER_B and call is not None:
-            self._declare(d, call, great=True)
-        else:  # nobody kept or overcalled: the only caller declares his great call
+        elif step == A_AFTER_D and self._eligible(b := (a + 1) % 3, self._rank_standing()):
+            # LAUG-7 step 3 (amended): B, who passed first, may still outrank D's
+            # call; he is asked only when he has such a type (EX-LAUG-6).
+            self.step, self.to_move = B_OVER_D, b
+        elif step in OVERCALL_STEPS and call is not None:
+            self._declare(seat, call, great=True)  # D over B (step 2), B over D (step 3)
+        else:  # nobody kept or overcalled: the standing great call is declared
             caller, kind = self.calls[-1]
             self._declare(caller, kind, great=True)
+
+    def _rank_standing(self) -> int:
+        """LAUG-4 rank of the latest great call, the one an overcall must beat."""
+        return LAUG_RANK[self.calls[-1][1]]
 
     def _declare(self, seat: int, contract: int, *, great: bool) -> None:
         self.declarer = seat

@@ -20,8 +20,21 @@ PINNED = {
 }
 
 
-def playthrough(variant: str) -> dict:
+#: Golden games that open with a scripted sequence, then follow the same move rule.
+#: The move rule alone never reaches LAUG-7 step 3's late overcall (seed 2026
+#: reaches "A declines after D's call" once, with B's great call already used).
+OPENINGS = {
+    "laugavatnsmanni": (
+        ("announce clubs", "pass", "great diamonds", "pass", "great spades"),  # EX-LAUG-6
+        "2223326e76067252ab959d57e72cfd607f0547a6bf3573f1d62c394e3e66baef",
+    ),
+}
+
+
+def playthrough(variant: str, opening: tuple[str, ...] = ()) -> dict:
     state = games.load(variant).new_game(2026)
+    for label in opening:
+        state.apply(label)
     step = 0
     while not state.is_over():
         legal = state.legal_actions()
@@ -36,3 +49,13 @@ def test_golden_record_is_stable(variant):
     record = playthrough(variant)
     digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
     assert digest == PINNED[variant], f"{variant} record changed: {digest}"
+
+
+@pytest.mark.parametrize("variant", sorted(OPENINGS))
+def test_golden_record_after_a_scripted_opening_is_stable(variant):
+    """COMMON-3, LAUG-7, EX-LAUG-6: B overcalls the dealer late in deal 1, then the move rule."""
+    opening, pinned = OPENINGS[variant]
+    record = playthrough(variant, opening)
+    assert record["actions"][: len(opening)] == list(opening)
+    digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+    assert digest == pinned, f"{variant} record changed: {digest}"

@@ -1,13 +1,14 @@
-"""laugavatnsmanni: LAUG-1..13, LIMIT-5 and EX-LAUG-1..5."""
+"""laugavatnsmanni: LAUG-1..13, LIMIT-5 and EX-LAUG-1..6."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 import games
-from games.manni.rules import LAUG_RANK, laug_deal_scores
+from games.manni.rules import LAUG_CONTRACTS, LAUG_RANK, laug_deal_scores
 from tests.games.manni.helpers import D, L, R, hand, laug_deck, new, play_out_trick
 
 V = "laugavatnsmanni"
@@ -146,6 +147,191 @@ def test_everybody_passes_announcer_plays_his_contract():
     state.apply("pass")
     obs = state.observation(0)
     assert obs["declarer"] == L and obs["contract"] == "diamonds" and not obs["great"]
+
+
+def test_first_passer_still_overcalls_the_dealer_worked_example():
+    """EX-LAUG-6, LAUG-7 step 3, LAUG-12: B passes, D calls Diamonds, A passes, B calls Spades."""
+    state = new(V, laug_deck())
+    a, b, d = L, R, D
+    state.apply("announce clubs")
+    state.apply("pass")  # B
+    state.apply("great diamonds")  # D
+    state.apply("pass")  # A does not keep
+    assert state.current_player() == b
+    assert state.legal_actions() == ["great grand", "great hearts", "great spades", "pass"]
+    state.apply("great spades")
+    obs = state.observation(a)
+    assert obs["declarer"] == b and obs["contract"] == "spades" and obs["great"] is True
+    assert obs["great_calls"] == [[d, "diamonds"], [b, "spades"]]
+    assert obs["great_available"] == [False, True, False]  # D's and B's gone, A's remains
+    assert obs["unused_contracts"][b] == list(LAUG_CONTRACTS)  # great calls use no type
+    assert state.current_player() == b and obs["phase"] == "exchange"  # nobody else is asked
+    state.apply("draw")
+    assert state.current_player() == d  # B's left leads
+    assert laug_deal_scores([14, 1, 1], 0, 3, True) == [0, 0, 0]  # 14 tricks needed
+
+
+def test_nothing_ranks_above_great_grand_so_b_is_not_asked():
+    """EX-LAUG-6, LAUG-4, LAUG-7 step 3: D calls great Grand, A passes: D declares at once."""
+    state = new(V, laug_deck())
+    state.apply("announce clubs")
+    state.apply("pass")
+    state.apply("great grand")
+    state.apply("pass")
+    obs = state.observation(R)
+    assert obs["phase"] == "exchange" and state.current_player() == D
+    assert obs["declarer"] == D and obs["contract"] == "grand" and obs["great"] is True
+    assert obs["history"][-1]["seats"] == [L, R, D, L]  # B answered once only
+    assert obs["great_available"] == [False, True, True]
+
+
+def test_first_passer_passes_again_and_the_dealer_declares():
+    """LAUG-7 step 3: B may still overcall D but passes: D declares his great call."""
+    state = new(V, laug_deck())
+    for label in ("announce hearts", "pass", "great clubs", "pass", "pass"):
+        state.apply(label)
+    obs = state.observation(L)
+    assert obs["declarer"] == D and obs["contract"] == "clubs" and obs["great"] is True
+    assert obs["great_calls"] == [[D, "clubs"]]
+    assert obs["great_available"] == [False, True, True]  # passing twice keeps B's call
+    assert state.current_player() == D
+
+
+def fingerprint(state) -> str:
+    views = [state.observation(seat) for seat in range(3)]
+    return json.dumps([state.record(), views, state.legal_actions()], sort_keys=True)
+
+
+def refused(state, label: str) -> None:
+    """``label`` raises IllegalAction and leaves every view of the state as it was."""
+    before = fingerprint(state)
+    with pytest.raises(games.IllegalAction, match=label):
+        state.apply(label)
+    assert fingerprint(state) == before
+
+
+def test_late_overcall_that_does_not_outrank_the_dealer_is_refused():
+    """LAUG-7 step 3, FORFEIT-1: B's call must rank above D's, an equal or lower one is illegal."""
+    state = new(V, laug_deck())
+    for label in ("announce clubs", "pass", "great spades", "pass"):
+        state.apply(label)
+    assert state.current_player() == R
+    for label in ("great spades", "great diamonds", "great clubs"):
+        refused(state, label)
+    state.apply("great hearts")
+    assert state.observation(0)["declarer"] == R
+
+
+def test_late_overcall_in_a_type_b_announced_earlier_is_refused():
+    """LAUG-6, LAUG-7 step 3, FORFEIT-1: B may not name a type he announced in an earlier deal."""
+    state = games.load(V).new_game(8, dealer=0)
+    rnd = random.Random(8)
+    for contract in ("nullo", "hearts", "clubs", "grand", "nullo", "diamonds"):
+        quiet_deal(state, contract, rnd)
+    a, b, d = L, R, D  # deal 7: B announced Nullo and Hearts, D Clubs and Diamonds
+    state.apply("announce clubs")
+    state.apply("pass")
+    state.apply("great spades")
+    state.apply("pass")
+    assert state.current_player() == b
+    assert state.legal_actions() == ["great grand", "pass"]
+    refused(state, "great hearts")
+    state.apply("pass")
+    assert state.observation(a)["declarer"] == d
+
+
+def test_late_overcall_by_a_b_whose_great_call_is_used_up_is_refused():
+    """LAUG-6, LAUG-7 step 3, FORFEIT-1: B called in an earlier deal: not asked, may not call."""
+    state = games.load(V).new_game(3, dealer=0)
+    rnd = random.Random(3)
+    state.apply("announce grand")
+    state.apply("great clubs")  # seat 2 (B of deal 1) uses his great call
+    state.apply("pass")
+    state.apply("pass")
+    finish_deal(state, rnd)
+    quiet_deal(state, "nullo", rnd)
+    quiet_deal(state, "nullo", rnd)
+    assert state.deal == 4 and state.dealer == D  # seat 2 is B again
+    state.apply("announce clubs")
+    assert state.legal_actions() == ["pass"]
+    state.apply("pass")
+    state.apply("great diamonds")
+    state.apply("pass")
+    obs = state.observation(R)
+    assert obs["great_available"][R] is False
+    assert state.current_player() == D and obs["phase"] == "exchange"
+    for label in ("great grand", "great hearts", "pass"):
+        refused(state, label)
+    assert state.observation(0)["declarer"] == D
+
+
+RANK = {"grand": 5, "hearts": 4, "spades": 3, "diamonds": 2, "clubs": 1}
+
+
+def great_types(obs: dict, seat: int, above: int) -> list[str]:
+    """LAUG-6 from the public record: types ``seat`` may still call, ranked above ``above``."""
+    if not obs["great_available"][seat]:
+        return []
+    names = set(obs["unused_contracts"][seat])
+    if seat == obs["announcer"]:
+        names.add(obs["announced"])  # LAUG-7: A may keep in the type he just named
+    return [t for t in RANK if t in names and RANK[t] > above]
+
+
+def great_turn(obs: dict) -> tuple[int, int] | None:
+    """LAUG-7 restated: who answers next and the rank his call must beat, or None when done."""
+    a, b, d = obs["announcer"], (obs["dealer"] + 2) % 3, obs["dealer"]
+    said = obs["history"][-1]["actions"][1:]  # the answers after the announcement
+    shape = ["p" if x == "pass" else "g" for x in said]
+    rank = [RANK.get(x.removeprefix("great "), 0) for x in said]
+    turns = {"": (b, 0), "g": (a, 0), "p": (d, 0), "pg": (a, 0)}
+    if "".join(shape) in turns:
+        return turns["".join(shape)]
+    if shape == ["g", "p"]:
+        return d, rank[0]
+    if shape == ["p", "g", "p"] and great_types(obs, b, rank[1]):
+        return b, rank[1]
+    return None
+
+
+def test_great_call_answers_follow_a_restatement_of_the_sequence():
+    """LAUG-7, LAUG-12, LAUG-13: whose answer it is and his legal calls follow from public facts."""
+    reached_late_overcall = 0
+    for seed in range(80):
+        state = games.load(V).new_game(seed)
+        rnd = random.Random(seed)
+        while not state.is_over():
+            legal = state.legal_actions()
+            asked = legal[-1] == "pass"  # only great-call answers end with pass (ACTION-7)
+            if asked:
+                obs = state.observation(0)
+                seat, above = great_turn(obs)
+                assert state.current_player() == seat
+                assert legal == [f"great {t}" for t in great_types(obs, seat, above)] + ["pass"]
+                reached_late_overcall += len(obs["history"][-1]["actions"]) == 4
+            # Pass often, so great calls stay available into later deals.
+            state.apply("pass" if asked and rnd.random() < 0.5 else rnd.choice(legal))
+            if asked and state.observation(0)["phase"] != "great":
+                assert great_turn(state.observation(0)) is None
+    assert reached_late_overcall >= 10
+
+
+def test_a_record_through_a_late_overcall_replays():
+    """LAUG-7 step 3, COMMON-3: the record of a game where B overcalls late replays exactly."""
+    state = new(V, laug_deck())
+    for label in ("announce clubs", "pass", "great diamonds", "pass", "great spades"):
+        state.apply(label)
+    rnd = random.Random(5)
+    while not state.is_over():
+        state.apply(rnd.choice(state.legal_actions()))
+    again = games.replay(state.record())
+    assert again.record() == state.record()
+    assert again.observation(1) == state.observation(1)
+    # A record of the rule before the amendment (D declared at once) no longer replays.
+    old = {**state.record(), "actions": ["announce clubs", "pass", "great diamonds", "pass"]}
+    old["actions"].append("draw")
+    with pytest.raises(games.IllegalAction, match="record action 4"):
+        games.replay(old)
 
 
 def test_nullo_has_no_great_calls():
