@@ -203,6 +203,37 @@ def test_manni_bids_and_calls_are_listed():
         assert [{"seat": step["actor"]}, step["action"]] in step["table"]["bids"]
 
 
+def laug_said(*labels: str) -> list[list]:
+    """What the replay says on each of ``labels``, played from deal 1 with seat 0 dealing."""
+    state = games.load("laugavatnsmanni").new_game(3, dealer=0)
+    for label in labels:
+        state.apply(label)
+    return [step["table"]["said"] for step in replay_steps(state.record())[1:]]
+
+
+def test_manni_great_calls_say_who_keeps_overcalls_and_declares():
+    """LAUG-7 step 3, EX-LAUG-6: B's late overcall is said as one, and so is who declares."""
+    a, b, d = {"seat": 1}, {"seat": 2}, {"seat": 0}
+
+    late = laug_said("announce clubs", "pass", "great diamonds", "pass", "great spades")
+    grand = laug_said("announce clubs", "pass", "great grand", "pass")
+    kept = laug_said("announce clubs", "pass", "great diamonds", "great hearts")
+    again = laug_said("announce clubs", "pass", "great diamonds", "pass", "pass")
+
+    assert late[2] == [d, " calls great diamonds"]
+    assert late[3] == [a, " passes"]  # B is asked next: nobody declares yet
+    assert late[4] == [
+        b,
+        " overcalls great diamonds with great spades",
+        " · ",
+        b,
+        " declares great spades",
+    ]
+    assert grand[3] == [a, " passes", " · ", d, " declares great grand"]  # B is not asked
+    assert kept[3] == [a, " keeps the deal with great hearts", " · ", a, " declares great hearts"]
+    assert again[4] == [b, " passes", " · ", d, " declares great diamonds"]
+
+
 def test_manni_exchanges_are_face_down_in_the_public_view():
     record = random_record("manni-hornafjordur")
 

@@ -95,11 +95,32 @@ def manni_words(replay: Replay, view: dict, move: Move, table: dict) -> list[Any
         words = [who, f" draws {drawn} from the Manni"]
     elif label in ("keep", "take"):
         words = [who, " keeps the hand" if label == "keep" else " takes the Manni"]
-    elif label.startswith(("announce ", "great ")):
-        verb, kind = label.split(" ", 1)
-        words = [who, f" {verb}s {kind}" if verb == "announce" else f" calls great {kind}"]
+    elif label.startswith("announce "):
+        words = [who, f" announces {label.removeprefix('announce ')}"]
+    elif label.startswith("great "):
+        words = [who, *great_call_words(move, label.removeprefix("great "))]
     elif label == "pass":
         words = [who, " passes"]
     else:
         words = fallback_words(move)
-    return words + new_deal_words(view, move)
+    return words + declared_words(view, move) + new_deal_words(view, move)
+
+
+def great_call_words(move: Move, kind: str) -> list[Any]:
+    """LAUG-7: a first great call, the announcer keeping, or an overcall of the standing call."""
+    before = move.before or {}
+    standing = before.get("great_calls") or []
+    if not standing:
+        return [f" calls great {kind}"]
+    if move.actor == before.get("announcer"):
+        return [f" keeps the deal with great {kind}"]
+    # D over B (step 2) or, since the 2026-12-01 amendment, B over D (step 3).
+    return [f" overcalls great {standing[-1][1]} with great {kind}"]
+
+
+def declared_words(view: dict[str, Any], move: Move) -> list[Any]:
+    """Who declares what, said on the answer that ends the great calls (LAUG-7)."""
+    if (move.before or {}).get("phase") != "great" or view.get("phase") != "exchange":
+        return []
+    great = "great " if view.get("great") else ""
+    return [" · ", seat(view.get("declarer")), f" declares {great}{view.get('contract')}"]
