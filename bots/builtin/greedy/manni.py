@@ -162,7 +162,15 @@ def announce(obs: dict[str, Any], legal: list[str], options: dict[str, Any]) -> 
 
 
 def great_call(obs: dict[str, Any], legal: list[str]) -> str:
-    """LAUG-7: pass unless some great call is expected to take 14 tricks."""
+    """LAUG-7: pass unless some great call is expected to take 14 tricks.
+
+    The same test answers every turn of the sequence: B's first answer, the
+    announcer's keep, and an overcall (D over B, or B over D since step 3 was
+    amended). Only the legal calls are weighed, and the legal list already
+    holds the rank an overcall must beat, so a strong hand in a type below
+    the standing call passes. A B who passed first holds the same hand when
+    asked again, so he passes again.
+    """
     best, best_tricks = "pass", GREAT_NEEDS
     for label in legal:
         if label.startswith("great "):

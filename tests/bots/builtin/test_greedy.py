@@ -160,6 +160,43 @@ def test_manni_basic_takes_the_manni_with_a_weak_hand():
     assert manni_strategy.keep_or_take(strong, ["keep", "take"]) == "keep"
 
 
+def test_laugavatnsmanni_late_overcall_names_only_a_type_above_the_dealers():
+    """LAUG-7 step 3: asked again after D's great Diamonds, B weighs only the higher types."""
+    spades = [r + "S" for r in "23456789TJQKA"] + ["AH", "AD", "AC"]
+    clubs = [r + "C" for r in "23456789TJQKA"] + ["AS", "AH", "AD"]
+    legal = ["great grand", "great hearts", "great spades", "pass"]
+    assert manni_strategy.great_call({"hand": spades}, legal) == "great spades"
+    assert manni_strategy.great_call({"hand": clubs}, legal) == "pass"  # clubs ranks too low
+    assert manni_strategy.great_call({"hand": clubs}, ["great clubs", "pass"]) == "great clubs"
+
+
+def test_laugavatnsmanni_greedy_passes_again_when_asked_a_second_time():
+    """LAUG-7 step 3: a greedy B that passed first passes when asked to overcall D."""
+    greedy = {seat: make("greedy") for seat in range(3)}
+    for seat, bot in greedy.items():
+        bot.start(hello("laugavatnsmanni", seat, 3))
+    asked = 0
+    for seed in range(30):
+        state = games.load("laugavatnsmanni").new_game(seed)
+        while not state.is_over() and state.deal <= 3:
+            seat, legal = state.current_player(), state.legal_actions()
+            obs = state.observation(seat)
+            b = (obs["dealer"] + 2) % 3
+            if obs["phase"] == "great" and seat == b:  # greedy answers for B, both times
+                label = greedy[seat].act(obs, legal)
+                if len(obs["history"][-1]["actions"]) == 4:  # announce, pass, great, pass
+                    asked += 1
+                    assert label == "pass"
+            elif obs["phase"] == "great" and seat == obs["dealer"]:
+                label = legal[-2] if len(legal) > 1 else "pass"  # D calls his lowest type
+            elif "pass" in legal:
+                label = "pass"
+            else:
+                label = legal[seed * 7 % len(legal)]
+            state.apply(label)
+    assert asked >= 20
+
+
 def test_maniglia_loads_points_onto_a_partners_sure_trick():
     card = maniglia_strategy.support(["2B", "KB", "7C"], "D", {"AC", "AB", "7B"}, safe=True)
     assert card == "KB"  # the 7C still wins a trick of its own
