@@ -3,7 +3,9 @@
 The consumer relays and never writes: it checks who may watch (public
 competitions for everyone, private ones for their organisers and staff; anyone
 else is closed with code 4403), sends a ``snapshot`` of the current state, then
-forwards the events the services broadcast (``tournaments.events``).
+forwards the events the services broadcast (``tournaments.events``). Worker
+processes (host and pid) are named to staff only: the others' snapshot and
+``queue.status`` events carry opaque labels instead.
 
 Events reach the sockets through this process's fan-out of the competition
 (``tournaments.fanout``): one channel-layer subscription per process and
@@ -48,10 +50,16 @@ def _watchable(competition_id: int, user) -> tuple[Competition | None, bool]:
 
 
 @database_sync_to_async
-def _snapshot_text(competition: Competition, admin: bool, begin: Callable[[], None]) -> str:
+def _snapshot_text(
+    competition: Competition, admin: bool, staff: bool, begin: Callable[[], None]
+) -> str:
     begin()
-    snapshot = competition_snapshot(competition=competition, admin=admin)
+    snapshot = competition_snapshot(competition=competition, admin=admin, staff=staff)
     return json.dumps(snapshot, separators=(",", ":"))
+
+
+def _is_staff(user) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_staff)
 
 
 class CompetitionConsumer(AsyncJsonWebsocketConsumer):
@@ -59,9 +67,11 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.fanout = None
-        self.outbox = Outbox(self._send_text, self._close_with)
+        user = self.scope.get("user")
+        staff = _is_staff(user)
+        self.outbox = Outbox(self._send_text, self._close_with, staff=staff)
         competition_id = self.scope["url_route"]["kwargs"]["competition_id"]
-        competition, admin = await _watchable(competition_id, self.scope.get("user"))
+        competition, admin = await _watchable(competition_id, user)
         await self.accept()
         if competition is None:
             # Accepted first so that the browser sees the code, not a failed handshake.
@@ -71,7 +81,9 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
         self.fanout = await watch(get_channel_layer(), competition.pk, self.outbox)
         joined_at = time.monotonic()
         text = await self.fanout.snapshot(
-            admin, joined_at, lambda begin: _snapshot_text(competition, admin, begin)
+            (admin, staff),
+            joined_at,
+            lambda begin: _snapshot_text(competition, admin, staff, begin),
         )
         await self.send(text_data=text)
         self.outbox.open()
@@ -81,8 +93,8 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
             fanout, self.fanout = self.fanout, None
             await unwatch(fanout, self.outbox)
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """The stream is one-way; messages from the browser are ignored."""
+    async def receive(self, text_data: str | None = None, bytes_data: Any = None, **kwargs):
+        """The stream is one-way; messages from the browser are ignored, unread."""
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)

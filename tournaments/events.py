@@ -27,8 +27,11 @@ event is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          minute), ``backlog`` (tasks waiting in the Celery matches
                          queue, all competitions; null if unknown), ``workers``
                          holding a lease (``worker``, ``match``, ``since``,
-                         ``until``) and ``at``, when it was read. At most about one
-                         per second per competition (:data:`QUEUE_STATUS_INTERVAL_S`).
+                         ``until``) and ``at``, when it was read. ``worker`` is the
+                         process (``host/pid``) for staff only; everyone else gets
+                         an opaque label of it (:func:`worker_label`). At most about
+                         one per second per competition
+                         (:data:`QUEUE_STATUS_INTERVAL_S`).
 ``competition.finished`` ``status``: the final status; ``standings``: the final rows.
 =======================  ==========================================================
 
@@ -48,6 +51,8 @@ browser keeps the status with the latest ``at``).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import threading
@@ -98,6 +103,27 @@ def event(kind: str, competition_id: int, **payload: Any) -> dict[str, Any]:
     if kind not in EVENT_TYPES and kind != SNAPSHOT:
         raise ValueError(f"unknown event type {kind!r}")
     return {"type": kind, "competition": int(competition_id), **payload}
+
+
+def worker_label(process: str) -> str:
+    """An opaque, stable name of a worker process (``host/pid``) for non-staff eyes:
+    ``worker-`` and 8 hex digits of an HMAC under the secret key (not reversible)."""
+    digest = hmac.new(
+        settings.SECRET_KEY.encode(), f"cardroom-worker:{process}".encode(), hashlib.sha256
+    ).hexdigest()
+    return f"worker-{digest[:8]}"
+
+
+def public_event_text(event_type: str | None, text: str) -> str:
+    """The encoded event ``text`` as non-staff may see it: the worker processes of a
+    ``queue.status`` replaced by their :func:`worker_label`; other events unchanged."""
+    if event_type != QUEUE_STATUS:
+        return text
+    item = json.loads(text)
+    for worker in (item.get("queue") or {}).get("workers") or []:
+        if isinstance(worker.get("worker"), str):
+            worker["worker"] = worker_label(worker["worker"])
+    return json.dumps(item, separators=(",", ":"))
 
 
 def relay_message(event: dict[str, Any]) -> dict[str, Any]:
@@ -415,10 +441,18 @@ def celery_backlog() -> int | None:
 
 
 def queue_status_event(competition_id: int) -> dict[str, Any]:
-    """``queue.status`` of a competition, as of now (the backlog is added when it is sent)."""
+    """``queue.status`` of a competition, as of now (the backlog is added when it is sent).
+
+    It names the worker processes: the fan-out (``tournaments.fanout``) hands non-staff
+    sockets its :func:`public_event_text`.
+    """
     from tournaments.dashboard.selectors import queue_status
 
-    return event(QUEUE_STATUS, competition_id, queue=queue_status(competition_id=competition_id))
+    return event(
+        QUEUE_STATUS,
+        competition_id,
+        queue=queue_status(competition_id=competition_id, staff=True),
+    )
 
 
 def announce_queue_status(*, competition_id: int) -> None:

@@ -22,6 +22,10 @@ Bursts are coalesced here, once for all the sockets of the process:
 
 Sockets that connect at the same moment (a server restart, a link shared in a
 club) share one reading of the snapshot (:meth:`Fanout.snapshot`).
+
+Only staff sockets (:attr:`Outbox.staff`) receive the events as broadcast; the
+others get :func:`tournaments.events.public_event_text` of each, which names no
+worker process (host or pid).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from tournaments.events import STANDINGS_UPDATED, group_name
+from tournaments.events import STANDINGS_UPDATED, group_name, public_event_text
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +52,17 @@ class Outbox:
 
     ``send`` writes one text frame; ``close`` closes the socket with a code.
     Nothing is written until :meth:`open` (the socket's snapshot goes first).
+    ``staff`` sockets receive the events as broadcast, others their public text.
     """
 
     def __init__(
         self,
         send: Callable[[str], Awaitable[None]],
         close: Callable[[int], Awaitable[None]],
+        *,
+        staff: bool = False,
     ) -> None:
+        self.staff = staff
         self._send = send
         self._close = close
         self._pending: list[str] = []
@@ -123,7 +131,7 @@ class Fanout:
         self._last_standings = 0.0
         self._pending_standings: str | None = None
         self._flush: asyncio.TimerHandle | None = None
-        self._batch: list[str] = []
+        self._batch: list[tuple[str, str]] = []  # (as broadcast, public)
         self._send_batch: asyncio.TimerHandle | None = None
         self._snapshots: dict[Any, _Reading] = {}
 
@@ -173,7 +181,12 @@ class Fanout:
         if not isinstance(text, str):
             return
         if event_type != STANDINGS_UPDATED:
-            self._to_all(text)
+            try:
+                public = public_event_text(event_type, text)
+            except ValueError:  # not JSON: nobody gets it
+                log.warning("live events of %s: undecodable %s", self.group, event_type)
+                return
+            self._to_all(text, public)
             return
         self._pending_standings = text  # the newest wins
         if self._flush is not None:
@@ -189,11 +202,12 @@ class Fanout:
         text, self._pending_standings = self._pending_standings, None
         if text is not None:
             self._last_standings = time.monotonic()
-            self._to_all(text)
+            self._to_all(text, text)
 
-    def _to_all(self, text: str) -> None:
-        """Gather ``text`` into the current batch, sent when its window closes."""
-        self._batch.append(text)
+    def _to_all(self, text: str, public: str) -> None:
+        """Gather ``text`` (``public`` for non-staff) into the current batch, sent when
+        its window closes."""
+        self._batch.append((text, public))
         if self._send_batch is None:
             loop = asyncio.get_running_loop()
             self._send_batch = loop.call_later(self.batch_window_s, self._flush_batch)
@@ -203,9 +217,11 @@ class Fanout:
         batch, self._batch = self._batch, []
         if not batch:
             return
-        frame = batch[0] if len(batch) == 1 else join_frames(batch)
+        frames = {}
+        for staff, texts in ((True, [t for t, _ in batch]), (False, [p for _, p in batch])):
+            frames[staff] = texts[0] if len(texts) == 1 else join_frames(texts)
         for outbox in tuple(self.outboxes):
-            outbox.push(frame)
+            outbox.push(frames[outbox.staff])
 
     async def snapshot(
         self, key: Any, joined_at: float, read: Callable[[Callable[[], None]], Awaitable[str]]

@@ -15,6 +15,7 @@ from tournaments.dashboard.selectors import (
     rating_series,
     rounds_view,
 )
+from tournaments.events import worker_label
 from tournaments.execution import competition_progress
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import TREND_MATCHES, standings_for_competition
@@ -243,7 +244,7 @@ def test_the_queue_status_counts_matches_and_lists_the_workers_holding_leases(or
     )
     Match.objects.filter(pk=waiting.pk).update(status=Match.Status.QUEUED)
 
-    status = queue_status(competition_id=competition.pk)
+    status = queue_status(competition_id=competition.pk, staff=True)
 
     total = competition.matches.count()
     assert (status["done"], status["running"], status["queued"]) == (1, 1, 1)
@@ -257,6 +258,8 @@ def test_the_queue_status_counts_matches_and_lists_the_workers_holding_leases(or
             "until": until.isoformat(),
         }
     ]
+    public = queue_status(competition_id=competition.pk)["workers"]
+    assert [w["worker"] for w in public] == [worker_label("host-a/4242")]  # not for all eyes
     Match.objects.filter(pk=done.pk).update(finished_at=timezone.now() - timedelta(minutes=5))
     assert queue_status(competition_id=competition.pk)["results_per_minute"] == 0
 

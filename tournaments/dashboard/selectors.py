@@ -14,7 +14,7 @@ from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from tournaments import pairing
-from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload
+from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload, worker_label
 from tournaments.execution import competition_progress
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
@@ -61,9 +61,15 @@ def failed_matches(*, competition: Competition) -> list[dict[str, Any]]:
     return [{"id": m.pk, "table": m.table, "error": m.error[-500:]} for m in rows]
 
 
-def competition_snapshot(*, competition: Competition, admin: bool = False) -> dict[str, Any]:
-    """The ``snapshot`` event: everything the live page shows, as of now."""
-    queue = queue_status(competition_id=competition.pk)
+def competition_snapshot(
+    *, competition: Competition, admin: bool = False, staff: bool = False
+) -> dict[str, Any]:
+    """The ``snapshot`` event: everything the live page shows, as of now.
+
+    ``admin`` (organisers and staff) adds the failed matches; ``staff`` names the
+    worker processes of the queue (see :func:`queue_status`).
+    """
+    queue = queue_status(competition_id=competition.pk, staff=staff)
     queue["backlog"] = celery_backlog()
     payload: dict[str, Any] = {
         "name": competition.name,
@@ -415,8 +421,16 @@ def worker_process(claimed_by: str) -> str:
     return "/".join(parts[:2]) if len(parts) > 2 else claimed_by
 
 
-def queue_status(*, competition_id: int) -> dict[str, Any]:
+def _worker_shown(claimed_by: str, *, staff: bool) -> str:
+    process = worker_process(claimed_by)
+    return process if staff else worker_label(process)
+
+
+def queue_status(*, competition_id: int, staff: bool = False) -> dict[str, Any]:
     """The ``queue`` of a ``queue.status`` event (see ``tournaments.events``), as of now.
+
+    Each lease's ``worker`` is its process (``host/pid``) for ``staff``, else the
+    opaque ``events.worker_label`` of it: nobody else learns hosts or pids.
 
     Two queries: the matches by status with the results of the last
     :data:`RATE_WINDOW_S` seconds, and the leases held. ``since`` is when the match was
@@ -450,7 +464,7 @@ def queue_status(*, competition_id: int) -> dict[str, Any]:
         "backlog": None,
         "workers": [
             {
-                "worker": worker_process(claimed_by),
+                "worker": _worker_shown(claimed_by, staff=staff),
                 "match": pk,
                 "since": (until - lease).isoformat() if until else None,
                 "until": until.isoformat() if until else None,

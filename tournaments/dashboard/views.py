@@ -77,7 +77,8 @@ def competition_list(request: HttpRequest) -> HttpResponse:
 def competition_detail(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
     admin = can_manage(competition=competition, user=request.user)
-    snapshot = competition_snapshot(competition=competition, admin=admin)
+    staff = bool(request.user.is_authenticated and request.user.is_staff)
+    snapshot = competition_snapshot(competition=competition, admin=admin, staff=staff)
     context = {
         "competition": competition,
         "snapshot": snapshot,
