@@ -43,6 +43,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.authentication import token_expired, token_expires_at
 from config.parsers import json_nests_deeper_than
 from config.throttles import RegisterThrottle, TokenThrottle, login_blocked_for, login_failed
 
@@ -179,6 +180,9 @@ class RegisteredUserSerializer(UserSerializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(read_only=True)
+    expires_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When the token stops working (null: never)."
+    )
 
 
 class RegisterView(ApiDefaults, APIView):
@@ -213,7 +217,9 @@ def _username_of(data: Any) -> str:
 
 
 class TokenView(ApiDefaults, APIView):
-    """``POST``: the API token of a username and password. ``DELETE``: revoke your token.
+    """``POST``: the API token of a username and password, with when it expires
+    (``CARDROOM_TOKEN_TTL_HOURS`` after it was issued; an expired token is replaced by
+    a new one). ``DELETE``: revoke your token.
 
     Attempts are limited per client address (``CARDROOM_THROTTLE_RATES["token"]``) and
     failed ones per address and per username (``login-ip``, ``login-user``): then 429.
@@ -245,13 +251,23 @@ class TokenView(ApiDefaults, APIView):
             if api_settings.NON_FIELD_ERRORS_KEY in serializer.errors:  # wrong credentials
                 login_failed(request, username)
             raise exceptions.ValidationError(serializer.errors)
-        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
-        return Response({"token": token.key})
+        token = _token_for(serializer.validated_data["user"])
+        return Response({"token": token.key, "expires_at": token_expires_at(token)})
 
     @extend_schema(request=None, responses={204: None}, tags=["auth"])
     def delete(self, request: Request) -> Response:
         Token.objects.filter(user=request.user).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _token_for(user: AbstractBaseUser) -> Token:
+    """The user's token; an expired one is replaced by a new key (rotated)."""
+    with transaction.atomic():
+        token, _ = Token.objects.select_for_update().get_or_create(user=user)
+        if token_expired(token):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token
 
 
 def _too_many_failures(wait: int) -> str:

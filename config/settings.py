@@ -198,7 +198,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 REST_FRAMEWORK = {
     # Token first, so that an anonymous request is told how to authenticate (401).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -213,6 +213,10 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
+
+# API tokens are refused this many hours after they were issued (0: never); asking for
+# a token again (POST /api/auth/token/) replaces an expired one.
+CARDROOM_TOKEN_TTL_HOURS = float(os.environ.get("CARDROOM_TOKEN_TTL_HOURS", str(24 * 30)))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cardroom API",
