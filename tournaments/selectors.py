@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import F, FloatField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from bots.referee.match import game_seed
-from tournaments import deals
+from tournaments import comparison, deals
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
 from tournaments.pairing import finished_results
 from tournaments.ratings import head_to_head
+from tournaments.ratings.confidence import with_confidence
 from tournaments.services import can_manage
 
 
@@ -64,6 +67,23 @@ def _rating_before_recent_matches() -> Coalesce:
     return Coalesce(Subquery(back), Subquery(first), output_field=FloatField())
 
 
+def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
+    """Adds to every standings row the 95 % interval of its rating and the probability
+    that it is stronger than the row below (``ratings.confidence.with_confidence``).
+
+    A table cut to ``limit`` rows is read one row longer, so that its last row is
+    compared with the entry really below it.
+    """
+
+    @functools.wraps(selector)
+    def standings(*, competition: Competition, limit: int | None = None):
+        rows = selector(competition=competition, limit=None if limit is None else limit + 1)
+        return with_confidence(rows)[:limit]
+
+    return standings
+
+
+@_with_confidence
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
 ) -> list[dict[str, Any]]:
@@ -151,8 +171,11 @@ def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[d
 
 
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
-    """For each pair of entries that met: matches together and who finished ahead."""
+    """For each pair of entries that met: matches together and who finished ahead, games
+    and score, and the sign test over trials (``tournaments.comparison``)."""
     table = head_to_head(result for _, result in finished_results(competition))
+    trials = comparison.pair_records_for_competition(competition=competition)
+    unit = comparison.trial_unit(competition)
     names = {e.pk: str(e.bot) for e in competition.entries.select_related("bot", "bot__owner")}
     rows = []
     for (a, b), record in sorted(table.pairs.items()):  # only pairs that met
@@ -167,6 +190,7 @@ def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, 
                     "ahead": record.ahead,
                     "behind": record.behind,
                     "level": record.level,
+                    **comparison.pair_columns(trials.get((a, b)), unit),
                 }
             )
     return rows

@@ -31,6 +31,7 @@ EXPECTED = {
     ("GET", "/api/competitions/{id}/standings/"),
     ("GET", "/api/competitions/{id}/progress/"),
     ("GET", "/api/competitions/{id}/head-to-head/"),
+    ("GET", "/api/competitions/{competition_pk}/compare/"),
     ("GET", "/api/entries/"),
     ("POST", "/api/entries/"),
     ("GET", "/api/entries/{id}/"),

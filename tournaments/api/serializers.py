@@ -383,6 +383,15 @@ class StandingSerializer(serializers.Serializer):
         required=False,
         help_text="Swiss only: buchholz, median_buchholz, sonneborn_berger, head_to_head.",
     )
+    rating_low = serializers.FloatField(
+        help_text="Lower end of the 95 % interval of the skill mu: mu - 1.96 sigma."
+    )
+    rating_high = serializers.FloatField(help_text="Upper end of it: mu + 1.96 sigma.")
+    p_above_next = serializers.FloatField(
+        allow_null=True,
+        help_text="The rating model's probability that this entry is stronger than the one "
+        "ranked below it; null for the last row. See docs/ratings.md.",
+    )
 
 
 class HeadToHeadSerializer(serializers.Serializer):
@@ -394,6 +403,22 @@ class HeadToHeadSerializer(serializers.Serializer):
     ahead = serializers.IntegerField(help_text="Matches the entry finished ahead of the opponent.")
     behind = serializers.IntegerField()
     level = serializers.IntegerField()
+    games = serializers.IntegerField(help_text="Games the two played at one table.")
+    score = serializers.FloatField(
+        help_text="The entry's points over those games: 1 ahead, 1/2 level, 0 behind."
+    )
+    opponent_score = serializers.FloatField()
+    trial = serializers.CharField(
+        help_text="What one trial of the test is: a deal at every seat rotation (duplicate "
+        "matches) or a match."
+    )
+    trials = serializers.IntegerField()
+    trials_won = serializers.IntegerField()
+    trials_lost = serializers.IntegerField()
+    trials_level = serializers.IntegerField()
+    p_value = serializers.FloatField(
+        help_text="Two-sided sign test of trials won against lost (level ones left out)."
+    )
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -12,16 +12,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from tournaments.ratings import Rating
+from tournaments.ratings import Rating, TableResult
 from tournaments.ratings.confidence import (
     Z95,
+    PairRecord,
     Sprt,
     binomial_test,
+    compare_text,
     elo_to_score,
     interval,
     normal_cdf,
     p_stronger,
     p_wins,
+    pair_records,
+    percent,
     score_counts,
     score_to_elo,
     sign_test,
@@ -240,3 +244,52 @@ def test_sprt_counts_duplicate_pairs_on_the_pentanomial_grid():
     pairs = itertools.cycle([0.75, 0.75, 0.5, 1.0, 0.25])  # mean 0.65: clearly stronger
     last = list(Sprt(elo0=0, elo1=20).sequence(pairs, steps=4))[-1]
     assert last.decision == "H1" and last.score > 0.6
+
+
+def game(table, ranks):
+    return TableResult(tuple(table), tuple(ranks))
+
+
+def test_a_duplicate_deal_is_one_trial_won_by_more_than_half_its_points():
+    # Deal 0: A ahead in both rotations; deal 1: one each (level); deal 2: B ahead twice.
+    match = game("AB", (1, 2))
+    games = [
+        (0, game("AB", (1, 2))),
+        (1, game("AB", (1, 2))),
+        (2, game("AB", (2, 1))),
+        (0, game("BA", (2, 1))),
+        (1, game("BA", (1, 2))),
+        (2, game("BA", (1, 2))),
+    ]
+    records = pair_records([(match, games)], by_deal=True)
+    a, b = records[("A", "B")], records[("B", "A")]
+    assert (a.games, a.score) == (6, 3.0)
+    assert (a.won, a.lost, a.level) == (1, 1, 1)
+    assert (b.won, b.lost, b.level) == (1, 1, 1)
+    assert a.p_value == 1.0
+
+
+def test_without_duplicate_a_match_is_one_trial_and_play_offs_form_none():
+    match = game("ABC", (1, 2, 3))
+    games = [(0, game("ABC", (2, 1, 3))), (None, game("ABC", (1, 2, 3)))]
+    records = pair_records([(match, games)], by_deal=False)
+    assert (records[("A", "B")].won, records[("A", "B")].games) == (1, 2)
+    assert records[("A", "B")].score == 1.0
+    assert pair_records([(match, games)], by_deal=True)[("A", "B")].trials == 1  # deal 0 only
+
+
+def test_compare_text_names_the_stronger_and_the_test():
+    fourteen_six = PairRecord(games=40, score=28, won=14, lost=6, level=0)
+    text = compare_text("A", "B", 0.97, fourteen_six, "deals")
+    assert text == (
+        "A is stronger than B with 97 % probability (rating model); head-to-head 14-6 over "
+        "deals, p = 0.115 (not significant at the 5 % level)"
+    )
+    assert compare_text("A", "B", 0.2, PairRecord(), "matches").startswith(
+        "B is stronger than A with 80 %"
+    )
+    assert "they have not met" in compare_text("A", "B", 0.2, PairRecord(), "matches")
+    assert "(significant at the 5 % level)" in compare_text(
+        "A", "B", 0.9, PairRecord(won=15, lost=5), "matches"
+    )
+    assert percent(0.9996) == "> 99.9 %" and percent(0.994) == "99.4 %"
