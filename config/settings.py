@@ -12,6 +12,15 @@ instance on SQLite):
 - ``REDIS_URL``: broker and channel layer (default ``redis://127.0.0.1:6379/0``).
 - ``CARDROOM_CHANNEL_LAYER``: ``memory`` for an in-process channel layer (tests);
   ``CARDROOM_CHANNEL_PREFIX``: the Redis prefix of the channel layer (``cardroom``).
+- ``CARDROOM_HTTPS``: ``1`` behind TLS (deployments): HTTPS redirect, secure cookies,
+  HSTS (``CARDROOM_HSTS_SECONDS``, ``CARDROOM_HSTS_INCLUDE_SUBDOMAINS``,
+  ``CARDROOM_HSTS_PRELOAD``); ``CARDROOM_PROXY_SSL_HEADER``; ``CARDROOM_CSP``.
+- Rate limits ``CARDROOM_THROTTLE_REGISTER``, ``_TOKEN``, ``_LOGIN_IP``, ``_LOGIN_USER``
+  (``10/min``, ``20/min``, ``20/min``, ``20/hour``), ``CARDROOM_NUM_PROXIES``;
+  ``CARDROOM_CACHE_PREFIX``; ``CARDROOM_TOKEN_TTL_HOURS`` (720);
+  ``CARDROOM_JSON_MAX_DEPTH`` (32); ``CARDROOM_VALIDATE_QUEUE``, ``_GRACE_S``.
+
+Everything Cardroom writes under ``CARDROOM_VAR_DIR`` is private to its user.
 """
 
 from __future__ import annotations
@@ -48,6 +57,36 @@ def _secret_key() -> str:
 DEBUG = _env_bool("CARDROOM_DEBUG")
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = os.environ.get("CARDROOM_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+
+# --- HTTPS (deployments: CARDROOM_HTTPS=1; deploy/cardroom.env.example) ---
+# The site is served over TLS only: plain HTTP is redirected, cookies are secure-only and
+# browsers are told to keep to HTTPS (HSTS) for CARDROOM_HSTS_SECONDS. Behind nginx the
+# ASGI server (uvicorn --proxy-headers) learns the scheme from X-Forwarded-Proto; a server
+# that does not can trust that header from its proxy with CARDROOM_PROXY_SSL_HEADER=1.
+CARDROOM_HTTPS = _env_bool("CARDROOM_HTTPS")
+SECURE_SSL_REDIRECT = CARDROOM_HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = CARDROOM_HTTPS
+SECURE_HSTS_SECONDS = (
+    int(os.environ.get("CARDROOM_HSTS_SECONDS", str(365 * 24 * 3600))) if CARDROOM_HTTPS else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("CARDROOM_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = _env_bool("CARDROOM_HSTS_PRELOAD", True)
+if _env_bool("CARDROOM_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy of every response (config.middleware): scripts from this site
+# only (the pages have no inline script; data goes in json_script blocks), inline styles
+# (the dashboard's templates use them), the live WebSocket to this site, no framing.
+CARDROOM_CSP = os.environ.get(
+    "CARDROOM_CSP",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; "
+    "worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'",
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
