@@ -110,27 +110,45 @@ class ProcessPlayer(Player):
         name: str,
         limits: Any = None,
         sandboxed: bool = True,
+        spawn_options: dict[str, Any] | None = None,
     ) -> None:
         self.command = command
         self.bot_dir = Path(bot_dir)
         self.name = name
         self.limits = limits
         self.sandboxed = sandboxed
+        #: More keywords for ``sandbox.spawn`` (the benchmark turns controls off with them).
+        self.spawn_options = dict(spawn_options or {})
         self.process = None
         self._past_logs: list[str] = []
         self.encoder = protocol.ActEncoder()
 
     @classmethod
     def from_path(
-        cls, path: str | Path, *, limits: Any = None, sandboxed: bool = True
+        cls,
+        path: str | Path,
+        *,
+        limits: Any = None,
+        sandboxed: bool = True,
+        spawn_options: dict[str, Any] | None = None,
     ) -> ProcessPlayer:
         command, bot_dir = sandbox.resolve(path)
-        return cls(command, bot_dir, name=Path(path).name, limits=limits, sandboxed=sandboxed)
+        return cls(
+            command,
+            bot_dir,
+            name=Path(path).name,
+            limits=limits,
+            sandboxed=sandboxed,
+            spawn_options=spawn_options,
+        )
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
-        kwargs = {"bot_dir": self.bot_dir, "sandboxed": self.sandboxed}
+        kwargs = {"bot_dir": self.bot_dir, "sandboxed": self.sandboxed, **self.spawn_options}
         if self.limits is not None:
             kwargs["limits"] = self.limits
+        if self.process is not None:  # a new rotation: keep the last process's log
+            self.process.kill()
+            self._past_logs.append(self.process.stderr_tail())
         self.process = sandbox.spawn(self.command, **kwargs)
         try:
             self._exchange(protocol.encode(hello), timeout_s, "ready")
@@ -175,9 +193,6 @@ class ProcessPlayer(Player):
         with contextlib.suppress(sandbox.BotGone):
             self.process.send(protocol.encode(protocol.bye()))
         self.process.kill()
-        # A duplicate match starts a fresh process per rotation: keep each one's log.
-        self._past_logs.append(self.process.stderr_tail())
-        self.process = None
 
     def log(self) -> str:
         """Every process's stderr tail in order, separated by a line naming the restart."""

@@ -24,15 +24,15 @@ RELAXED = TimeControl(move_ms=10_000, bank_ms=120_000, start_ms=20_000)
 
 
 def last_report(log: str) -> dict:
-    """The JSON report a hostile bot writes as its last stderr line (per process)."""
-    return json.loads(log.strip().splitlines()[-1])
+    """The last JSON report a hostile bot wrote on stderr."""
+    lines = [line for line in log.splitlines() if line.startswith("{")]
+    assert lines, f"the bot reported nothing; its log: {log[-2000:]!r}"
+    return json.loads(lines[-1])
 
 
 def reports(log: str) -> list[dict]:
-    """One report per process of a player (a duplicate match restarts it per rotation)."""
-    return [
-        json.loads(line) for line in log.splitlines() if line.startswith("{") and "games" in line
-    ]
+    """The last report of each process of a player (duplicate matches restart it)."""
+    return [last_report(part) for part in log.split("\n--- next process")]
 
 
 @pytest.fixture
