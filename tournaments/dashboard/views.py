@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.backends.django import DjangoTemplates
 from django.views.decorators.http import require_GET
 
+from tournaments.comparison import compare_entries
 from tournaments.dashboard.replay import (
     REFUSED,
     full_view_allowed,
@@ -22,7 +24,7 @@ from tournaments.dashboard.selectors import (
     competition_snapshot,
     progress_by_competition,
 )
-from tournaments.models import GameRecord, Match
+from tournaments.models import Competition, GameRecord, Match
 from tournaments.selectors import competitions_visible_to
 from tournaments.services import can_manage
 
@@ -84,8 +86,29 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "snapshot": snapshot,
         "admin": admin,
         "chart": chart_layout(snapshot["chart"]["series"]),
+        "compare": _comparison(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)
+
+
+def _entry_id(value: str | None, field: str) -> int:
+    if value is None or not value.isdigit() or not 0 < int(value) < 2**63:
+        raise ValidationError({field: f"{field} must be an entry id, got {value!r}"})
+    return int(value)
+
+
+def _comparison(request: HttpRequest, competition: Competition) -> dict[str, Any] | None:
+    """The answer to the page's compare form (``?a=<entry>&b=<entry>``), or why there is
+    none (the same refusals as the API's compare); None if the form was not sent."""
+    a, b = request.GET.get("a"), request.GET.get("b")
+    if a is None and b is None:
+        return None
+    try:
+        a_id, b_id = _entry_id(a, "a"), _entry_id(b, "b")
+        answer = compare_entries(competition=competition, a=a_id, b=b_id)
+    except ValidationError as exc:
+        return {"error": "; ".join(exc.messages)}
+    return {"a": a_id, "b": b_id, "answer": answer}
 
 
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:

@@ -40,6 +40,19 @@
     return el("td", { class: "num trend" }, "= 0.00");
   }
 
+  // The 95 % interval of mu and P(stronger than the next row), as the template draws them.
+  function intervalCell(row) {
+    return el("td", { class: "num interval" }, `${fixed(row.rating_low, 1)}–${fixed(row.rating_high, 1)}`);
+  }
+
+  function pNextCell(p) {
+    let text = "–";
+    if (typeof p === "number") {
+      text = p > 0.99 ? ">99 %" : p < 0.01 ? "<1 %" : `${Math.round(p * 100)} %`;
+    }
+    return el("td", { class: "num p-next" }, text);
+  }
+
   // --- the rating chart: the same layout as dashboard.selectors.chart_layout ---
 
   const CHART = { width: 640, height: 240, pad: 32, maxPoints: 2000 };
@@ -163,6 +176,8 @@
             el("td", { class: "num" }, String(row.games)),
             el("td", { class: "num" }, points(row.points)),
             trendCell(row.trend),
+            intervalCell(row),
+            pNextCell(row.p_above_next),
           );
           if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
           return tr;

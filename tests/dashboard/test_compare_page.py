@@ -1,0 +1,89 @@
+"""The competition page says how sure its standings are and answers "is A better than B?"."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.test import Client
+
+from tests.dashboard.conftest import make_competition, play_all
+from tests.dashboard.test_live_script import browser, deliver, live, open_page
+from tournaments.selectors import standings_for_competition
+
+pytestmark = pytest.mark.django_db
+__all__ = ["browser", "live"]  # fixtures of the live script tests
+
+
+def test_the_standings_show_the_interval_and_the_chance_to_be_above_the_next(organiser):
+    competition = make_competition(organiser, entries=4)
+    play_all(competition)
+    rows = standings_for_competition(competition=competition)
+
+    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+
+    intervals = re.findall(r'<td class="num interval">([^<]*)</td>', page)
+    chances = re.findall(r'<td class="num p-next">([^<]*)</td>', page)
+    assert intervals == [f"{r['rating_low']:.1f}\N{EN DASH}{r['rating_high']:.1f}" for r in rows]
+    assert len(chances) == len(rows) and chances[-1] == "\N{EN DASH}"
+    for row, text in zip(rows[:-1], map(html.unescape, chances[:-1]), strict=True):
+        assert text.endswith(" %") and abs(int(text.strip("<> %")) - 100 * row["p_above_next"]) <= 1
+    assert "μ 95 %" in page and "P(&gt; next)" in page
+
+
+def test_the_compare_form_answers_with_the_model_and_the_head_to_head(organiser):
+    competition = make_competition(organiser, entries=4)
+    play_all(competition)
+    a, b = competition.entries.order_by("id")[:2]
+    url = f"/dashboard/competitions/{competition.pk}/"
+
+    blank = Client().get(url).content.decode()
+    page = Client().get(f"{url}?a={a.pk}&b={b.pk}").content.decode()
+
+    assert '<form method="get" action="#compare"' in blank and 'id="compare-answer"' not in blank
+    answer = re.search(r'<p id="compare-answer"><b>([^<]*)</b>', page).group(1)
+    assert "probability (rating model)" in answer and "head-to-head" in answer and "p = " in answer
+    assert (
+        f'<option value="{a.pk}" selected>' in page and f'<option value="{b.pk}" selected>' in page
+    )
+
+
+def test_the_compare_form_names_the_problem_with_another_competitions_entry(organiser):
+    competition = make_competition(organiser)
+    other = make_competition(organiser, name="Other night")
+    mine, theirs = competition.entries.first(), other.entries.first()
+
+    page = (
+        Client()
+        .get(f"/dashboard/competitions/{competition.pk}/?a={mine.pk}&b={theirs.pk}")
+        .content.decode()
+    )
+
+    assert f"entry {theirs.pk} is in competition {other.pk}, not in competition" in page
+    bad = Client().get(f"/dashboard/competitions/{competition.pk}/?a=x&b=1").content.decode()
+    assert "a must be an entry id, got &#x27;x&#x27;" in bad
+
+
+@pytest.mark.slow
+def test_live_standings_draw_the_new_columns_as_the_server_does(live, browser):
+    page = open_page(browser, live.html)
+    served = page.locator("#standings td.interval").all_inner_texts()
+    served_chances = page.locator("#standings td.p-next").all_inner_texts()
+    rows = live.snapshot["standings"]
+    event = {
+        "type": "standings.updated",
+        "competition": live.competition.pk,
+        "standings": rows,
+        "progress": live.snapshot["progress"],
+    }
+
+    deliver(page, event)  # redrawn by the script from the event's rows
+
+    assert page.locator("#standings td.interval").all_inner_texts() == served
+    assert page.locator("#standings td.p-next").all_inner_texts() == served_chances
+    changed = [
+        {**row, "p_above_next": p} for row, p in zip(rows, [0.734, 0.995, 0.004], strict=False)
+    ]
+    deliver(page, {**event, "standings": changed + rows[3:]})
+    assert page.locator("#standings td.p-next").all_inner_texts()[:3] == ["73 %", ">99 %", "<1 %"]
