@@ -31,8 +31,10 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.private_files import private_directory, private_file, private_sqlite_database
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("CARDROOM_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR = private_directory(Path(os.environ.get("CARDROOM_VAR_DIR", BASE_DIR / "var")))
 
 
 def _env_bool(name: str, default: bool = False) -> bool:
@@ -48,9 +50,10 @@ def _secret_key() -> str:
         return key
     path = VAR_DIR / "secret_key"
     if not path.exists():
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        private_directory(VAR_DIR)
+        private_file(path)
         path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+    private_file(path, create=False)
     return path.read_text().strip()
 
 
@@ -142,6 +145,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    if DATABASES["default"]["NAME"] and DATABASES["default"]["NAME"] != ":memory:":
+        private_sqlite_database(Path(DATABASES["default"]["NAME"]))
     # Several processes (web, workers) share the file: writers queue for the lock
     # instead of failing with "database is locked", readers never block writers.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -221,6 +226,9 @@ USE_TZ = True
 
 MEDIA_ROOT = Path(os.environ.get("CARDROOM_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
+# Stored uploads are for Cardroom's own processes only (workers read them as the same user).
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
