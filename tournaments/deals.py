@@ -82,6 +82,13 @@ def player_seed(match_seed: int, seat: int) -> int:
     return int.from_bytes(digest[:SEED_BYTES], "big")
 
 
+def playoff_seed(match_seed: int, playoff_set: int) -> int:
+    """The match seed of the ``playoff_set``-th (1-based) play-off set of a level knockout
+    match: its deals are fresh (none is a deal of the match), and as secret as the match's."""
+    digest = hashlib.sha256(f"cardroom-playoff:{match_seed}:{playoff_set}".encode()).digest()
+    return int.from_bytes(digest[:SEED_BYTES], "big")
+
+
 def check_game(record: dict[str, Any], *, match_seed: int, deal: int) -> str | None:
     """Why a stored game record does not follow from its match seed, or ``None`` if it does.
 

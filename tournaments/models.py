@@ -51,6 +51,13 @@ class Competition(models.Model):
     #: 256 random bits (hex) the match seeds, and so every deal, follow from; hidden
     #: until the competition ends, its SHA-256 published from the start (``deals.py``).
     deal_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
+    #: Knockouts: how many play-off games (on fresh deals) may decide a match that is
+    #: level on game points and total score before it is decided by lot (0: at once).
+    playoff_games_cap = models.PositiveSmallIntegerField(
+        default=4,
+        help_text="Knockouts: the most play-off games a level match may take before it "
+        "is decided by lot.",
+    )
     #: The sequence number of the last rating update (RatingEvent.sequence).
     rating_sequence = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
@@ -142,6 +149,10 @@ class Match(models.Model):
     #: The bracket node this match plays (elimination formats), e.g. ``"R2-0"``.
     node = models.CharField(max_length=32, blank=True)
     seed = models.BigIntegerField()
+    #: Knockouts: how the winner was found (``tournaments.formats.match_result``):
+    #: ``{"rule": "games"}``, or ``{"rule": "score" | "play-off" | "lot", "level": [...],
+    #: ...}`` naming the seats that were level. Empty for other formats.
+    decided_by = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_until = models.DateTimeField(null=True, blank=True)
@@ -171,6 +182,8 @@ class MatchSeat(models.Model):
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     score = models.FloatField(null=True, blank=True)
+    #: Game points: per game 1 for each opponent beaten, 1/2 for each level (match_result).
+    points = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     wins = models.PositiveIntegerField(default=0)
     statuses = models.JSONField(default=dict, blank=True)
@@ -189,6 +202,9 @@ class GameRecord(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="game_records")
     index = models.PositiveIntegerField()
+    #: 0 for a game of the match; n for a game of the n-th play-off set of a level
+    #: knockout match (indices follow the match's games).
+    playoff = models.PositiveSmallIntegerField(default=0)
     scores = models.JSONField()
     ranking = models.JSONField()
     statuses = models.JSONField(default=list)

@@ -109,6 +109,14 @@ def _bracket(competition: Competition) -> Bracket:
     return single_elimination(entries, competition.seats_per_table, advance=advance)
 
 
+def competition_bracket(competition: Competition) -> Bracket:
+    """The bracket of an elimination competition, exactly as the pairing step plays it.
+
+    Raises ``ValueError`` if its entries cannot fill a bracket.
+    """
+    return _bracket(competition)
+
+
 def _elimination(competition: Competition, number: int) -> Plan | None:
     bracket = _bracket(competition)
     results = dict(finished_results(competition))

@@ -13,7 +13,7 @@ from bots.referee.match import game_seed
 from tournaments import comparison, deals
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, RatingEvent
-from tournaments.pairing import finished_results
+from tournaments.pairing import competition_bracket, finished_results
 from tournaments.ratings import head_to_head
 from tournaments.ratings.confidence import with_confidence
 from tournaments.services import can_manage
@@ -67,6 +67,17 @@ def _rating_before_recent_matches() -> Coalesce:
     return Coalesce(Subquery(back), Subquery(first), output_field=FloatField())
 
 
+#: What orders the standings of each format (the ``order`` of every row).
+STANDINGS_ORDER = {
+    Competition.Format.ROUND_ROBIN: "points",
+    Competition.Format.DOUBLE_ROUND_ROBIN: "points",
+    Competition.Format.SWISS: "swiss",
+    Competition.Format.SINGLE_ELIMINATION: "placement",
+    Competition.Format.DOUBLE_ELIMINATION: "placement",
+    Competition.Format.LADDER: "rating",
+}
+
+
 def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
     """Adds to every standings row the 95 % interval of its rating and the probability
     that it is stronger than the row below (``ratings.confidence.with_confidence``).
@@ -87,20 +98,32 @@ def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
 ) -> list[dict[str, Any]]:
-    """One row per entry: points first, then the displayed rating (mu - 3 sigma).
+    """One row per entry, in standing order; the one table the API, the dashboard and
+    ``run_competition`` show (docs/competitions.md).
 
-    Swiss tournaments rank by their own tie-breaks instead (see ``_swiss_order``).
-    ``limit`` keeps only the top rows (live views of very large ladders).
-    Otherwise one ordered query returning plain tuples: its cost grows with the number
-    of entries only, and equal points and rating share a rank.
+    - Round robins: points first, then the displayed rating (mu - 3 sigma).
+    - Swiss: points (byes included), then its own tie-breaks (see ``_swiss_order``).
+    - Knockouts: placements (see ``_knockout_order``): the champion first, the
+      runner-up second, then by the round of elimination, later rounds first; those
+      out in the same round share a rank. Points, games and rating are columns only.
+    - Ladders: the displayed rating, then points.
+
+    Every row says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or
+    ``rating``) and whether the matches are ``duplicate`` (every deal once per seat
+    rotation). ``limit`` keeps only the top rows (live views of very large ladders);
+    without a re-ordering format one ordered query returning plain tuples: its cost
+    grows with the number of entries only, and equal keys share a rank.
 
     ``trend`` is the change of the displayed rating over the entry's last
     :data:`TREND_MATCHES` rated matches (None before its first), in the same query.
     """
+    order = STANDINGS_ORDER[competition.format]
+    by_rating = order == "rating"
+    fields = ("-display", "-points") if by_rating else ("-points", "-display")
     rows = (
         competition.entries.annotate(display=F("mu") - 3 * F("sigma"))
         .annotate(trend=F("display") - _rating_before_recent_matches())
-        .order_by("-points", "-display", "seed_order", "id")
+        .order_by(*fields, "seed_order", "id")
         .values_list(
             "pk",
             "bot_id",
@@ -116,14 +139,14 @@ def standings_for_competition(
             "trend",
         )
     )
-    swiss = competition.format == Competition.Format.SWISS
-    if limit is not None and not swiss:  # Swiss re-orders the whole table below
+    reorder = order in ("swiss", "placement")
+    if limit is not None and not reorder:  # Swiss and knockouts re-order the whole table
         rows = rows[:limit]
     out: list[dict[str, Any]] = []
     previous = None
     for position, row in enumerate(rows, start=1):
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend = row
-        key = (points, display)
+        key = (display, points) if by_rating else (points, display)
         rank = out[-1]["rank"] if key == previous else position
         previous = key
         out.append(
@@ -139,11 +162,40 @@ def standings_for_competition(
                 "points": points,
                 "withdrawn": withdrawn,
                 "trend": trend,
+                "order": order,
+                "duplicate": competition.duplicate,
             }
         )
-    if swiss:
+    if order == "swiss":
         return _swiss_order(competition, out)[:limit]
+    if order == "placement":
+        return _knockout_order(competition, out)[:limit]
     return out
+
+
+def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Knockout standings: the bracket's placements (``Bracket.placements``).
+
+    Adds ``eliminated_round`` (the schedule round of the entry's last table, None for
+    the champion and for entries still in) and ``eliminated_at`` (that table's bracket
+    node). Rows keep the points order if the bracket cannot be built (no entries yet).
+    """
+    try:
+        bracket = competition_bracket(competition)
+        placements = bracket.placements(dict(finished_results(competition)))
+    except ValueError:
+        return rows
+    by_entry = {row["entry"]: row for row in rows}
+    ordered = []
+    for place in placements:
+        row = by_entry[place.entry]
+        row.update(
+            rank=place.rank,
+            eliminated_round=place.eliminated_round,
+            eliminated_at=place.eliminated_at,
+        )
+        ordered.append(row)
+    return ordered
 
 
 def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -246,11 +298,14 @@ def deals_verification(*, competition: Competition, secret: str | None = None) -
         deal_of_seed = {game_seed(match.seed, d): d for d in range(deals_per_match)}
         for game in match.game_records.all():
             record = game.record()
-            deal = deal_of_seed.get(record.get("seed"))
+            # A play-off game (a level knockout match) has deals of its set's own seed.
+            seed = deals.playoff_seed(match.seed, game.playoff) if game.playoff else match.seed
+            known = deal_of_seed if not game.playoff else {game_seed(seed, 0): 0}  # one deal a set
+            deal = known.get(record.get("seed"))
             problem = (
                 "its seed is the seed of no deal of the match"
                 if deal is None
-                else deals.check_game(record, match_seed=match.seed, deal=deal)
+                else deals.check_game(record, match_seed=seed, deal=deal)
             )
             checked_games += 1
             if problem:

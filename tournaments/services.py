@@ -23,7 +23,7 @@ from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
 from tournaments import deals, events, pairing
-from tournaments.formats import league
+from tournaments.formats import league, match_result
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.ratings import (
     PARTNER_SEATS,
@@ -48,8 +48,42 @@ KIND_FORMATS = {
 }
 
 
+KNOCKOUTS = frozenset({Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION})
+#: The most play-off games a competition may allow a level knockout match.
+PLAYOFF_GAMES_MAX = 40
+
+
 def is_partnership(variant: str) -> bool:
     return variant == "maniglia-4-partners"
+
+
+def _check_table(game, *, format: str, seats_per_table: int | None, playoff_games_cap: int):
+    """``ValidationError`` naming a seat count or play-off cap the competition cannot use."""
+    if seats_per_table is not None and seats_per_table != game.num_players:
+        raise ValidationError(
+            {
+                "seats_per_table": f"{game.id} is played at {game.num_players} seats, "
+                f"not {seats_per_table}"
+            }
+        )
+    if format == Format.DOUBLE_ELIMINATION and game.num_players != 2:
+        raise ValidationError(
+            {
+                "format": f"double elimination needs a two-player variant; {game.id} "
+                f"seats {game.num_players}"
+            }
+        )
+    if (
+        isinstance(playoff_games_cap, bool)
+        or not isinstance(playoff_games_cap, int)
+        or not 0 <= playoff_games_cap <= PLAYOFF_GAMES_MAX
+    ):
+        raise ValidationError(
+            {
+                "playoff_games_cap": f"playoff_games_cap must be an integer from 0 to "
+                f"{PLAYOFF_GAMES_MAX}, got {playoff_games_cap!r}"
+            }
+        )
 
 
 def can_manage(*, competition: Competition, user) -> bool:
@@ -84,8 +118,14 @@ def competition_create(
     is_public: bool = True,
     full_replays_after_end: bool = False,
     seed: int | None = None,
+    seats_per_table: int | None = None,
+    playoff_games_cap: int = 4,
 ) -> Competition:
     """A new competition in ``draft``; its settings are checked against the variant.
+
+    ``seats_per_table``, if given, must be the variant's number of players.
+    ``playoff_games_cap`` (0..:data:`PLAYOFF_GAMES_MAX`) bounds the play-off games of a
+    level knockout match (docs/competitions.md).
 
     Without ``seed`` its deals are drawn from a fresh secret (``tournaments.deals``),
     hidden until it ends. With ``seed`` they follow from that seed and public values,
@@ -100,8 +140,9 @@ def competition_create(
     if format not in KIND_FORMATS[kind]:
         allowed = ", ".join(sorted(KIND_FORMATS[kind]))
         raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})
-    if format == Format.DOUBLE_ELIMINATION and game.num_players != 2:
-        raise ValidationError({"format": "double elimination needs a two-player variant"})
+    _check_table(
+        game, format=format, seats_per_table=seats_per_table, playoff_games_cap=playoff_games_cap
+    )
     if format == Format.SWISS and not rounds_planned:
         raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
     if duplicate and games_per_match % game.num_players:
@@ -130,6 +171,7 @@ def competition_create(
         deal_secret=deals.new_secret() if seed is None else "",
         created_by=created_by,
         seats_per_table=game.num_players,
+        playoff_games_cap=playoff_games_cap,
     )
     if created_by is not None:
         competition.organisers.add(created_by)
@@ -241,16 +283,50 @@ def _pair_next(competition: Competition) -> list[Match]:
     return matches
 
 
-def match_ranks(result: dict[str, Any], players: int) -> list[int]:
-    """Rank of each player in a match: by mean game rank, then total score (ties share)."""
-    ranks = [0.0] * players
-    scores = [0.0] * players
-    for game in result["games"]:
-        for seat, player in enumerate(game["seats"]):
-            ranks[player] += game["ranking"][seat]
-            scores[player] += game["scores"][seat]
-    keys = [(-r, s) for r, s in zip(ranks, scores, strict=True)]
-    return [1 + sum(1 for other in keys if other > key) for key in keys]
+def match_ranks(result: dict[str, Any], players: int, teams=None) -> list[int]:
+    """Rank of each player in a match: game points, then total score; ties share.
+
+    The one rule of every format (``tournaments.formats.match_result``,
+    docs/competitions.md); play-off games (``result["playoff"]``) never count here.
+    """
+    return match_result.match_ranks(result["games"], players, teams)
+
+
+def _playoff_set_size(competition: Competition) -> int:
+    """Games of one play-off set: one fresh deal, once per seat rotation if duplicate."""
+    return competition.seats_per_table if competition.duplicate else 1
+
+
+def _playoff_cap(competition: Competition) -> int:
+    """The play-off games a level match may take: whole sets within the competition's cap."""
+    size = _playoff_set_size(competition)
+    return competition.playoff_games_cap // size * size
+
+
+def match_decision(
+    *, competition: Competition, match: Match, result: dict[str, Any], playing: bool = False
+) -> match_result.Decision:
+    """The ranks a match records and how its winner was found.
+
+    Knockouts: :func:`tournaments.formats.match_result.knockout_decision` with the
+    play-off games of ``result["playoff"]``. When recording, a match still level after
+    them goes to the lot; while ``playing`` (:func:`match_play`), ``needs_playoff``
+    says whether the competition's cap leaves room for another play-off set.
+    Other formats: the match ranks, level seats sharing a rank.
+    """
+    players = len(result["players"])
+    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    if competition.format not in KNOCKOUTS:
+        return match_result.Decision(tuple(match_ranks(result, players, teams)))
+    playoff = result.get("playoff") or []
+    return match_result.knockout_decision(
+        result["games"],
+        players,
+        seed=match.seed,
+        playoff=playoff,
+        playoff_cap=_playoff_cap(competition) if playing else len(playoff),
+        teams=teams,
+    )
 
 
 @transaction.atomic
@@ -258,9 +334,14 @@ def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
     """Store a played match, its records and the rating update, once.
 
     ``result`` is ``bots.referee.MatchResult.to_json()`` with players in seat
-    order of the match. Returns False (and changes nothing) if the match was
-    already recorded. The competition row is locked so rating updates are
+    order of the match (and, for a level knockout match, its ``playoff`` games, as
+    :func:`match_play` returns them). Returns False (and changes nothing) if the match
+    was already recorded. The competition row is locked so rating updates are
     applied one match at a time, in the order results are recorded.
+
+    The seats record the match's ranks (a knockout's with its tie-break, see
+    :func:`match_decision`); ratings and points are updated from the ranks of the
+    match's own games, where level seats stay level.
     """
     competition = Competition.objects.select_for_update().get(pk=match.competition_id)
     match = Match.objects.select_for_update().get(pk=match.pk)
@@ -269,47 +350,62 @@ def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
     seats = list(match.seats.select_related("entry").order_by("seat"))
     if len(result.get("players", ())) != len(seats) or not result.get("games"):
         raise ValidationError("the result does not fit the match's seats")
-    ranks = match_ranks(result, len(seats))
     teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    decision = match_decision(competition=competition, match=match, result=result)
+    points = match_result.game_points(result["games"], len(seats), teams)
     _store_games(match, result)
-    _store_seats(seats, result, ranks)
-    _rate(competition, match, seats, ranks, teams, result.get("versions"))
+    _store_seats(seats, result, list(decision.ranks), points)
+    _rate(
+        competition,
+        match,
+        seats,
+        match_ranks(result, len(seats), teams),
+        teams,
+        result.get("versions"),
+    )
     _played_versions(seats, result)
     match.status = Match.Status.DONE
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "finished_at"])
+    match.decided_by = decision.decided_by
+    match.save(update_fields=["status", "finished_at", "decided_by"])
     _finish_round_if_complete(competition, match)
     transaction.on_commit(partial(events.announce_match_recorded, match_id=match.pk), robust=True)
     return True
 
 
 def _store_games(match: Match, result: dict[str, Any]) -> None:
+    games_ = [(0, game) for game in result["games"]]
+    games_ += [(game.get("playoff", 1), game) for game in result.get("playoff") or []]
     GameRecord.objects.bulk_create(
         [
             GameRecord(
                 match=match,
                 index=game["index"],
+                playoff=playoff,
                 scores=game["scores"],
                 ranking=game["ranking"],
                 statuses=game["statuses"],
                 data=GameRecord.pack(game["record"]),
             )
-            for game in result["games"]
+            for playoff, game in games_
         ]
     )
 
 
-def _store_seats(seats: list[MatchSeat], result: dict[str, Any], ranks: list[int]) -> None:
+def _store_seats(
+    seats: list[MatchSeat], result: dict[str, Any], ranks: list[int], points: list[float]
+) -> None:
     standings = result.get("standings") or [{} for _ in seats]
     logs = result.get("logs") or ["" for _ in seats]
     for player, seat in enumerate(seats):
         row = standings[player]
         seat.score = row.get("score", 0)
+        seat.points = points[player]
         seat.rank = ranks[player]
         seat.wins = row.get("wins", 0)
         seat.statuses = row.get("statuses", {})
         seat.log = logs[player][-8_000:]
-    MatchSeat.objects.bulk_update(seats, ["score", "rank", "wins", "statuses", "log"])
+    MatchSeat.objects.bulk_update(seats, ["score", "points", "rank", "wins", "statuses", "log"])
 
 
 def _played_versions(seats: list[MatchSeat], result: dict[str, Any]) -> None:
@@ -387,13 +483,9 @@ def _finish_round_if_complete(competition: Competition, match: Match) -> None:
         competition.save(update_fields=["status"])
 
 
-def match_play(*, match: Match) -> dict[str, Any]:
-    """Play ``match`` with the referee (no database writes) and return its JSON result.
-
-    Built-in bots run in-process; uploaded bots run sandboxed from the version
-    the entry pins, else the bot's newest ready version.
-    """
-    competition = match.competition
+def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
+    """Fresh players for the seats of ``match`` (built-ins seeded from ``seed``), and the
+    bot version each uploaded bot plays (None for built-ins)."""
     players, versions = [], []
     for seat in match.seats.select_related("entry__bot").order_by("seat"):
         bot = seat.entry.bot
@@ -401,7 +493,7 @@ def match_play(*, match: Match) -> dict[str, Any]:
             versions.append(None)
             players.append(
                 InProcessPlayer(
-                    make(bot.builtin, seed=deals.player_seed(match.seed, seat.seat)), name=str(bot)
+                    make(bot.builtin, seed=deals.player_seed(seed, seat.seat)), name=str(bot)
                 )
             )
             continue
@@ -410,18 +502,61 @@ def match_play(*, match: Match) -> dict[str, Any]:
             raise ValidationError(f"{bot} has no ready version to play")
         players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
         versions.append(version.pk)
-    result = play_match(
+    return players, versions
+
+
+def match_play(*, match: Match) -> dict[str, Any]:
+    """Play ``match`` with the referee (no database writes) and return its JSON result.
+
+    Built-in bots run in-process; uploaded bots run sandboxed from the version
+    the entry pins, else the bot's newest ready version. A knockout match that is
+    level at the cut after its games (on game points and total score) goes on with
+    play-off sets in the same run, each on one fresh deal (played once per seat
+    rotation if the competition is duplicate, by fresh players), until the cut is
+    made or the competition's ``playoff_games_cap`` leaves no room for another set.
+    The play-off games are returned as ``result["playoff"]``, numbered after the
+    match's games and marked with their set (``"playoff": 1, 2, ...``).
+    """
+    competition = match.competition
+    players, versions = _players(match, match.seed)
+    out = _play(competition, players, competition.games_per_match, match.seed).to_json()
+    out["versions"] = versions
+    out["playoff"] = []
+    if competition.format not in KNOCKOUTS:
+        return out
+    size, cap = _playoff_set_size(competition), _playoff_cap(competition)
+    while len(out["playoff"]) + size <= cap:
+        decision = match_decision(competition=competition, match=match, result=out, playing=True)
+        if not decision.needs_playoff:
+            break
+        number = len(out["playoff"]) // size + 1
+        seed = deals.playoff_seed(match.seed, number)
+        fresh, _ = _players(match, seed)
+        extra = _play(competition, fresh, size, seed).to_json()
+        for game in extra["games"]:
+            game["playoff"] = number
+        _renumber(out, extra["games"])
+        out["logs"] = [a + b for a, b in zip(out["logs"], extra["logs"], strict=True)]
+    return out
+
+
+def _renumber(out: dict[str, Any], games_: list[dict[str, Any]]) -> None:
+    first = len(out["games"]) + len(out["playoff"])
+    for offset, game in enumerate(games_):
+        game["index"] = first + offset
+        out["playoff"].append(game)
+
+
+def _play(competition: Competition, players: list, games_count: int, seed: int):
+    return play_match(
         competition.variant,
         players,
-        games_count=competition.games_per_match,
-        seed=match.seed,
+        games_count=games_count,
+        seed=seed,
         options=competition.options,
         duplicate=competition.duplicate,
         time_control=TimeControl(move_ms=competition.move_ms, bank_ms=max(1, competition.bank_ms)),
     )
-    out = result.to_json()
-    out["versions"] = versions
-    return out
 
 
 @transaction.atomic

@@ -23,7 +23,7 @@ from bots.models import Bot, BotVersion
 from tournaments.deals import SEEDED_WARNING, commitment
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
 from tournaments.selectors import ENDED, competitions_visible_to, full_view_allowed
-from tournaments.services import can_manage
+from tournaments.services import PLAYOFF_GAMES_MAX, can_manage
 
 BIGINT_MAX = 2**63 - 1
 
@@ -60,6 +60,7 @@ class CompetitionSerializer(serializers.ModelSerializer):
             "games_per_match",
             "duplicate",
             "seats_per_table",
+            "playoff_games_cap",
             "move_ms",
             "bank_ms",
             "status",
@@ -140,7 +141,24 @@ class CompetitionCreateSerializer(serializers.Serializer):
     )
     format = serializers.ChoiceField(choices=Competition.Format.choices)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=6)
-    duplicate = serializers.BooleanField(default=True)
+    duplicate = serializers.BooleanField(
+        default=True,
+        help_text="Duplicate matches play every deal once per seat rotation (any format).",
+    )
+    seats_per_table = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Optional: must be the variant's number of players.",
+    )
+    playoff_games_cap = serializers.IntegerField(
+        min_value=0,
+        max_value=PLAYOFF_GAMES_MAX,
+        default=4,
+        help_text="Knockouts: the most play-off games (on fresh deals, in sets of one deal "
+        "per seat rotation when duplicate) a match level on game points and total score "
+        "may take before it is decided by lot.",
+    )
     move_ms = serializers.IntegerField(min_value=1, max_value=600_000, default=2_000)
     bank_ms = serializers.IntegerField(min_value=0, max_value=3_600_000, default=20_000)
     rounds_planned = serializers.IntegerField(
@@ -276,7 +294,18 @@ class MatchSeatSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = MatchSeat
-        fields = ["seat", "entry", "bot", "version", "score", "rank", "wins", "statuses", "log"]
+        fields = [
+            "seat",
+            "entry",
+            "bot",
+            "version",
+            "score",
+            "points",
+            "rank",
+            "wins",
+            "statuses",
+            "log",
+        ]
         read_only_fields = fields
 
     def get_bot(self, seat: MatchSeat) -> str:
@@ -303,7 +332,9 @@ class MatchSerializer(serializers.ModelSerializer):
             "competition",
             "round",
             "table",
+            "node",
             "status",
+            "decided_by",
             "seed",
             "seats",
             "games",
@@ -327,7 +358,7 @@ class MatchSerializer(serializers.ModelSerializer):
 class GameRecordSerializer(serializers.ModelSerializer):
     class Meta:
         model = GameRecord
-        fields = ["id", "match", "index", "scores", "ranking", "statuses"]
+        fields = ["id", "match", "index", "playoff", "scores", "ranking", "statuses"]
         read_only_fields = fields
 
 
@@ -391,6 +422,23 @@ class StandingSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The rating model's probability that this entry is stronger than the one "
         "ranked below it; null for the last row. See docs/ratings.md.",
+    )
+    order = serializers.ChoiceField(
+        choices=["points", "swiss", "placement", "rating"],
+        help_text="What orders the table: points (round robins), swiss (points and "
+        "tie-breaks), placement (knockouts), rating (ladders). docs/competitions.md.",
+    )
+    duplicate = serializers.BooleanField(
+        help_text="Whether the matches are duplicate: every deal once per seat rotation."
+    )
+    eliminated_round = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Knockouts: the schedule round of the entry's last table if it is out "
+        "(the final for the runner-up); null for the champion and entries still in.",
+    )
+    eliminated_at = serializers.CharField(
+        required=False, allow_null=True, help_text="Knockouts: that table's bracket node."
     )
 
 

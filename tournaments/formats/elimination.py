@@ -65,6 +65,21 @@ class NodeState:
     played: bool
 
 
+@dataclass(frozen=True)
+class Placement:
+    """An entry's place in a bracket: ``rank`` (ties share) and where it went out.
+
+    ``eliminated_round`` / ``eliminated_at``: the schedule round and node id of its
+    last table if it is out (the final for the runner-up), None while it is still in
+    and for the champion.
+    """
+
+    entry: Entry
+    rank: int
+    eliminated_round: int | None = None
+    eliminated_at: str | None = None
+
+
 def seed_order(
     entries: Sequence[Entry], ratings: Mapping[Entry, float] | None = None
 ) -> list[Entry]:
@@ -229,6 +244,71 @@ class Bracket:
             elif not node.reset_of:
                 byes.extend(present)
         return Round(tables=tables, byes=byes)
+
+    def placements(self, results: Mapping[str, TableResult]) -> list[Placement]:
+        """Every seeded entry's place under ``results``, best first (ties share a rank).
+
+        Once the champion is known: the final table (the reset final if it was played,
+        else the final) by its match ranks, so the champion is first and the runner-up
+        second; then everyone else by the schedule round of the table where they were
+        knocked out, later rounds first, those out in the same round sharing a rank.
+        Before the end, the entries still in share the top rank. Within a rank the
+        order is the seed order. Raises ``ValueError`` for inconsistent results.
+        """
+        states = self.states(results)
+        final = self._final_table(states, results)
+        out_at: dict[Entry, Node] = {}
+        referenced = {(s.node, s.place) for node in self.nodes for s in node.sources if s.node}
+        for node in self.nodes:
+            state = states[node.id]
+            if not state.played or state.order is None:
+                continue
+            for place, entry in enumerate(state.order, start=1):
+                if entry is not None and (node.id, place) not in referenced:
+                    out_at[entry] = node
+        keys: dict[Entry, tuple[int, int]] = {}
+        for entry in self.seeds:
+            if final is not None and entry in final:
+                keys[entry] = (0, final[entry])
+            elif entry in out_at:
+                keys[entry] = (1, -out_at[entry].round)
+            else:
+                keys[entry] = (0, 0)  # still in
+        ordered = sorted(self.seeds, key=lambda e: (keys[e], self._seed_index[e]))
+        final_node = self.by_id[self._final_id(states)] if final is not None else None
+        rows: list[Placement] = []
+        for position, entry in enumerate(ordered, start=1):
+            rank = rows[-1].rank if rows and keys[rows[-1].entry] == keys[entry] else position
+            node = out_at.get(entry)
+            if final is not None and entry in final:
+                node = None if final[entry] == 1 else final_node
+            rows.append(
+                Placement(
+                    entry,
+                    rank,
+                    eliminated_round=None if node is None else node.round,
+                    eliminated_at=None if node is None else node.id,
+                )
+            )
+        return rows
+
+    def _final_id(self, states: Mapping[str, NodeState]) -> str:
+        last = self.nodes[-1]
+        if last.reset_of and not states[last.id].played:
+            return last.reset_of
+        return last.id
+
+    def _final_table(
+        self, states: Mapping[str, NodeState], results: Mapping[str, TableResult]
+    ) -> dict[Entry, int] | None:
+        """Match rank of each entry at the deciding final once the champion is known."""
+        if self.champion(results) is None:
+            return None
+        node_id = self._final_id(states)
+        if node_id not in results:  # a final of fewer than a table: its entries went through
+            return {e: 1 for e in states[node_id].order or () if e is not None}
+        result = results[node_id]
+        return {e: result.entry_rank(e) for e in result.entries()}
 
     def champion(self, results: Mapping[str, TableResult]) -> Entry | None:
         """The winner once the last node is settled, else None."""
