@@ -1,16 +1,23 @@
-"""Match benchmark: deals per second of one match, three ways, in the same run.
+"""Match benchmark: deals per second of one match, several ways, in the same run.
 
-    python -m bench.match [--variant manni-basic] [--games 40] [--json]
+    python -m bench.match [--variant manni-basic] [--games 40] [--repeat 3] [--json]
 
-- ``sandboxed``: the referee with three sandboxed Python bots (``bench/bots/pipe_bot.py``);
+- ``sandboxed``: the referee with three sandboxed Python bots (``bench/bots/pipe_bot.py``),
+  every control on (namespaces, cgroup, seccomp filter, CPU-time charging);
 - ``in-process``: the same match with the same bot logic called in-process;
 - ``pipe floor``: no engine, no referee, no sandbox: the messages of that match
   replayed over plain pipes to three plain ``python3`` processes of the same
   bot, each write followed by reading the answer line (the floor).
 
+Then what each control costs per match, measured in the same run by turning it
+off: the seccomp filter, the cgroup (with it the CPU-time charging, which reads
+the group's counter around every decision), and in a duplicate match of the same
+length the fresh processes each seat rotation starts (``fresh_rotations``).
+
 Target: sandboxed at >= 70 % of the pipe floor. Bot start-up is paid once per
-match: the figures include it (it is amortised over ``--games`` games). The
-process pins itself (and so its bots) to one core unless ``--no-pin``.
+match (once per rotation in duplicate mode): the figures include it. Each
+sandboxed figure is the best of ``--repeat`` matches. The process pins itself
+(and so its bots) to one core unless ``--no-pin``.
 """
 
 from __future__ import annotations
@@ -62,11 +69,37 @@ def deals(result) -> int:
     return sum(len(g.record["decks"]) for g in result.games)
 
 
-def run_match(variant: str, players: list[Player], games_count: int, seed: int):
+def run_match(variant: str, players: list[Player], games_count: int, seed: int, **kw):
     tc = TimeControl(move_ms=10_000, bank_ms=100_000)
     start = time.perf_counter()
-    result = play_match(variant, players, games_count=games_count, seed=seed, time_control=tc)
+    result = play_match(variant, players, games_count=games_count, seed=seed, time_control=tc, **kw)
     return result, time.perf_counter() - start
+
+
+#: The sandboxed configurations timed, by name: spawn options and match keywords.
+CONFIGURATIONS = {
+    "sandboxed": ({}, {}),
+    "no seccomp filter": ({"seccomp": False}, {}),
+    "no cgroup": ({"cgroup": False}, {}),
+    "duplicate, fresh rotations": ({}, {"duplicate": True}),
+    "duplicate, kept processes": ({}, {"duplicate": True, "fresh_rotations": False}),
+}
+
+
+def sandboxed_seconds(
+    variant: str, games_count: int, seed: int, repeat: int
+) -> tuple[dict[str, float], set[str]]:
+    """Best-of-``repeat`` seconds of the match per configuration, and the statuses seen."""
+    n = games.load(variant).num_players
+    best = dict.fromkeys(CONFIGURATIONS, float("inf"))
+    statuses: set[str] = set()
+    for _ in range(repeat):
+        for name, (spawn_options, match_options) in CONFIGURATIONS.items():
+            boxed = [ProcessPlayer.from_path(BOT, spawn_options=spawn_options) for _ in range(n)]
+            result, seconds = run_match(variant, boxed, games_count, seed, **match_options)
+            statuses |= {s["status"] for g in result.games for s in g.statuses}
+            best[name] = min(best[name], seconds)
+    return best, statuses
 
 
 def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
@@ -89,8 +122,10 @@ def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
     return time.perf_counter() - start
 
 
-def measure(variant: str, games_count: int, seed: int) -> dict[str, Any]:
+def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[str, Any]:
     n = games.load(variant).num_players
+    if games_count % n:
+        raise ValueError(f"--games must be a multiple of {n} (the duplicate rows)")
     unused: list[tuple[int, bytes]] = []
     result, in_s = run_match(
         variant, [InProcessPlayer(SameBot(unused, p)) for p in range(n)], games_count, seed
@@ -98,21 +133,30 @@ def measure(variant: str, games_count: int, seed: int) -> dict[str, Any]:
     count = deals(result)
     transcript: list[tuple[int, bytes]] = []  # the same match again, keeping every message
     run_match(variant, [Recording(SameBot(transcript, p)) for p in range(n)], games_count, seed)
-    boxed = [ProcessPlayer.from_path(BOT) for _ in range(n)]
-    boxed_result, boxed_s = run_match(variant, boxed, games_count, seed)
-    statuses = {s["status"] for g in boxed_result.games for s in g.statuses}
-    floor_s = pipe_floor(transcript, n)
+    seconds, statuses = sandboxed_seconds(variant, games_count, seed, repeat)
+    floor_s = min(pipe_floor(transcript, n) for _ in range(repeat))
+    boxed_s = seconds["sandboxed"]
     return {
         "variant": variant,
         "games": games_count,
         "deals": count,
         "decisions": sum(1 for _, line in transcript if b'"type":"act"' in line),
+        "repeat": repeat,
         "sandbox": sandbox.describe(),
         "sandboxed_statuses": sorted(statuses),
-        "sandboxed_deals_per_s": deals(boxed_result) / boxed_s,
+        "seconds": seconds,
+        "sandboxed_deals_per_s": count / boxed_s,
         "in_process_deals_per_s": count / in_s,
         "pipe_floor_deals_per_s": count / floor_s,
-        "sandboxed_vs_floor": (deals(boxed_result) / boxed_s) / (count / floor_s),
+        "sandboxed_vs_floor": (count / boxed_s) / (count / floor_s),
+        "cost_ms_per_match": {
+            "seccomp filter": (boxed_s - seconds["no seccomp filter"]) * 1000,
+            "cgroup and CPU-time charging": (boxed_s - seconds["no cgroup"]) * 1000,
+            "fresh processes per rotation": (
+                seconds["duplicate, fresh rotations"] - seconds["duplicate, kept processes"]
+            )
+            * 1000,
+        },
     }
 
 
@@ -121,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="manni-basic")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="matches per configuration")
     parser.add_argument("--no-pin", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -128,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the match benchmark plays a Manni variant")
     if not args.no_pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    report = measure(args.variant, args.games, args.seed)
+    report = measure(args.variant, args.games, args.seed, args.repeat)
     report["pinned"] = not args.no_pin
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -145,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     ):
         print(f"  {label:<36}{report[key]:>10,.1f} deals/s")
     print(f"  sandboxed / pipe floor: {report['sandboxed_vs_floor']:.2f} (target >= 0.70)")
+    print(f"Sandboxed match, best of {report['repeat']} (seconds):")
+    for name, seconds in report["seconds"].items():
+        print(f"  {name:<36}{seconds:>10.3f} s")
+    print(f"What each control costs per match of {report['games']} games:")
+    for name, cost in report["cost_ms_per_match"].items():
+        share = cost / 1000 / report["seconds"]["sandboxed"]
+        print(f"  {name:<36}{cost:>+10.1f} ms  ({share:+.1%} of the match)")
     return 0
 
 
