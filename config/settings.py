@@ -25,6 +25,7 @@ Everything Cardroom writes under ``CARDROOM_VAR_DIR`` is private to its user.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -34,7 +35,11 @@ import dj_database_url
 from config.private_files import private_directory, private_file, private_sqlite_database
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = private_directory(Path(os.environ.get("CARDROOM_VAR_DIR", BASE_DIR / "var")))
+VAR_DIR = Path(os.environ.get("CARDROOM_VAR_DIR", BASE_DIR / "var"))
+# Created 0700 (config.private_files); on a host where it cannot be created here, what
+# needs it says so later.
+with contextlib.suppress(OSError):
+    private_directory(VAR_DIR)
 
 
 def _env_bool(name: str, default: bool = False) -> bool:
