@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # `make demo HEADLESS=1`: no server; play one small competition, print it, exit.
 HEADLESS ?=
 
-.PHONY: test test-fast lint bench install clean demo
+.PHONY: test test-fast lint bench install clean demo sandbox-libs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,17 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+## The bot sandbox's seccomp filter needs Debian's libseccomp2 (installed here as root).
+sandbox-libs:
+	@$(PYTHON) -c "import ctypes.util, sys; sys.exit(not ctypes.util.find_library('seccomp'))" \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp2; } \
+	  || echo "warning: libseccomp2 is missing, so bots cannot be sandboxed" >&2
+
+install: $(STAMP) sandbox-libs
 
 ## Lint, then the whole suite (slow tests included).
-test: $(STAMP)
+test: $(STAMP) sandbox-libs
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest
@@ -35,7 +42,7 @@ lint: $(STAMP)
 
 ## The whole platform on embedded defaults (SQLite in var/, an embedded Redis, a worker,
 ## the ASGI server on http://127.0.0.1:8000/); Ctrl-C stops it all.
-demo: $(STAMP)
+demo: $(STAMP) sandbox-libs
 	$(PY) manage.py migrate --noinput --verbosity 0
 	$(PY) manage.py demo $(if $(filter-out 0,$(HEADLESS)),--headless,)
 

@@ -1,27 +1,34 @@
 """The bubblewrap sandbox: what a bot sees, which user it runs as, and the host probe.
 
 A bot runs under ``bwrap`` in fresh user, PID, network, IPC, UTS and cgroup
-namespaces, with no capabilities, a cleared environment and a read-only view
-of the system runtime (``/usr`` and the ``/lib*``/``/bin`` links, a few
-``/etc`` files). Its own files are read-only at ``/bot``, the Python SDK at
-``/opt/cardroom`` (on ``PYTHONPATH``), and a size-capped tmpfs is its ``/tmp``
-and ``HOME``. Resource limits are set by ``prlimit`` inside the namespaces,
-just before the bot's command (see ``limits.py``). README.md in this folder
-says what is enforced on which host.
+namespaces, with no capabilities, no further user namespaces
+(``--disable-userns``), a seccomp filter (``seccomp.py``), a cleared
+environment and a read-only view of the system runtime (``/usr`` without
+``/usr/local``, the ``/lib*``/``/bin`` links, a few ``/etc`` files). Its own
+files are *copied* into the sandbox at ``/bot`` (read-only, from open file
+descriptors, so no host path appears in its mount table), the Python SDK
+likewise at ``/opt/cardroom`` (on ``PYTHONPATH``), and a size-capped tmpfs is
+its ``/tmp`` and ``HOME``. Host-wide counters in ``/proc`` are replaced by
+synthetic files. Resource limits are set by ``prlimit`` inside the
+namespaces, just before the bot's command (see ``limits.py``). README.md in
+this folder says what is enforced on which host.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import resource
 import secrets
 import shutil
 import stat
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import seccomp as syscall_filter
 from .limits import MIB, Limits
 from .resolve import BOT_MOUNT
 
@@ -36,29 +43,92 @@ SANDBOX_UID = 65534
 #: When we are root, each bot runs under its own unprivileged host uid from here.
 HOST_UID_BASE = 2_100_000_000
 HOST_UID_SPAN = 1_000_000
-#: A bot directory that must be copied (not bound in place) may not exceed this.
-MAX_COPY_BYTES = 512 * MIB
+#: A bot is copied into its sandbox (RAM), so it may not exceed these.
+MAX_COPY_BYTES = 64 * MIB
+MAX_COPY_FILES = 4096
+#: Hidden behind an empty read-only tmpfs: pyenv, pip installs (the platform's own code).
+MASKED_DIRECTORIES = ("/usr/local",)
 
 _SDK_SOURCE = Path(__file__).resolve().parent.parent / "sdk" / "__init__.py"
 _SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "alternatives")
 _PASSWD = f"bot:x:{SANDBOX_UID}:{SANDBOX_UID}:bot:/tmp:/usr/sbin/nologin\n"
 _GROUP = f"bot:x:{SANDBOX_UID}:\n"
+#: Host-wide counters in /proc that two bots could signal through: emptied.
+_PROC_EMPTIED = (
+    "vmstat",
+    "zoneinfo",
+    "buddyinfo",
+    "pagetypeinfo",
+    "slabinfo",
+    "vmallocinfo",
+    "interrupts",
+    "softirqs",
+    "diskstats",
+    "schedstat",
+    "locks",
+    "keys",
+    "key-users",
+    "timer_list",
+    "pressure/cpu",
+    "pressure/io",
+    "pressure/memory",
+    "pressure/irq",
+    "sys/fs/file-nr",
+    "sys/fs/inode-nr",
+    "sys/fs/inode-state",
+    "sys/fs/dentry-state",
+    "sys/fs/dentry-negative",
+    "sys/fs/aio-nr",
+    "sys/kernel/pty/nr",
+    "sys/kernel/random/boot_id",
+)
 
 
 @dataclass
 class Staging:
-    """A private host directory for one bot process, removed when it is killed.
+    """What one bot process needs on the host, released when it is killed.
 
-    Holds the SDK copy, the synthetic passwd/group, the bot's files when they
-    cannot be bound in place, and (unsandboxed only) the scratch directory.
+    ``root`` is a private host directory (the SDK copy and, unsandboxed only,
+    the scratch directory). ``fds`` are the open file descriptors that the
+    last ``bwrap_argv`` call named (the bot's files, synthetic files, the
+    seccomp program): pass them to bwrap, then ``close_fds()``.
     """
 
     root: Path
     bot_source: Path
+    fds: list[int] = field(default_factory=list)
+
+    def close_fds(self) -> None:
+        while self.fds:
+            with contextlib.suppress(OSError):
+                os.close(self.fds.pop())
 
     def remove(self) -> None:
+        self.close_fds()
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def data_fd(self, data: bytes) -> int:
+        """A new in-memory file holding ``data`` at offset 0 (closed by ``close_fds``)."""
+        fd = os.memfd_create("cardroom", os.MFD_CLOEXEC)
+        self.fds.append(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    def file_fd(self, path: Path) -> int | None:
+        """``path`` opened read-only if it is a regular file (never a symlink), else None."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        self.fds.append(fd)
+        return fd
 
 
 def environment(*, home: str, sdk: str) -> dict[str, str]:
@@ -87,26 +157,23 @@ def host_uid() -> int | None:
 
 
 def stage(bot_path: Path, *, uid: int | None) -> Staging:
-    """Create the staging directory for a bot at ``bot_path`` (a directory or one file)."""
+    """Create the staging directory for a bot at ``bot_path`` (a directory or one file).
+
+    ``uid`` is the host uid the bot will run as (``host_uid()``); the staging
+    root is made traversable for it. Sandboxed, the bot's files are not copied
+    here: ``bwrap_argv`` opens them and bwrap copies them into the sandbox.
+    """
     root = Path(tempfile.mkdtemp(prefix="cardroom-bot-"))
     try:
-        root.chmod(0o711)
         sdk = root / "sdk" / "bots" / "sdk"
         sdk.mkdir(parents=True)
         (sdk.parent / "__init__.py").write_text("")
         shutil.copyfile(_SDK_SOURCE, sdk / "__init__.py")
-        (root / "etc").mkdir()
-        (root / "etc" / "passwd").write_text(_PASSWD)
-        (root / "etc" / "group").write_text(_GROUP)
-        bot_source = bot_path
-        if uid is not None and not _readable_by_others(bot_path):
-            bot_source = root / "bot" / (bot_path.name if bot_path.is_file() else "")
-            _copy_tree(bot_path, bot_source)
         _make_public(root)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
-    return Staging(root=root, bot_source=bot_source)
+    return Staging(root=root, bot_source=bot_path)
 
 
 def bwrap_argv(
@@ -116,20 +183,35 @@ def bwrap_argv(
     limits: Limits,
     info_fd: int,
     block_fd: int | None = None,
+    seccomp: bool = True,
 ) -> list[str]:
     """The full ``bwrap`` command line running ``command`` as a sandboxed bot.
 
     With ``block_fd``, the sandbox's init waits for a byte (or EOF) on it after
     setting up the namespaces and before it forks or runs anything of the bot:
     the moment to move it into the bot's cgroup.
+
+    Opens the file descriptors the command line names (the bot's files, the
+    synthetic ones, the seccomp program) and records them in ``staging.fds``:
+    pass them to bwrap (``pass_fds``) with ``info_fd`` and ``block_fd``, then
+    call ``staging.close_fds()``; bwrap copies from each and closes it before
+    the bot runs. ``seccomp=False`` leaves the system-call filter out (to
+    measure its cost only). Raises ``seccomp.SeccompUnavailable`` if the filter
+    cannot be built and ``ValueError`` if the bot is too large to copy.
     """
     argv = [BWRAP, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
-    argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-    argv += ["--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
+    argv += ["--disable-userns", "--unshare-pid", "--unshare-net", "--unshare-ipc"]
+    argv += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
     argv += ["--new-session", "--cap-drop", "ALL", "--info-fd", str(info_fd)]
     if block_fd is not None:
         argv += ["--block-fd", str(block_fd)]
-    argv += _filesystem_args(staging, limits)
+    try:
+        if seccomp:
+            argv += ["--seccomp", str(staging.data_fd(syscall_filter.bpf()))]
+        argv += _filesystem_args(staging, limits)
+    except BaseException:
+        staging.close_fds()
+        raise
     argv += ["--clearenv"]
     for key, value in environment(home="/tmp", sdk=SDK_MOUNT).items():
         argv += ["--setenv", key, value]
@@ -138,6 +220,10 @@ def bwrap_argv(
 
 def _filesystem_args(staging: Staging, limits: Limits) -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
+    for directory in MASKED_DIRECTORIES:
+        if os.path.isdir(directory):
+            args += ["--perms", "0755", "--size", "4096", "--tmpfs", directory]
+            args += ["--remount-ro", directory]
     for name in _SYSTEM_LINKS:
         path = Path("/") / name
         if path.is_symlink():
@@ -146,59 +232,116 @@ def _filesystem_args(staging: Staging, limits: Limits) -> list[str]:
             args += ["--ro-bind", str(path), str(path)]
     for name in _ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    args += ["--ro-bind", str(staging.root / "etc" / "passwd"), "/etc/passwd"]
-    args += ["--ro-bind", str(staging.root / "etc" / "group"), "/etc/group"]
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += _copy_data(staging, "/etc/passwd", _PASSWD.encode())
+    args += _copy_data(staging, "/etc/group", _GROUP.encode())
+    args += ["--proc", "/proc", *_proc_masks(staging, limits), "--dev", "/dev"]
     args += ["--size", str(limits.scratch_mb * MIB), "--perms", "1777", "--tmpfs", "/tmp"]
-    args += ["--ro-bind", str(staging.root / "sdk"), SDK_MOUNT]
+    args += _copy_tree(staging, staging.root / "sdk", SDK_MOUNT)
     source = staging.bot_source
-    target = f"{BOT_MOUNT}/{source.name}" if source.is_file() else BOT_MOUNT
-    args += ["--dir", BOT_MOUNT, "--ro-bind", str(source), target, "--chdir", BOT_MOUNT]
-    # The root and /dev are tmpfs the bot could fill: make them read-only last.
-    return [*args, "--remount-ro", "/dev", "--remount-ro", "/"]
-
-
-def _readable_by_others(path: Path) -> bool:
-    """Can an unrelated uid reach ``path`` and read everything under it?"""
-    for parent in path.parents:
-        if not os.stat(parent).st_mode & stat.S_IXOTH:
-            return False
-    for entry in _walk(path):
-        mode = entry.lstat().st_mode
-        need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-        if not stat.S_ISLNK(mode) and mode & need != need:
-            return False
-    return True
-
-
-def _copy_tree(source: Path, target: Path) -> None:
-    """Copy regular files, directories and symlinks (as links, never followed)."""
-    total = 0
     if source.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target, follow_symlinks=False)
-        shutil.copymode(source, target)
-        return
-    target.mkdir(parents=True, exist_ok=True)
+        args += ["--dir", BOT_MOUNT, *_copy_file(staging, source, f"{BOT_MOUNT}/{source.name}")]
+    else:
+        args += _copy_tree(staging, source, BOT_MOUNT)
+    # The root and /dev are tmpfs the bot could fill: make them read-only last.
+    return [*args, "--chdir", BOT_MOUNT, "--remount-ro", "/dev", "--remount-ro", "/"]
+
+
+def _copy_data(staging: Staging, target: str, data: bytes) -> list[str]:
+    return ["--perms", "0644", "--file", str(staging.data_fd(data)), target]
+
+
+def _copy_file(staging: Staging, source: Path, target: str) -> list[str]:
+    fd = staging.file_fd(source)
+    if fd is None:  # a fifo, a device or a socket: not a bot's file
+        return []
+    mode = "0755" if os.fstat(fd).st_mode & stat.S_IXUSR else "0644"
+    return ["--perms", mode, "--file", str(fd), target]
+
+
+def _copy_tree(staging: Staging, source: Path, target: str) -> list[str]:
+    """Copy a directory into the sandbox: directories, regular files, symlinks as links.
+
+    Symlinks are never followed (a link to ``/etc/shadow`` stays a link,
+    resolved inside the sandbox). Raises ``ValueError`` naming the bot if it
+    has more than ``MAX_COPY_FILES`` entries or ``MAX_COPY_BYTES`` of files.
+    """
+    args = ["--perms", "0755", "--dir", target]
+    entries = total = 0
     for directory, dirnames, filenames in os.walk(source):
         relative = Path(directory).relative_to(source)
-        for name in dirnames:
-            here = Path(directory) / name
-            if here.is_symlink():
-                os.symlink(os.readlink(here), target / relative / name)
-            else:
-                (target / relative / name).mkdir()
-        for name in filenames:
-            here = Path(directory) / name
+        for name in sorted(dirnames) + sorted(filenames):
+            here, there = Path(directory) / name, f"{target}/{relative / name}"
             mode = here.lstat().st_mode
+            entries += 1
             if stat.S_ISLNK(mode):
-                os.symlink(os.readlink(here), target / relative / name)
+                args += ["--symlink", os.readlink(here), there]
+            elif stat.S_ISDIR(mode):
+                args += ["--perms", "0755", "--dir", there]
             elif stat.S_ISREG(mode):
                 total += here.lstat().st_size
-                if total > MAX_COPY_BYTES:
-                    raise ValueError(f"bot {str(source)!r} exceeds {MAX_COPY_BYTES} bytes")
-                shutil.copyfile(here, target / relative / name, follow_symlinks=False)
-                shutil.copymode(here, target / relative / name)
+                args += _copy_file(staging, here, there)
+            if entries > MAX_COPY_FILES or total > MAX_COPY_BYTES:
+                staging.close_fds()
+                raise ValueError(
+                    f"bot {str(source)!r} has more than {MAX_COPY_FILES} files or "
+                    f"{MAX_COPY_BYTES} bytes"
+                )
+        if len(staging.fds) + 64 > _open_files_allowed():
+            staging.close_fds()
+            raise ValueError(f"bot {str(source)!r} has more files than we may open at once")
+    return args
+
+
+@functools.cache
+def _open_files_allowed() -> int:
+    """Our open-file limit, raised to the hard limit once (each copied file is an fd)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return soft
+
+
+def _proc_masks(staging: Staging, limits: Limits) -> list[str]:
+    """Cover host-wide counters of the fresh /proc with synthetic read-only files."""
+    masks = {name: b"" for name in _PROC_EMPTIED}
+    masks.update(_proc_synthetic(limits))
+    args = []
+    for name, data in masks.items():
+        if os.path.exists(f"/proc/{name}"):  # the sandbox's /proc is this kernel's
+            args += ["--ro-bind-data", str(staging.data_fd(data)), f"/proc/{name}"]
+    return args
+
+
+def _proc_synthetic(limits: Limits) -> dict[str, bytes]:
+    """Files programs parse (glibc's CPU count, node's os module): plausible and frozen."""
+    cpus = os.cpu_count() or 1
+    zero = " 0" * 10
+    stat_lines = [f"cpu {zero}", *(f"cpu{n}{zero}" for n in range(cpus))]
+    stat_lines += ["intr 0", "ctxt 0", f"btime {_boot_time()}", "processes 0"]
+    stat_lines += ["procs_running 1", "procs_blocked 0", "softirq 0"]
+    kib = limits.memory_mb * 1024
+    meminfo = [f"MemTotal: {kib} kB", f"MemFree: {kib} kB", f"MemAvailable: {kib} kB"]
+    meminfo += ["Buffers: 0 kB", "Cached: 0 kB", "SwapTotal: 0 kB", "SwapFree: 0 kB"]
+    return {
+        "loadavg": b"0.00 0.00 0.00 1/1 1\n",
+        "stat": ("\n".join(stat_lines) + "\n").encode(),
+        "meminfo": ("\n".join(meminfo) + "\n").encode(),
+        "uptime": b"0.00 0.00\n",
+        "swaps": b"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
+        "sys/kernel/random/entropy_avail": b"256\n",
+    }
+
+
+@functools.cache
+def _boot_time() -> int:
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/stat").read_text().splitlines():
+            if line.startswith("btime "):
+                return int(line.split()[1])
+    return 0
 
 
 def _walk(top: Path) -> list[Path]:
@@ -212,7 +355,7 @@ def _walk(top: Path) -> list[Path]:
 
 
 def _make_public(root: Path) -> None:
-    """Let the bot's uid read the staging tree (whose root it may only traverse)."""
+    """Let any uid read the staging tree (whose root it may only traverse)."""
     for path in _walk(root):
         mode = path.lstat().st_mode
         if stat.S_ISLNK(mode):
@@ -229,22 +372,39 @@ class Probe:
     reason: str
 
 
+#: Run by the probe: succeeds only if the seccomp filter is loaded (mode 2) in the sandbox.
+_PROBE_COMMAND = [
+    "/bin/sh",
+    "-c",
+    'while read -r key value; do [ "$key" = Seccomp: ] && [ "$value" = 2 ] && exit 0; '
+    "done < /proc/self/status; exit 1",
+]
+
+
 @functools.cache
 def _probe() -> Probe:
-    """Run a trivial command in the real sandbox configuration once per process."""
+    """Run a trivial command in the real sandbox configuration once per process.
+
+    The command checks that it runs under a seccomp filter, so a filter that
+    bwrap refuses, or one that breaks a shell, is caught here.
+    """
     for tool in (BWRAP, PRLIMIT):
         if not os.access(tool, os.X_OK):
             return Probe(False, f"{tool} is not installed")
+    try:
+        syscall_filter.bpf()
+    except syscall_filter.SeccompUnavailable as error:
+        return Probe(False, str(error))
     with tempfile.TemporaryDirectory() as empty:
         uid = host_uid()
         staging = stage(Path(empty), uid=uid)
         read_end, write_end = os.pipe()
         try:
-            argv = bwrap_argv(["/bin/true"], staging=staging, limits=Limits(), info_fd=write_end)
+            argv = bwrap_argv(_PROBE_COMMAND, staging=staging, limits=Limits(), info_fd=write_end)
             done = subprocess.run(
                 argv,
                 **popen_identity(uid),
-                pass_fds=[write_end],
+                pass_fds=[write_end, *staging.fds],
                 env={"PATH": SANDBOX_PATH},
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
@@ -258,9 +418,9 @@ def _probe() -> Probe:
             os.close(write_end)
             staging.remove()
     if done.returncode != 0:
-        message = done.stderr.decode(errors="replace").strip()
+        message = done.stderr.decode(errors="replace").strip() or "no seccomp filter in force"
         return Probe(False, f"bwrap failed (exit {done.returncode}): {message}")
-    return Probe(True, "bwrap sandbox works")
+    return Probe(True, "bwrap sandbox works, with its seccomp filter")
 
 
 def popen_identity(uid: int | None) -> dict:
@@ -304,14 +464,22 @@ def describe() -> dict:
             "mount",
         ],
         "capabilities": "all dropped",
+        "user namespaces": "none inside (bwrap --disable-userns, and the filter refuses them)",
+        "seccomp": _seccomp_description(),
         "filesystem": {
             "read-only": [
                 "/usr",
                 *(f"/{name}" for name in _SYSTEM_LINKS if os.path.lexists(f"/{name}")),
                 *(f"/etc/{name}" for name in _ETC_FILES if os.path.lexists(f"/etc/{name}")),
                 "/etc/passwd, /etc/group (synthetic: the bot user only)",
-                f"{BOT_MOUNT} (the bot's directory or file)",
-                f"{SDK_MOUNT} (bots.sdk, on PYTHONPATH)",
+                f"{BOT_MOUNT} (a copy of the bot's directory or file)",
+                f"{SDK_MOUNT} (a copy of bots.sdk, on PYTHONPATH)",
+            ],
+            "masked": [
+                *(f"{path} (empty, read-only)" for path in MASKED_DIRECTORIES),
+                "/proc: "
+                + ", ".join(sorted([*_PROC_EMPTIED, *_proc_synthetic(Limits())]))
+                + " (synthetic or empty)",
             ],
             "writable": "/tmp = $HOME, a private tmpfs of Limits.scratch_mb",
             "fresh": ["/proc", "/dev (minimal, read-only)"],
@@ -332,6 +500,15 @@ def describe() -> dict:
         "runtimes": {name: _runtime(path) for name, path in RUNTIMES.items()},
         "kill": "SIGKILL to the PID-namespace init (the kernel kills every process in it)",
     }
+
+
+def _seccomp_description() -> dict:
+    described = syscall_filter.describe()
+    try:
+        described["bpf_bytes"] = len(syscall_filter.bpf())
+    except syscall_filter.SeccompUnavailable as error:
+        described["unavailable"] = str(error)
+    return described
 
 
 def _runtime(path: str) -> str | None:

@@ -392,13 +392,15 @@ def spawn(
     limits: Limits = DEFAULT_LIMITS,
     sandboxed: bool = True,
     cgroup: bool = True,
+    seccomp: bool = True,
 ) -> BotProcess:
     """Start a bot program; ``command`` is as run inside the sandbox (see ``resolve``).
 
     ``bot_dir`` is the bot's directory, or its single program file, mounted at
     ``/bot``. A sandboxed bot runs in a cgroup of its own (``cgroup.py``) that
     caps its memory, processes and CPU and counts its CPU time; ``cgroup=False``
-    skips it (to measure its cost; with a warning). ``sandboxed=False`` runs a
+    skips it (to measure its cost; with a warning), and ``seccomp=False`` leaves
+    out the system-call filter (``seccomp.py``; likewise). ``sandboxed=False`` runs a
     plain subprocess for trusted bots in development (with a warning). Raises
     ``SandboxUnavailable`` if sandboxing was asked for and does not work here,
     or if the host has no usable cgroup and the operator did not set
@@ -422,6 +424,8 @@ def spawn(
     group = _create_group(limits) if cgroup else None
     if not cgroup:
         logger.warning("running bot %s without a cgroup (asked by the caller)", bot_path)
+    if not seccomp:
+        logger.warning("running bot %s without a seccomp filter (asked by the caller)", bot_path)
     uid = isolation.host_uid()
     try:
         staging = isolation.stage(bot_path, uid=uid)
@@ -433,12 +437,18 @@ def spawn(
     block_read, block_write = os.pipe() if group is not None else (None, None)
     pass_fds = [fd for fd in (write_end, block_read) if fd is not None]
     try:
+        argv = isolation.bwrap_argv(
+            command,
+            staging=staging,
+            limits=limits,
+            info_fd=write_end,
+            block_fd=block_read,
+            seccomp=seccomp,
+        )
         popen = subprocess.Popen(
-            isolation.bwrap_argv(
-                command, staging=staging, limits=limits, info_fd=write_end, block_fd=block_read
-            ),
+            argv,
             **isolation.popen_identity(uid),
-            pass_fds=pass_fds,
+            pass_fds=[*pass_fds, *staging.fds],  # the files bwrap copies into the sandbox
             env={"PATH": isolation.SANDBOX_PATH},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -452,6 +462,7 @@ def spawn(
         _remove_quietly(group)
         raise
     finally:
+        staging.close_fds()
         for fd in (write_end, block_read):
             if fd is not None:
                 os.close(fd)
