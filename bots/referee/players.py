@@ -152,6 +152,7 @@ class ProcessPlayer(Player):
         self.process = sandbox.spawn(self.command, **kwargs)
         try:
             self._exchange(protocol.encode(hello), timeout_s, "ready")
+            self.process.set_deciding(False)  # until its first turn
         except BotFault as fault:
             if fault.status == MEMORY:  # said as it is, whenever it happens
                 raise
@@ -160,7 +161,12 @@ class ProcessPlayer(Player):
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
         if self.process.pending():
             raise BotFault(OUT_OF_TURN, "the bot wrote output before it was asked to act")
-        return self._exchange(self.encoder.encode(message), timeout_s, "action")
+        # Its turn: full CPU weight, so that no other bot's load slows it down.
+        self.process.set_deciding(True)
+        try:
+            return self._exchange(self.encoder.encode(message), timeout_s, "action")
+        finally:
+            self.process.set_deciding(False)
 
     def cpu_time_ns(self) -> int | None:
         """The CPU time of the bot's process tree, from its cgroup (None without one)."""

@@ -33,6 +33,7 @@ import functools
 import logging
 import os
 import secrets
+import select
 import signal
 import time
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ V1, V2 = "v1", "v2"
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 CPU_PERIOD_US = 100_000
+#: CPU weight of a bot that is deciding (the default) and of one that waits its turn.
+WEIGHTS = {V1: (b"1024", b"2"), V2: (b"100", b"1")}
 
 
 class CgroupError(OSError):
@@ -226,12 +229,18 @@ class BotGroup:
         if self.version == V2:
             self._open("cpu", directories["cpu"] / "cpu.stat")
             self._open("oom", directories["memory"] / "memory.events")
+            self._open("weight", directories["cpu"] / "cpu.weight", os.O_WRONLY)
         else:
             self._open("cpu", directories["cpuacct"] / "cpuacct.usage")
             self._open("oom", directories["memory"] / "memory.oom_control")
+            self._open("weight", directories["cpu"] / "cpu.shares", os.O_WRONLY)
+            # An eventfd the kernel signals when the group runs out of memory.
+            self._fds["oom_event"] = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+            control = f"{self._fds['oom_event']} {self._fds['oom']}"
+            (directories["memory"] / "cgroup.event_control").write_text(control)
 
-    def _open(self, key: str, path: Path) -> None:
-        self._fds[key] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    def _open(self, key: str, path: Path, mode: int = os.O_RDONLY) -> None:
+        self._fds[key] = os.open(path, mode | os.O_CLOEXEC)
 
     def _read(self, key: str) -> bytes:
         return os.pread(self._fds[key], 4096, 0)
@@ -266,9 +275,42 @@ class BotGroup:
             return int(_field(data, b"usage_usec")) * 1000
         return int(data)
 
+    def set_deciding(self, deciding: bool) -> None:
+        """Full CPU weight while the bot decides; almost none while it waits its turn.
+
+        A bot's load between its turns (pondering, or a hog's spinning children)
+        then only gets CPU time nobody else wants, and never slows the bot
+        whose turn it is.
+        """
+        os.pwrite(self._fds["weight"], WEIGHTS[self.version][0 if deciding else 1], 0)
+
     def oom_kills(self) -> int:
         """How many processes of the group the kernel killed for exceeding its memory limit."""
         return int(_field(self._read("oom"), b"oom_kill") or 0)
+
+    def memory_event(self) -> tuple[int, int]:
+        """``(fd, poll events)`` that become ready when the group may have had an OOM kill.
+
+        v1: an eventfd (``POLLIN``; drained by :meth:`oom_kills_after_event`);
+        v2: ``memory.events`` itself (``POLLPRI``, on any change of it).
+        """
+        if self.version == V2:
+            return self._fds["oom"], select.POLLPRI | select.POLLERR
+        return self._fds["oom_event"], select.POLLIN
+
+    def oom_kills_after_event(self, settle_s: float = 0.1) -> int:
+        """``oom_kills()`` once the kernel has acted on the event :meth:`memory_event` saw.
+
+        v1 signals before the OOM killer has picked its victim: give it ``settle_s``.
+        """
+        if self.version == V2:
+            return self.oom_kills()
+        with contextlib.suppress(BlockingIOError):
+            os.read(self._fds["oom_event"], 8)
+        deadline = time.monotonic() + settle_s
+        while not (kills := self.oom_kills()) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return kills
 
     def remove(self, timeout_s: float = 5.0) -> None:
         """Kill whatever is left in the group, then remove it (idempotent).

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import seccomp as syscall_filter
+from .cgroup import host as cgroup_host
 from .limits import MIB, Limits
 from .resolve import BOT_MOUNT
 
@@ -119,11 +120,14 @@ class Staging:
         return fd
 
     def file_fd(self, path: Path) -> int | None:
-        """``path`` opened read-only if it is a regular file (never a symlink), else None."""
+        """``path`` opened read-only if it is a regular file (never a symlink), else None.
+
+        Raises ``ValueError`` naming the file if it cannot be opened.
+        """
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return None
+        except OSError as error:
+            raise ValueError(f"bot file {str(path)!r} cannot be read: {error.strerror}") from None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             return None
@@ -286,22 +290,28 @@ def _copy_tree(staging: Staging, source: Path, target: str) -> list[str]:
                     f"bot {str(source)!r} has more than {MAX_COPY_FILES} files or "
                     f"{MAX_COPY_BYTES} bytes"
                 )
-        if len(staging.fds) + 64 > _open_files_allowed():
+        if not _may_open(len(staging.fds) + 256):
             staging.close_fds()
             raise ValueError(f"bot {str(source)!r} has more files than we may open at once")
     return args
 
 
-@functools.cache
-def _open_files_allowed() -> int:
-    """Our open-file limit, raised to the hard limit once (each copied file is an fd)."""
+def _may_open(descriptors: int) -> bool:
+    """Whether our open-file limit allows ``descriptors``, raising the soft limit if needed.
+
+    Every copied file is a descriptor until bwrap has started, so a large bot
+    may need more than a default soft limit of 1024.
+    """
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            soft = wanted
-    return soft
+    if soft == resource.RLIM_INFINITY or descriptors <= soft:
+        return True
+    if hard != resource.RLIM_INFINITY and descriptors > hard:
+        return False
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, hard))
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _proc_masks(staging: Staging, limits: Limits) -> list[str]:
@@ -488,15 +498,22 @@ def describe() -> dict:
         "limits": {
             "how": "setrlimit (soft = hard) by prlimit inside the namespaces, before exec",
             "cpu_seconds": "RLIMIT_CPU, per process",
-            "memory_mb": "RLIMIT_AS, per process",
-            "processes": "RLIMIT_NPROC, counted in the bot's own user namespace",
+            "memory_mb": "the bot's cgroup memory limit (every process, memfd and tmpfs page), "
+            "and RLIMIT_AS per process",
+            "processes": "the bot's cgroup pids.max, and RLIMIT_NPROC, counted in the bot's own "
+            "user namespace",
+            "cpu_cores": "the bot's cgroup CPU quota",
             "file_size_mb": "RLIMIT_FSIZE",
             "open_files": "RLIMIT_NOFILE",
             "core dumps": "RLIMIT_CORE = 0",
             "scratch_mb": "size= of the /tmp tmpfs",
             "defaults": asdict(Limits()),
         },
-        "cgroups": "not used: rlimits are what is enforced (see README.md)",
+        "cgroup": {
+            **cgroup_host().describe(),
+            "per bot": "one group per bot process tree: memory, pids and CPU caps, CPU time",
+            "without one": "untrusted bots are refused unless CARDROOM_SANDBOX_ALLOW_NO_CGROUP=1",
+        },
         "runtimes": {name: _runtime(path) for name, path in RUNTIMES.items()},
         "kill": "SIGKILL to the PID-namespace init (the kernel kills every process in it)",
     }

@@ -105,6 +105,13 @@ class BotProcess:
         os.set_blocking(self._stdout, False)
         self._readable = select.poll()
         self._readable.register(self._stdout, select.POLLIN)
+        # readline also wakes up when the kernel signals an OOM in the bot's group.
+        self._waiting = select.poll()
+        self._waiting.register(self._stdout, select.POLLIN)
+        self._memory_fd: int | None = None
+        if group is not None:
+            self._memory_fd, mask = group.memory_event()
+            self._waiting.register(self._memory_fd, mask)
         self._writable = select.poll()
         self._writable.register(self._stdin, select.POLLOUT)
         self._buffer = bytearray()
@@ -132,14 +139,25 @@ class BotProcess:
 
         None when the bot has no cgroup. After ``kill`` it is the final count.
         """
-        if self._group is not None:
-            self._last_cpu_ns = self._group.cpu_time_ns()
+        with self._kill_lock:  # not while kill() closes the group's files
+            if self._group is not None:
+                self._last_cpu_ns = self._group.cpu_time_ns()
         return self._last_cpu_ns
+
+    def set_deciding(self, deciding: bool) -> None:
+        """Tell the bot's cgroup whether it is the bot's turn (full CPU weight) or not.
+
+        A bot starts deciding. Without a cgroup, or once killed, this does nothing.
+        """
+        with self._kill_lock:
+            if self._group is not None:
+                self._group.set_deciding(deciding)
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for exceeding its memory limit."""
-        if self._group is not None:
-            self._last_oom_kills = self._group.oom_kills()
+        with self._kill_lock:
+            if self._group is not None:
+                self._last_oom_kills = self._group.oom_kills()
         return self._last_oom_kills
 
     def _admit(self, block_fd: int) -> None:
@@ -153,6 +171,11 @@ class BotProcess:
         self._group.add(self._popen.pid)
         self._group.add(self._init_pid)
         os.write(block_fd, b"1")
+
+    def _end_for_memory(self) -> None:
+        """Kill the bot: the kernel killed part of it for memory. Raises ``MemoryExceeded``."""
+        self.kill()
+        raise self._gone("")
 
     def _gone(self, message: str) -> BotGone:
         """``BotGone``, or ``MemoryExceeded`` if the kernel killed part of the bot for memory."""
@@ -205,8 +228,7 @@ class BotProcess:
                 del buffer[: end + 1]
                 self._scanned = 0
                 if self._group is not None and self.oom_kills():
-                    self.kill()
-                    raise self._gone("")
+                    self._end_for_memory()
                 return line
             if len(buffer) > max_bytes:
                 break
@@ -220,8 +242,11 @@ class BotProcess:
                 raise ReadTimeout(f"no full line from the bot within {timeout_s} s")
             if self._killed:
                 raise self._gone("bot was killed")
-            if self._readable.poll(math.ceil(remaining * 1000)):
-                self._read_chunk()
+            for fd, _ in self._waiting.poll(math.ceil(remaining * 1000)):
+                if fd == self._stdout:
+                    self._read_chunk()
+                elif self._group is not None and self._group.oom_kills_after_event():
+                    self._end_for_memory()
         buffer.clear()
         self._scanned = 0
         raise LineTooLong(f"bot wrote a line longer than {max_bytes} bytes")

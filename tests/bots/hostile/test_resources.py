@@ -1,0 +1,321 @@
+"""Each bot's cgroup against hostile bots, in the real sandbox.
+
+One bot's CPU load must not make another forfeit (the referee charges each
+decision the bot's own CPU time); memory that the address-space limit does
+not see (``memfd``, tmpfs, many processes) ends the bot as a memory fault;
+``pids.max`` holds; every process of a bot is in its group and the group is
+gone after the kill; without a usable cgroup, untrusted bots are refused
+unless the operator allows it.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from bots.builtin import make
+from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.sandbox import (
+    Limits,
+    MemoryExceeded,
+    SandboxUnavailable,
+    cgroup,
+    describe,
+    resolve,
+    spawn,
+)
+from bots.sandbox.process import ALLOW_NO_CGROUP_ENV
+
+from ..sandbox.driver import ECHO_BOT, HOSTILE, act, hello
+
+#: The review's clock: 400 ms a move, a 4 s bank.
+REVIEW_CLOCK = TimeControl(move_ms=400, bank_ms=4_000, start_ms=10_000)
+
+
+def start(name: str, limits: Limits | None = None, **options):
+    command, bot_dir = resolve(HOSTILE / f"{name}.py")
+    bot = spawn(command, bot_dir=bot_dir, limits=limits or Limits())
+    hello(bot, options)
+    return bot
+
+
+def group_of(pid: int) -> dict[str, str]:
+    """``/proc/<pid>/cgroup`` as controller -> path (v2: key ``""``)."""
+    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    found = {}
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") or [""]:
+            found[controller] = path
+    return found
+
+
+def test_host_has_a_usable_cgroup_and_describe_says_which():
+    host = cgroup.host()
+
+    assert host.usable, host.reason
+    assert host.version in ("v1", "v2")
+    assert describe()["cgroup"]["version"] == host.version
+    assert describe()["cgroup"]["base"]
+
+
+# --- CPU ---------------------------------------------------------------------
+
+
+class Timed(ProcessPlayer):
+    """A process player that also notes each decision's wall time and its final CPU time."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.walls_ms: list[float] = []
+        self.final_cpu_ns: int | None = None
+
+    def act(self, message, timeout_s):
+        started = time.perf_counter()
+        try:
+            return super().act(message, timeout_s)
+        finally:
+            self.walls_ms.append((time.perf_counter() - started) * 1000)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.final_cpu_ns = self.process.cpu_time_ns()
+        super().close()
+
+
+def victim_match(opponent: ProcessPlayer | None):
+    """A game of manni-basic: the fixed-work victim, ``opponent`` (or a built-in), a built-in."""
+    victim = Timed.from_path(HOSTILE / "fixed_work.py")
+    second = opponent or InProcessPlayer(make("random", seed=1))
+    players = [victim, second, InProcessPlayer(make("random", seed=2))]
+    result = play_match("manni-basic", players, games_count=1, seed=5, time_control=REVIEW_CLOCK)
+    return victim, result
+
+
+@pytest.mark.slow
+def test_cpu_hog_does_not_make_its_opponent_forfeit():
+    """60 busy children in their own sessions: the other bot keeps its pace and its games."""
+    alone, alone_result = victim_match(None)
+    hog = Timed.from_path(HOSTILE / "cpu_hog.py")
+    started = time.perf_counter()
+    loaded, loaded_result = victim_match(hog)
+    hog_wall_s = time.perf_counter() - started
+
+    statuses = [g.statuses[0]["status"] for g in loaded_result.games]
+    assert statuses == ["ok"], loaded_result.games[0].statuses[0]
+    assert [g.statuses[0]["status"] for g in alone_result.games] == ["ok"]
+    charged_alone = statistics.median(alone.charged_ms)
+    charged_loaded = statistics.median(loaded.charged_ms)
+    wall_alone = statistics.median(alone.walls_ms)
+    wall_loaded = statistics.median(loaded.walls_ms)
+    print(
+        f"victim per decision, median: alone {wall_alone:.1f} ms wall, {charged_alone:.1f} ms "
+        f"charged; beside the hog {wall_loaded:.1f} ms wall, {charged_loaded:.1f} ms charged "
+        f"({len(alone.walls_ms)} and {len(loaded.walls_ms)} decisions)"
+    )
+    assert charged_loaded < 2 * charged_alone
+    assert wall_loaded < 2 * wall_alone
+    # Charged is the bot's CPU time: never more than its wall time, plus a little for the clock.
+    assert all(c <= w + 5 for c, w in zip(loaded.charged_ms, loaded.walls_ms, strict=True))
+    # The hog's 60 spinning processes got at most its one-core quota over the whole match.
+    assert hog.final_cpu_ns is not None
+    assert hog.final_cpu_ns / 1e9 < 1.0 * hog_wall_s * 1.1 + 0.5
+
+
+def test_a_decision_is_charged_the_bots_cpu_time_not_its_wall_time():
+    """A bot that sleeps 600 ms a move (over ``move_ms``) is charged its CPU time only."""
+    bot = Timed.from_path(HOSTILE / "napper.py")
+    players = [
+        bot,
+        InProcessPlayer(make("random", seed=1)),
+        InProcessPlayer(make("random", seed=2)),
+    ]
+    clock = TimeControl(move_ms=400, bank_ms=1_000, start_ms=10_000)
+
+    result = play_match("manni-basic", players, games_count=1, seed=5, time_control=clock)
+
+    assert result.games[0].statuses[0]["status"] == "ok"  # wall-clock charging would time out
+    assert len(bot.walls_ms) >= 6 and all(w >= 600 for w in bot.walls_ms[:6])
+    assert all(0 < c < 100 for c in bot.charged_ms[:6]), bot.charged_ms
+
+
+def test_a_bot_that_blocks_past_the_wall_ceiling_times_out():
+    """The ceiling of a CPU-charged move: 4 x (move + bank) + 1 s, here 1.8 s."""
+    bot = Timed.from_path(HOSTILE / "sleeper.py")
+    players = [
+        bot,
+        InProcessPlayer(make("random", seed=1)),
+        InProcessPlayer(make("random", seed=2)),
+    ]
+    clock = TimeControl(move_ms=100, bank_ms=100, start_ms=10_000)
+
+    result = play_match("manni-basic", players, games_count=1, seed=5, time_control=clock)
+
+    assert result.games[0].statuses[0] == {
+        "status": "timeout",
+        "reason": "no answer within 1.800 s",
+    }
+    assert 1_800 <= bot.walls_ms[0] < 2_500
+
+
+# --- memory ------------------------------------------------------------------
+
+
+MEMORY_CASES = [
+    # (how the bot fills memory, limits, hello options)
+    ("memfd", Limits(memory_mb=128), {"mb": 400}),
+    ("tmp", Limits(memory_mb=128, scratch_mb=512), {"mb": 400}),
+    ("fork", Limits(memory_mb=128, processes=32), {"mb": 60, "children": 8}),
+]
+
+
+@pytest.mark.parametrize(
+    ("how", "limits", "options"), MEMORY_CASES, ids=[c[0] for c in MEMORY_CASES]
+)
+def test_memory_beyond_the_limit_kills_the_bot(how, limits, options):
+    bot = start("memory_fill", limits, how=how, **options)
+    group = bot.group
+    try:
+        with pytest.raises(MemoryExceeded, match="over its memory limit of 128 MiB"):
+            act(bot, timeout_s=30)
+
+        assert not bot.alive()
+        assert bot.oom_kills() >= 1
+        assert bot.survivors() == []
+        assert not group.path.exists()
+    finally:
+        bot.kill()
+
+
+def test_dev_shm_is_no_way_around_the_memory_limit():
+    """``/dev/shm`` is either read-only (bwrap's minimal /dev) or counted like /tmp."""
+    bot = start("memory_fill", Limits(memory_mb=128), how="shm", mb=400)
+    try:
+        try:
+            report = act(bot, timeout_s=30)["report"]
+        except MemoryExceeded:
+            return
+        assert report["filled_mb"] is None
+        assert "Read-only file system" in report["error"] or "No such file" in report["error"]
+    finally:
+        bot.kill()
+
+
+def test_memory_fault_in_a_match_is_status_memory():
+    bot = ProcessPlayer.from_path(HOSTILE / "memory_fill.py", limits=Limits(memory_mb=128))
+    players = [
+        bot,
+        InProcessPlayer(make("random", seed=1)),
+        InProcessPlayer(make("random", seed=2)),
+    ]
+
+    result = play_match("manni-basic", players, games_count=2, seed=3, time_control=REVIEW_CLOCK)
+
+    statuses = [g.statuses[0] for g in result.games]
+    assert statuses[0] == {"status": "memory", "reason": "killed: over its memory limit of 128 MiB"}
+    assert statuses[1]["status"] == "memory"
+    assert result.standings()[0]["statuses"] == {"memory": 2}
+
+
+def test_single_process_allocation_still_gets_a_clean_memory_error():
+    """The common case stays gentle: RLIMIT_AS refuses before the group's OOM killer."""
+    bot = start("memory_hog", Limits(memory_mb=256))
+    try:
+        report = act(bot, timeout_s=30)["report"]
+
+        assert report["refused"] is True
+        assert bot.alive() and bot.oom_kills() == 0
+    finally:
+        bot.kill()
+
+
+# --- processes and membership --------------------------------------------------
+
+
+def test_pids_max_holds_for_the_whole_bot():
+    bot = start("fork_bomb", Limits(processes=24))
+    try:
+        report = act(bot, timeout_s=30)["report"]
+        pids = bot.group.pids()
+
+        assert report["error"] and report["forked"] < 24
+        assert len(pids) <= 24
+        pids_dir = bot.group.directories["pids"]
+        assert (pids_dir / "pids.max").read_text().strip() == "24"
+        assert int((pids_dir / "pids.current").read_text()) <= 24
+    finally:
+        bot.kill()
+
+
+def test_every_process_and_thread_of_the_bot_is_in_its_group():
+    bot = start("spreader")
+    try:
+        act(bot)
+        expected = bot.group.path.name
+        in_namespace = bot.survivors()  # every process in the bot's PID namespace
+        tasks = [int(task) for pid in in_namespace for task in os.listdir(f"/proc/{pid}/task")]
+
+        assert len(in_namespace) >= 4  # init, the bot, its child, the daemon
+        assert len(tasks) >= len(in_namespace) + 3  # the bot's three threads
+        for task in tasks:
+            groups = group_of(task)
+            for controller in ("memory", "pids", "cpu", "cpuacct") if "memory" in groups else [""]:
+                assert groups[controller].endswith("/" + expected), (task, groups)
+        assert set(in_namespace) <= set(bot.group.pids())
+    finally:
+        bot.kill()
+
+
+def test_the_group_is_removed_when_the_bot_is_killed():
+    bot = start("spreader")
+    act(bot)
+    directories = set(bot.group.directories.values())
+    assert all(d.exists() for d in directories)
+
+    bot.kill()
+
+    assert bot.group is None
+    assert not any(d.exists() for d in directories)
+    assert bot.cpu_time_ns() > 0  # the last count is kept
+
+
+# --- refusal -------------------------------------------------------------------
+
+
+def test_without_a_usable_cgroup_untrusted_bots_are_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv(cgroup.BASE_ENV, str(tmp_path))  # a plain directory: no cgroup2 there
+    monkeypatch.delenv(ALLOW_NO_CGROUP_ENV, raising=False)
+    command, bot_dir = resolve(ECHO_BOT)
+
+    assert not cgroup.host().usable
+    with pytest.raises(SandboxUnavailable, match=f"not a cgroup2 directory.*{ALLOW_NO_CGROUP_ENV}"):
+        spawn(command, bot_dir=bot_dir)
+    assert describe()["cgroup"]["reason"].endswith("is not a cgroup2 directory")
+
+
+def test_the_operator_may_allow_bots_without_a_cgroup(monkeypatch, tmp_path, caplog):
+    monkeypatch.setenv(cgroup.BASE_ENV, str(tmp_path))
+    monkeypatch.setenv(ALLOW_NO_CGROUP_ENV, "1")
+    command, bot_dir = resolve(ECHO_BOT)
+
+    with spawn(command, bot_dir=bot_dir) as bot:
+        assert hello(bot) is True
+        assert bot.group is None and bot.cpu_time_ns() is None
+    assert "WITHOUT A CGROUP" in caplog.text
+
+
+def test_a_fake_cgroup2_directory_is_detected_as_unusable(monkeypatch, tmp_path):
+    """It looks like a delegated v2 group, but the kernel is not behind it."""
+    (tmp_path / "cgroup.controllers").write_text("cpu memory pids\n")
+    (tmp_path / "cgroup.subtree_control").write_text("")
+    monkeypatch.setenv(cgroup.BASE_ENV, str(tmp_path))
+
+    found = cgroup.host()
+
+    assert not found.usable
+    assert "refuses a bot group" in found.reason
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
