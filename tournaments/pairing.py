@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 from tournaments.formats.common import derive_seed
 from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
-from tournaments.formats.ladder import LadderEntry, ladder_tables
+from tournaments.formats.ladder import RECENT_TABLES_PER_ENTRY, LadderEntry, ladder_tables
 from tournaments.formats.round_robin import round_robin
 from tournaments.formats.swiss import swiss_pair
-from tournaments.models import Competition, Match
+from tournaments.models import Competition, Match, MatchSeat
 from tournaments.ratings import PARTNER_SEATS, TableResult
 
 Format = Competition.Format
@@ -128,18 +128,46 @@ def _elimination(competition: Competition, number: int) -> Plan | None:
 
 
 def _ladder(competition: Competition, number: int) -> Plan | None:
+    """The next ladder batch: every free entry, by rating, from the recent meetings.
+
+    Four queries whatever the size of the field: the entries, the busy ones, where
+    the recent window starts and the seats of the matches in it (the latest
+    ``RECENT_TABLES_PER_ENTRY`` tables per entry, in order).
+    """
+    entries = list(
+        competition.entries.filter(withdrawn=False)
+        .order_by("id")
+        .values_list("id", "mu", "sigma", "games")
+    )
     busy = set(
         competition.matches.exclude(status=Match.Status.DONE).values_list(
             "seats__entry_id", flat=True
         )
     )
     candidates = [
-        LadderEntry(e.id, recent_games=e.games, sigma=e.sigma, busy=e.id in busy)
-        for e in competition.entries.filter(withdrawn=False).order_by("id")
+        LadderEntry(pk, recent_games=games, sigma=sigma, busy=pk in busy, mu=mu)
+        for pk, mu, sigma, games in entries
     ]
     tables = ladder_tables(
         candidates,
         competition.seats_per_table,
         seed=derive_seed(competition.seed, f"ladder/{number}"),
+        recent=_recent_tables(competition, len(entries)),
     )
     return Plan([(table, "") for table in tables]) if tables else None
+
+
+def _recent_tables(competition: Competition, entries: int) -> list[tuple[int, ...]]:
+    """The entries at each of the competition's latest matches, oldest first (any status)."""
+    window = max(1, RECENT_TABLES_PER_ENTRY * entries // competition.seats_per_table)
+    latest = competition.matches.order_by("-id").values_list("id", flat=True)
+    oldest = list(latest[window - 1 : window])
+    seats = MatchSeat.objects.filter(match__competition=competition)
+    if oldest:  # else fewer matches than the window: all of them
+        seats = seats.filter(match_id__gte=oldest[0])
+    tables: dict[int, list[int]] = {}
+    for match_id, entry_id in seats.order_by("match_id", "seat").values_list(
+        "match_id", "entry_id"
+    ):
+        tables.setdefault(match_id, []).append(entry_id)
+    return [tuple(table) for table in tables.values()]
