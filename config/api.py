@@ -211,6 +211,10 @@ class RegisterView(ApiDefaults, APIView):
         return Response(data, status=status.HTTP_201_CREATED)
 
 
+#: The 429 of a login tried too often (DRF adds when it may be tried again).
+TOO_MANY_FAILURES = "Too many failed logins from here or for this user."
+
+
 def _username_of(data: Any) -> str:
     value = data.get("username", "") if hasattr(data, "get") else ""
     return value if isinstance(value, str) else ""
@@ -245,7 +249,7 @@ class TokenView(ApiDefaults, APIView):
         username = _username_of(request.data)
         wait = login_blocked_for(request, username)
         if wait is not None:
-            raise exceptions.Throttled(wait, detail=_too_many_failures(wait))
+            raise exceptions.Throttled(wait, detail=TOO_MANY_FAILURES)
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
         if not serializer.is_valid():
             if api_settings.NON_FIELD_ERRORS_KEY in serializer.errors:  # wrong credentials
@@ -268,10 +272,6 @@ def _token_for(user: AbstractBaseUser) -> Token:
             token.delete()
             token = Token.objects.create(user=user)
     return token
-
-
-def _too_many_failures(wait: int) -> str:
-    return f"Too many failed logins from here or for this user: try again in {wait} seconds."
 
 
 class MeView(ApiDefaults, APIView):
