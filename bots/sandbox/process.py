@@ -172,6 +172,10 @@ class BotProcess:
         self._group.add(self._init_pid)
         os.write(block_fd, b"1")
 
+    def _oom_after_event(self) -> int:
+        with self._kill_lock:
+            return self._group.oom_kills_after_event() if self._group is not None else 0
+
     def _end_for_memory(self) -> None:
         """Kill the bot: the kernel killed part of it for memory. Raises ``MemoryExceeded``."""
         self.kill()
@@ -214,8 +218,9 @@ class BotProcess:
         came so far is kept for the next call), ``LineTooLong`` if the line
         exceeds ``max_bytes`` (the buffer is dropped: kill the bot), and
         ``BotGone`` at end of output (a partial last line is dropped).
-        ``MemoryExceeded`` (a ``BotGone``) if the kernel killed any process of
-        the bot for its memory limit: the bot is killed then, even if it answered.
+        ``MemoryExceeded`` (a ``BotGone``) as soon as the kernel signals that it
+        killed a process of the bot for its memory limit (even one the bot does
+        not wait for): the bot is killed then.
         """
         buffer = self._buffer
         deadline = None
@@ -227,8 +232,6 @@ class BotProcess:
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
                 self._scanned = 0
-                if self._group is not None and self.oom_kills():
-                    self._end_for_memory()
                 return line
             if len(buffer) > max_bytes:
                 break
@@ -242,11 +245,11 @@ class BotProcess:
                 raise ReadTimeout(f"no full line from the bot within {timeout_s} s")
             if self._killed:
                 raise self._gone("bot was killed")
-            for fd, _ in self._waiting.poll(math.ceil(remaining * 1000)):
-                if fd == self._stdout:
-                    self._read_chunk()
-                elif self._group is not None and self._group.oom_kills_after_event():
-                    self._end_for_memory()
+            ready = [fd for fd, _ in self._waiting.poll(math.ceil(remaining * 1000))]
+            if self._memory_fd in ready and self._oom_after_event():
+                self._end_for_memory()  # before reading: an answer with an OOM kill is void
+            if self._stdout in ready:
+                self._read_chunk()
         buffer.clear()
         self._scanned = 0
         raise LineTooLong(f"bot wrote a line longer than {max_bytes} bytes")
