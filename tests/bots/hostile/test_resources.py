@@ -247,6 +247,9 @@ def test_pids_max_holds_for_the_whole_bot():
         pids_dir = bot.group.directories["pids"]
         assert (pids_dir / "pids.max").read_text().strip() == "24"
         assert int((pids_dir / "pids.current").read_text()) <= 24
+        # The group's limit refused the fork (bwrap's two processes count there, not
+        # for RLIMIT_NPROC, so pids.max is reached first).
+        assert (pids_dir / "pids.events").read_text().split() == ["max", "1"]
     finally:
         bot.kill()
 
@@ -281,6 +284,25 @@ def test_the_group_is_removed_when_the_bot_is_killed():
     assert bot.group is None
     assert not any(d.exists() for d in directories)
     assert bot.cpu_time_ns() > 0  # the last count is kept
+
+
+def test_startup_sweep_removes_empty_groups_of_dead_processes():
+    host = cgroup.host()
+    gone = cgroup.create(Limits())
+    for directory in set(gone.directories.values()):  # as if made by a process now dead
+        os.rename(directory, directory.with_name(f"{cgroup.GROUP_PREFIX}999999999-stale"))
+    gone.directories = {
+        k: d.with_name(f"{cgroup.GROUP_PREFIX}999999999-stale") for k, d in gone.directories.items()
+    }
+    live = cgroup.create(Limits())
+    try:
+        cgroup._sweep(host)
+
+        assert not any(d.exists() for d in gone.directories.values())
+        assert all(d.exists() for d in live.directories.values())  # ours: kept
+    finally:
+        live.remove()
+        gone.remove()
 
 
 # --- refusal -------------------------------------------------------------------
