@@ -51,13 +51,26 @@ def interval(rating: Rating, z: float = Z95) -> tuple[float, float]:
 
 
 def p_stronger(a: Rating, b: Rating) -> float:
-    """The model's probability that A's skill is above B's (see the module docstring)."""
-    return normal_cdf((a.mu - b.mu) / math.hypot(a.sigma, b.sigma))
+    """The model's probability that A's skill is above B's (see the module docstring).
+
+    Any objects with ``mu`` and ``sigma`` will do; two certain beliefs (both sigmas 0)
+    give 1, 0 or 1/2.
+    """
+    spread = math.hypot(a.sigma, b.sigma)
+    if spread == 0:
+        return 0.5 if a.mu == b.mu else float(a.mu > b.mu)
+    return normal_cdf((a.mu - b.mu) / spread)
 
 
 def p_wins(a: Rating, b: Rating, beta: float = BETA) -> float:
     """The model's probability that A finishes ahead of B in one two-player game."""
     return normal_cdf((a.mu - b.mu) / math.sqrt(a.sigma**2 + b.sigma**2 + 2 * beta**2))
+
+
+@dataclass(frozen=True)
+class _Belief:
+    mu: float
+    sigma: float
 
 
 def with_confidence(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -66,7 +79,7 @@ def with_confidence(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ``p_above_next``, :func:`p_stronger` of the row against the row below it (None for
     the last row). Returns new dicts; the input is not modified.
     """
-    ratings = [Rating(row["mu"], row["sigma"]) for row in rows]
+    ratings = [_Belief(row["mu"], row["sigma"]) for row in rows]  # stored: not re-checked
     out = []
     for index, (row, rating) in enumerate(zip(rows, ratings, strict=True)):
         low, high = interval(rating)

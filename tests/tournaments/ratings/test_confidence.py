@@ -293,3 +293,10 @@ def test_compare_text_names_the_stronger_and_the_test():
         "A", "B", 0.9, PairRecord(won=15, lost=5), "matches"
     )
     assert percent(0.9996) == "> 99.9 %" and percent(0.994) == "99.4 %"
+
+
+def test_certain_beliefs_are_compared_without_dividing_by_zero():
+    rows = [{"mu": 17.0, "sigma": 0.0}, {"mu": 12.0, "sigma": 0.0}, {"mu": 12.0, "sigma": 0.0}]
+    out = with_confidence(rows)
+    assert (out[0]["rating_low"], out[0]["rating_high"]) == (17.0, 17.0)
+    assert [r["p_above_next"] for r in out] == [1.0, 0.5, None]
