@@ -7,7 +7,9 @@ event is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 =======================  ==========================================================
 ``match.started``        ``match``: the match (id, round, table, bracket ``node``,
                          status, seats).
-``match.finished``       ``match``: the match, its seats with ``rank`` and ``score``,
+``match.finished``       ``match``: the match, its seats with ``rank``, ``score`` and
+                         ``points`` (game points), a knockout's ``decided_by`` and
+                         ``tiebreak`` (how a level match was decided, or null),
                          and the ids of its ``games`` (for the replay page);
                          ``ratings``: per seat ``{"entry", "sequence", "before",
                          "after"}``, the displayed rating (mu - 3 sigma) before and
@@ -64,6 +66,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from tournaments.formats.match_result import describe_decision
 from tournaments.models import Competition, Match, RatingEvent, Round
 
 log = logging.getLogger(__name__)
@@ -159,7 +162,7 @@ def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
 
 def match_payload(match: Match) -> dict[str, Any]:
     """A match with its seats (bot names, and ranks once it is done)."""
-    seats = match.seats.select_related("entry__bot__owner").order_by("seat")
+    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
     return {
         "id": match.pk,
         "round": match.round.number if match.round_id else None,
@@ -174,9 +177,14 @@ def match_payload(match: Match) -> dict[str, Any]:
                 "name": str(s.entry.bot),
                 "rank": s.rank,
                 "score": s.score,
+                "points": s.points,
             }
             for s in seats
         ],
+        "decided_by": match.decided_by,
+        "tiebreak": describe_decision(
+            match.decided_by, [str(s.entry.bot) for s in seats], [s.score for s in seats]
+        ),
         "games": (
             list(match.game_records.order_by("index").values_list("pk", flat=True))
             if match.status == Match.Status.DONE

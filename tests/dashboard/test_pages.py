@@ -145,7 +145,7 @@ def test_an_elimination_page_draws_its_bracket(organiser):
     assert f'<div class="node done" data-node="{match.node}" data-match="{match.pk}">' in bracket
     assert '<div class="node waiting" data-node="GF">' in bracket
     winner = match.seats.get(rank=1).entry.bot.name
-    assert f'<div class="seat winner">{winner}<span class="rank">1</span></div>' in bracket
+    assert f'<div class="seat winner">{winner}<span class="points" title="rank 1 · ' in bracket
     assert "pairings" not in bracket
     assert snapshot_of(page)["rounds"]["bracket"]["sections"][0]["name"] == "Winners bracket"
 

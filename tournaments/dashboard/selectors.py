@@ -17,6 +17,7 @@ from tournaments import pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload, worker_label
 from tournaments.execution import competition_progress
 from tournaments.formats.elimination import Bracket, Node, NodeState
+from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.selectors import standings_for_competition
 
@@ -225,27 +226,40 @@ def _entry_names(competition: Competition) -> dict[int, str]:
 
 
 def _match_rows(matches: Iterable[Match], names: dict[int, str]) -> list[dict[str, Any]]:
-    """Matches with their seats, as ``match_payload`` without the games: two queries."""
-    return [
-        {
-            "id": m.pk,
-            "round": m.round.number if m.round_id else None,
-            "table": m.table,
-            "node": m.node,
-            "status": m.status,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "entry": s.entry_id,
-                    "name": names.get(s.entry_id, str(s.entry_id)),
-                    "rank": s.rank,
-                    "score": s.score,
-                }
-                for s in m.seats.all()
-            ],
-        }
-        for m in matches
-    ]
+    """Matches with their seats, as ``match_payload`` without the games: two queries.
+
+    Each seat has its match ``points`` (game points) beside ``rank`` and ``score``; a
+    knockout match has ``decided_by`` and ``tiebreak``, the line saying how a level
+    match was decided (None when its games decided it).
+    """
+    rows = []
+    for m in matches:
+        seats = [
+            {
+                "seat": s.seat,
+                "entry": s.entry_id,
+                "name": names.get(s.entry_id, str(s.entry_id)),
+                "rank": s.rank,
+                "score": s.score,
+                "points": s.points,
+            }
+            for s in m.seats.all()
+        ]
+        rows.append(
+            {
+                "id": m.pk,
+                "round": m.round.number if m.round_id else None,
+                "table": m.table,
+                "node": m.node,
+                "status": m.status,
+                "seats": seats,
+                "decided_by": m.decided_by,
+                "tiebreak": describe_decision(
+                    m.decided_by, [s["name"] for s in seats], [s["score"] for s in seats]
+                ),
+            }
+        )
+    return rows
 
 
 def _with_seats(queryset):
@@ -321,8 +335,9 @@ def bracket_view(*, competition: Competition, names: dict[int, str]) -> dict[str
     """
     try:
         # The pairing step's own bracket, so the view is exactly what is being played.
-        bracket = pairing._bracket(competition)
-        states = bracket.states(dict(pairing.finished_results(competition)))
+        bracket = pairing.competition_bracket(competition)
+        results = dict(pairing.finished_results(competition))
+        states = bracket.states(results)
     except ValueError:
         log.warning("no bracket view for competition %s", competition.pk, exc_info=True)
         return None
@@ -357,7 +372,13 @@ def bracket_view(*, competition: Competition, names: dict[int, str]) -> dict[str
                 ],
             }
         )
-    return {"advance": bracket.advance, "table_size": bracket.table_size, "sections": sections}
+    champion = bracket.champion(results)
+    return {
+        "advance": bracket.advance,
+        "table_size": bracket.table_size,
+        "sections": sections,
+        "champion": None if champion is None else names.get(champion, str(champion)),
+    }
 
 
 def _column_label(side: str, number: int, last: int) -> str:
@@ -376,14 +397,22 @@ def _node_box(
     """One box of the bracket: the match played at ``node`` or what is known of it."""
     order = state.order if state.order is not None else ()
     winners = set(order[: bracket.advance]) if state.played else set()
+    side = _node_place(node.id)[0]
+    feeders = [
+        s.node for s in node.sources if s.node and _node_place(s.node)[0] == side and s.place == 1
+    ]
     if match is not None:
         for seat in match["seats"]:
             seat["winner"] = seat["entry"] in winners
+            seat["points_text"] = None if seat["points"] is None else points_text(seat["points"])
         return {
             "node": node.id,
             "match": match["id"],
             "status": match["status"],
             "seats": match["seats"],
+            "from": feeders,
+            "score_line": score_line(match["seats"]),
+            "tiebreak": match["tiebreak"],
         }
     people = state.participants
     if people is None:
@@ -400,11 +429,29 @@ def _node_box(
             "name": None if entry is None else names.get(entry, str(entry)),
             "rank": None,
             "score": None,
+            "points": None,
+            "points_text": None,
             "winner": entry in winners,
         }
         for entry in people
     ]
-    return {"node": node.id, "match": None, "status": str(status), "seats": seats}
+    return {
+        "node": node.id,
+        "match": None,
+        "status": str(status),
+        "seats": seats,
+        "from": feeders,
+        "score_line": None,
+        "tiebreak": None,
+    }
+
+
+def score_line(seats: list[dict[str, Any]]) -> str | None:
+    """A played match's game score in seat order, e.g. ``"2-0"`` or ``"1½-½"`` (two
+    seats), ``"2-1½-½"`` (more); None before it is played."""
+    if any(seat.get("points") is None for seat in seats):
+        return None
+    return "-".join(points_text(seat["points"]) for seat in seats)
 
 
 # --- workers and queue ---

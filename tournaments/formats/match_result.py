@@ -215,3 +215,47 @@ def strict_cut(ranks: Sequence[int], cut_players: int) -> bool:
     """Whether exactly ``cut_players`` players are ranked above all the others."""
     ordered = sorted(ranks)
     return cut_players < len(ordered) and ordered[cut_players - 1] < ordered[cut_players]
+
+
+def points_text(value: float) -> str:
+    """A game-point or score total as people write it: 2, 1½, -33."""
+    whole, half = divmod(round(value * 2), 2)
+    if not half:
+        return str(whole)
+    return "½" if whole == 0 else "-½" if whole == -1 else f"{whole + (whole < 0)}½"
+
+
+def describe_decision(
+    decided_by: dict[str, Any], names: Sequence[str], scores: Sequence[float | None] = ()
+) -> str | None:
+    """One line saying how a level knockout match was decided; None if games decided it.
+
+    ``names`` and ``scores`` (total scores) are the players' in player (seat) order.
+    Examples: ``"level on games; decided on total score (150-146)"``, ``"level on games
+    and score; decided
+    by 2 play-off games (1½-½ on games, 3-1 on score)"``, ``"level after 2 play-off
+    games; decided by lot (greedy-1 drawn)"``.
+    """
+    rule = decided_by.get("rule")
+    level = decided_by.get("level") or []
+    if rule in (None, GAMES):
+        return None
+    if rule == SCORE:
+        totals = [scores[p] for p in level if p < len(scores) and scores[p] is not None]
+        shown = (
+            f" ({'-'.join(points_text(t) for t in totals)})" if len(totals) == len(level) else ""
+        )
+        return f"level on games; decided on total score{shown}"
+    if rule == PLAYOFF:
+        points = "-".join(points_text(p) for p in decided_by.get("points") or [])
+        scores = "-".join(points_text(s) for s in decided_by.get("scores") or [])
+        games = decided_by.get("games", 0)
+        return (
+            f"level on games and score; decided by {games} play-off game"
+            f"{'s' if games != 1 else ''} ({points} on games, {scores} on score)"
+        )
+    drawn = (decided_by.get("draw") or level or [None])[0]
+    who = names[drawn] if drawn is not None and drawn < len(names) else "?"
+    games = decided_by.get("games", 0)
+    after = f"after {games} play-off games" if games else "on games and score"
+    return f"level {after}; decided by lot ({who} drawn)"

@@ -97,11 +97,20 @@ class Command(BaseCommand):
     def _show(self, competition: Competition) -> dict:
         row = execution.competition_progress(competition=competition)
         done, total = row[Match.Status.DONE], row["total"] or 1
-        filled = BAR * done // total
         seconds = max(time.monotonic() - self.started, 1e-9)
         rate = (row["games"] - self.games_at_start) / seconds
+        if competition.format == Competition.Format.LADDER:
+            # A ladder has no end: the bar is the current batch, beside the matches played.
+            batch = competition.rounds.order_by("-number").first()
+            size = batch.matches.count() if batch else 0
+            finished = batch.matches.filter(status=Match.Status.DONE).count() if batch else 0
+            filled = BAR * finished // (size or 1)
+            where = f"{done} played, batch {batch.number if batch else 0}: {finished}/{size}"
+        else:
+            filled = BAR * done // total
+            where = f"{done}/{row['total']} done"
         line = (
-            f"\r[{'#' * filled}{'.' * (BAR - filled)}] {done}/{row['total']} done  "
+            f"\r[{'#' * filled}{'.' * (BAR - filled)}] {where}  "
             f"{row[Match.Status.QUEUED] + row[Match.Status.PENDING]} queued  "
             f"{row[Match.Status.RUNNING]} running  {row[Match.Status.FAILED]} failed  "
             f"{rate:.1f} games/s  [{row['competition']}]"
@@ -118,10 +127,40 @@ class Command(BaseCommand):
             self.stderr.write(f"match {match.pk} failed: {match.error}")
         self.stdout.write(f"{competition} is {competition.status}")
         rows = selectors.standings_for_competition(competition=competition)
-        self.stdout.write(f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}")
-        for row in rows:
-            self.stdout.write(
-                f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
-                f"{row['rating']:>7.2f} {row['games']:>6}"
-            )
+        for line in standings_table(competition, rows):
+            self.stdout.write(line)
         sys.stdout.flush()
+
+
+#: How each standings order is named above the table (selectors.STANDINGS_ORDER).
+ORDER_NAMES = {
+    "points": "by points, then rating",
+    "swiss": "by points, then Swiss tie-breaks",
+    "placement": "by placement: champion, runner-up, then round of elimination",
+    "rating": "by rating (mu - 3 sigma), then points",
+}
+
+
+def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
+    """The lines of the final table: the rows of ``standings_for_competition`` as they are."""
+    order = rows[0]["order"] if rows else selectors.STANDINGS_ORDER[competition.format]
+    dealing = (
+        "duplicate (every deal once per seat rotation)"
+        if competition.duplicate
+        else ("not duplicate")
+    )
+    knockout = order == "placement"
+    lines = [
+        f"standings {ORDER_NAMES[order]}; matches {dealing}",
+        f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}"
+        + ("  out at" if knockout else ""),
+    ]
+    for row in rows:
+        line = (
+            f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
+            f"{row['rating']:>7.2f} {row['games']:>6}"
+        )
+        if knockout:
+            line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
+        lines.append(line)
+    return lines

@@ -272,19 +272,73 @@
       return status === "bye" ? "bye" : "?";
     }
 
+    // Game points as the server writes them (match_result.points_text): 2, 1½, ½.
+    function pointsText(value) {
+      if (typeof value !== "number") return null;
+      const halves = Math.round(value * 2);
+      const whole = Math.floor(halves / 2);
+      if (halves % 2 === 0) return String(whole);
+      if (whole === 0) return "½";
+      if (whole === -1) return "-½";
+      return `${whole + (whole < 0 ? 1 : 0)}½`;
+    }
+
+    function scoreLine(seats) {
+      if (seats.some((s) => typeof s.points !== "number")) return null;
+      return seats.map((s) => pointsText(s.points)).join("-");
+    }
+
     function bracketNode(box) {
       const attrs = { class: `node ${box.status}`, "data-node": box.node };
       if (box.match) attrs["data-match"] = box.match;
-      return el(
+      if (box.from && box.from.length) attrs["data-from"] = box.from.join(" ");
+      const node = el(
         "div",
         attrs,
-        el("div", { class: "node-head" }, el("span", {}, box.node), el("span", {}, box.status)),
+        el("div", { class: "node-head" }, el("span", {}, box.node), el("span", {}, box.score_line || box.status)),
         ...box.seats.map((seat) => {
           const div = el("div", { class: seat.winner ? "seat winner" : "seat" }, seatText(seat, box.status));
-          if (seat.rank != null) div.append(el("span", { class: "rank" }, String(seat.rank)));
+          if (seat.points_text) {
+            const title = `rank ${seat.rank} · total score ${points(seat.score)}`;
+            div.append(el("span", { class: "points", title }, seat.points_text));
+          }
           return div;
         }),
       );
+      if (box.tiebreak) node.append(el("div", { class: "tiebreak" }, box.tiebreak));
+      return node;
+    }
+
+    // Connector lines from each box to the boxes it takes its winners from (same section).
+    function drawConnectors() {
+      for (const part of document.querySelectorAll("#bracket .bracket")) {
+        part.querySelector("svg.connectors")?.remove();
+        const box = part.getBoundingClientRect();
+        const at = (node, side) => {
+          const r = node.getBoundingClientRect();
+          return {
+            x: (side === "right" ? r.right : r.left) - box.left + part.scrollLeft,
+            y: r.top + r.height / 2 - box.top + part.scrollTop,
+          };
+        };
+        const lines = [];
+        for (const node of part.querySelectorAll(".node[data-from]")) {
+          const to = at(node, "left");
+          for (const id of node.dataset.from.split(" ")) {
+            const source = part.querySelector(`.node[data-node="${id}"]`);
+            if (!source) continue;
+            const from = at(source, "right");
+            const mid = (from.x + to.x) / 2;
+            lines.push(svg("polyline", { points: `${from.x},${from.y} ${mid},${from.y} ${mid},${to.y} ${to.x},${to.y}` }));
+          }
+        }
+        const layer = svg(
+          "svg",
+          { class: "connectors", width: part.scrollWidth, height: part.scrollHeight, "aria-hidden": "true" },
+          ...lines,
+        );
+        part.prepend(layer);
+      }
     }
 
     function renderRounds() {
@@ -308,6 +362,9 @@
       const parts = [el("h2", {}, "Rounds"), list];
       if (view.bracket) {
         const bracket = el("div", { id: "bracket" });
+        if (view.bracket.champion) {
+          bracket.append(el("p", { class: "champion" }, "Champion: ", el("b", {}, view.bracket.champion)));
+        }
         for (const part of view.bracket.sections) {
           bracket.append(
             el("h3", {}, part.name),
@@ -353,6 +410,7 @@
         parts.push(current);
       }
       section.replaceChildren(...parts);
+      drawConnectors();
     }
 
     const renderers = {
@@ -395,15 +453,19 @@
           for (const column of part.columns) {
             const box = column.nodes.find((b) => b.node === match.node);
             if (!box) continue;
-            const advance = view.bracket.advance || 1;
             box.match = match.id;
             box.status = match.status;
             box.seats = match.seats.map((s) => ({
               entry: s.entry,
               name: s.name,
               rank: s.rank,
-              winner: done && s.rank != null && s.rank <= advance,
+              score: s.score,
+              points: s.points,
+              points_text: pointsText(s.points),
+              winner: done && s.rank === 1, // a knockout match has one winning side
             }));
+            box.score_line = scoreLine(match.seats);
+            box.tiebreak = match.tiebreak || null;
           }
         }
       } else if (view.current) {
@@ -520,6 +582,8 @@
     load(initial);
     rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
     invalidate("queue"); // local times; the rest is drawn by the server until something changes
+    drawConnectors();
+    window.addEventListener("resize", drawConnectors);
     connect();
   }
 
