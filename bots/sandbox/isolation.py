@@ -283,6 +283,9 @@ def _copy_tree(staging: Staging, source: Path, target: str) -> list[str]:
                 args += ["--perms", "0755", "--dir", there]
             elif stat.S_ISREG(mode):
                 total += here.lstat().st_size
+                if not _may_open(len(staging.fds) + 256):
+                    staging.close_fds()
+                    raise ValueError(f"bot {str(source)!r} has more files than we may open")
                 args += _copy_file(staging, here, there)
             if entries > MAX_COPY_FILES or total > MAX_COPY_BYTES:
                 staging.close_fds()
@@ -290,9 +293,6 @@ def _copy_tree(staging: Staging, source: Path, target: str) -> list[str]:
                     f"bot {str(source)!r} has more than {MAX_COPY_FILES} files or "
                     f"{MAX_COPY_BYTES} bytes"
                 )
-        if not _may_open(len(staging.fds) + 256):
-            staging.close_fds()
-            raise ValueError(f"bot {str(source)!r} has more files than we may open at once")
     return args
 
 

@@ -422,3 +422,9 @@ def test_describe_reports_the_filter_and_the_masks():
     assert "keyctl" in described["seccomp"]["refused (EPERM)"]["kernel keyrings"]
     assert "--disable-userns" in described["user namespaces"]
     assert "/usr/local" in described["filesystem"]["masked"][0]
+
+
+def test_every_refused_system_call_has_a_probe_here():
+    probed = {name for name, *_ in [*REFUSED_CALLS.values(), *REFUSED_BY_ARGUMENT.values()]}
+
+    assert set(seccomp.refused_syscalls()) <= probed

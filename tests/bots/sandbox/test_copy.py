@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,21 @@ def test_spawn_and_kill_leave_no_descriptor_open(tmp_path):
         bot.readline(timeout_s=30)
 
     assert open_descriptors() == before
+
+
+def test_a_bot_with_more_files_than_the_soft_descriptor_limit_runs(tmp_path):
+    directory = make_bot(tmp_path / "bot")
+    for number in range(600):
+        (directory / "sub" / f"card{number}.txt").write_text(str(number))
+    command, bot_dir = resolve(directory)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip(f"hard open-file limit {hard} is too low to test this")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (512, hard))
+    try:
+        with spawn(command, bot_dir=bot_dir) as bot:
+            first = bot.readline(timeout_s=30)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    assert first == b"modes-ok"
