@@ -10,6 +10,7 @@ unless the operator allows it.
 
 from __future__ import annotations
 
+import errno
 import os
 import statistics
 import time
@@ -341,3 +342,26 @@ def test_a_fake_cgroup2_directory_is_detected_as_unusable(monkeypatch, tmp_path)
     assert not found.usable
     assert "refuses a bot group" in found.reason
     assert (tmp_path / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+
+
+def test_a_v2_group_with_processes_of_its_own_is_refused_with_the_reason(monkeypatch, tmp_path):
+    """v2's no-internal-processes rule (EBUSY) is explained, not reported as a bare errno."""
+
+    def busy(directory):
+        raise OSError(errno.EBUSY, "Device or resource busy", str(directory))
+
+    monkeypatch.setattr(cgroup, "_enable", busy)
+
+    found = cgroup._prepare_v2(tmp_path, enable_in=())
+
+    assert not found.usable
+    assert "has processes of its own" in found.reason and cgroup.BASE_ENV in found.reason
+
+
+def test_charge_is_cpu_time_with_a_floor_of_a_quarter_of_the_wall_time_past_the_grace():
+    clock = TimeControl(move_ms=400, bank_ms=4_000)
+
+    assert clock.charge_ms(wall_ms=250.0, cpu_ms=10.0) == 10.0
+    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=10.0) == 1_000.0  # (5000 - 1000) / 4
+    assert clock.charge_ms(wall_ms=250.0, cpu_ms=None) == 250.0  # no CPU count: wall time
+    assert clock.wall_ceiling_ms(4_400) == 18_600
