@@ -242,3 +242,48 @@ class RatingEvent(models.Model):
         ]
         indexes = [models.Index(fields=["entry", "sequence"])]
         ordering = ["sequence", "id"]
+
+
+class VersionTest(models.Model):
+    """An SPRT of a bot's new version against its old one (``tournaments.version_tests``).
+
+    ``counts`` maps each trial score (a fraction of the grid, such as ``"3/4"``) to its
+    number of trials; ``trials``, ``llr`` and ``decision`` follow from it. A worker plays it in
+    slices of deals and writes after each deal, so it can resume where it stopped.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="version_tests")
+    new = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    old = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    variant = models.CharField(max_length=40)
+    options = models.JSONField(default=dict, blank=True)
+    elo0 = models.FloatField(default=0.0)
+    elo1 = models.FloatField(default=5.0)
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    max_games = models.PositiveIntegerField(default=20_000)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    trials = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    llr = models.FloatField(default=0.0)
+    decision = models.CharField(max_length=2, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"SPRT {self.new} vs {self.old}"

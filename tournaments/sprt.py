@@ -54,8 +54,10 @@ def deal_scores(
     options: dict[str, Any] | None = None,
     time_control: TimeControl | None = None,
     partnership: bool = False,
+    start: int = 0,
 ) -> Iterator[float]:
-    """The new version's score of each trial, trial after trial, without end.
+    """The new version's score of each trial from trial ``start`` on, without end (a test
+    resumed at ``start`` plays the same deals as one that never stopped).
 
     Raises ``ValueError`` for an unknown variant or option (before any game).
     """
@@ -63,7 +65,7 @@ def deal_scores(
     labels = _labels(players, partnership)
     teams = PARTNER_SEATS if partnership else None
     makers = {NEW: new, OLD: old}
-    trial = 0
+    trial = start
     while True:
         match_seed = trial_seed(seed, trial)
         seats = [makers.get(label, filler)(match_seed, i) for i, label in enumerate(labels)]

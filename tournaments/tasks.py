@@ -13,7 +13,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import close_old_connections
 
-from tournaments import execution
+from tournaments import execution, version_tests
 
 
 def retry_countdown(retries: int) -> float:
@@ -50,3 +50,12 @@ def match_run(self, match_id: int) -> str:
 def matches_reap() -> dict[str, list[int]]:
     """Periodic (beat): requeue lost matches, queue pending ones, feed idle ladders."""
     return asdict(execution.matches_reap())
+
+
+@shared_task(name="tournaments.version_test_run", max_retries=None)
+def version_test_run(test_id: int) -> str:
+    """Play a slice of version test ``test_id``; see :func:`version_tests.version_test_play`.
+
+    Safe to run twice: a second delivery finds the test held or finished and does nothing.
+    """
+    return version_tests.version_test_play(test_id=test_id)

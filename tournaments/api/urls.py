@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.routers import BaseRouter
 
 from tournaments.api.compare import CompetitionCompareViewSet
+from tournaments.api.sprt import VersionTestViewSet
 from tournaments.api.views import (
     CompetitionViewSet,
     EntryViewSet,
@@ -25,3 +26,4 @@ def register(router: BaseRouter) -> None:
         CompetitionCompareViewSet,
         basename="competition-compare",
     )
+    router.register(r"bots/(?P<bot_pk>[0-9]+)/sprt", VersionTestViewSet, basename="version-test")

@@ -1,0 +1,138 @@
+"""Version tests on the real database: checked requests, slices of deals, resuming, decisions."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from bots.models import Bot, BotVersion
+from tournaments import version_tests
+from tournaments.models import VersionTest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner():
+    return get_user_model().objects.create_user("ada", password="pw-123456")
+
+
+def version(bot: Bot, number: int, plays: str, status=BotVersion.Status.READY) -> BotVersion:
+    """A version of ``bot`` that plays as the built-in ``plays`` (no sandbox needed)."""
+    return BotVersion.objects.create(
+        bot=bot,
+        number=number,
+        runtime=BotVersion.Runtime.BUILTIN,
+        entry_point=f"builtin:{plays}",
+        sha256=hashlib.sha256(f"{number}:{plays}".encode()).hexdigest(),
+        status=status,
+    )
+
+
+@pytest.fixture
+def bot(owner) -> Bot:
+    bot = Bot.objects.create(owner=owner, name="learner")
+    version(bot, 1, "random")
+    version(bot, 2, "greedy")
+    version(bot, 3, "random")
+    return bot
+
+
+def create(bot, owner, **kw) -> VersionTest:
+    args = {"new": 2, "old": 1, "variant": "manni-basic", "elo1": 50.0, "by": owner, "send": None}
+    return version_tests.version_test_create(bot=bot, **{**args, **kw})
+
+
+def play_to_the_end(test: VersionTest, slice_s: float = 0.0) -> list[str]:
+    outcomes = []
+    while (
+        outcome := version_tests.version_test_play(test_id=test.pk, slice_s=slice_s, send=None)
+    ) != "done":
+        assert outcome == "continued"
+        outcomes.append(outcome)
+    return outcomes
+
+
+def test_a_better_new_version_is_accepted_on_deals_played_in_slices(bot, owner):
+    test = create(bot, owner)
+    assert test.status == VersionTest.Status.PENDING
+
+    slices = play_to_the_end(test, slice_s=0.0)  # one deal a slice: resumed every time
+
+    test.refresh_from_db()
+    assert test.status == VersionTest.Status.DONE and test.decision == "H1"
+    assert len(slices) == test.trials - 1 and test.finished_at is not None
+    assert test.llr >= version_tests.sprt_of(test).upper
+    assert sum(test.counts.values()) == test.trials
+
+
+def test_a_resumed_test_plays_the_same_deals_as_one_that_never_stopped(bot, owner):
+    sliced, whole = create(bot, owner), create(bot, owner)
+    VersionTest.objects.filter(pk=whole.pk).update(seed=sliced.seed)
+
+    play_to_the_end(sliced, slice_s=0.0)
+    play_to_the_end(whole, slice_s=3600)
+
+    sliced.refresh_from_db()
+    whole.refresh_from_db()
+    assert (sliced.trials, sliced.counts, sliced.llr) == (whole.trials, whole.counts, whole.llr)
+
+
+def test_an_equal_version_is_rejected_and_the_cap_stops_an_undecided_one(bot, owner):
+    equal = create(bot, owner, new=3)
+    play_to_the_end(equal, slice_s=3600)
+    equal.refresh_from_db()
+    assert equal.decision == "H0"
+
+    capped = create(bot, owner, new=3, elo1=2.0, max_games=9)
+    play_to_the_end(capped, slice_s=3600)
+    capped.refresh_from_db()
+    assert capped.status == VersionTest.Status.DONE and capped.decision == ""
+    assert capped.trials == 3  # 9 games of 3 seats
+
+
+def test_a_second_delivery_does_nothing(bot, owner):
+    test = create(bot, owner)
+    play_to_the_end(test, slice_s=3600)
+    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+
+
+def test_the_task_is_sent_after_commit(bot, owner, django_capture_on_commit_callbacks):
+    sent = []
+    with django_capture_on_commit_callbacks(execute=True):
+        test = create(bot, owner, send=sent.append)
+        assert sent == []
+    assert sent == [test.pk]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"old": 2}, "old", "same version"),
+        ({"new": 9}, "new", "has no version 9"),
+        ({"variant": "chess"}, "variant", "unknown variant"),
+        ({"elo0": 5.0, "elo1": 0.0}, "elo1", "elo0 < elo1"),
+        ({"alpha": 0.0}, "alpha", "alpha"),
+        ({"max_games": 2}, "max_games", "from 3 (one deal)"),
+    ],
+)
+def test_bad_requests_name_the_field_and_create_nothing(bot, owner, change, field, words):
+    with pytest.raises(ValidationError) as raised:
+        create(bot, owner, **change)
+    assert words in " ".join(raised.value.message_dict[field])
+    assert not VersionTest.objects.exists()
+
+
+def test_an_unready_version_is_refused(bot, owner):
+    version(bot, 4, "greedy", status=BotVersion.Status.VALIDATING)
+    with pytest.raises(ValidationError, match="validating, not ready"):
+        create(bot, owner, new=4)
+
+
+def test_only_the_owner_tests_the_bots_versions(bot):
+    stranger = get_user_model().objects.create_user("eve", password="pw-123456")
+    with pytest.raises(PermissionDenied):
+        create(bot, stranger)

@@ -1,0 +1,125 @@
+"""``/api/bots/{bot_pk}/sprt/``: is my new version better than my old one?
+
+``POST`` asks for a version test (an SPRT over duplicate deals played by a
+worker, ``tournaments.version_tests``) and answers 201 at once with the test
+pending; ``GET`` lists the bot's tests, and ``GET .../{id}/`` shows one as it
+goes: deals played, the LLR between its bounds, the decision once there is one.
+Only the bot's owner (and staff) see and start its tests.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from bots.models import Bot
+from config.api import ApiDefaults
+from config.filters import INT64_MAX
+from tournaments import version_tests
+from tournaments.models import VersionTest
+
+
+class VersionTestCreateSerializer(serializers.Serializer):
+    new = serializers.IntegerField(min_value=1, max_value=INT64_MAX, help_text="Version number.")
+    old = serializers.IntegerField(min_value=1, max_value=INT64_MAX, help_text="Version number.")
+    variant = serializers.CharField(max_length=40)
+    options = serializers.DictField(required=False, default=dict)
+    elo0 = serializers.FloatField(default=0.0, help_text="H0: the new version is elo0 better.")
+    elo1 = serializers.FloatField(default=5.0, help_text="H1: it is elo1 better (> elo0).")
+    alpha = serializers.FloatField(default=0.05, help_text="Chance to accept H1 when H0 holds.")
+    beta = serializers.FloatField(default=0.05, help_text="Chance to accept H0 when H1 holds.")
+    max_games = serializers.IntegerField(
+        min_value=1, max_value=version_tests.MAX_GAMES, default=20_000
+    )
+
+
+class VersionTestSerializer(serializers.ModelSerializer):
+    new = serializers.IntegerField(source="new.number")
+    old = serializers.IntegerField(source="old.number")
+    games = serializers.SerializerMethodField(help_text="Games played: deals x seats.")
+    lower = serializers.SerializerMethodField(help_text="Accept H0 at or below: log(b/(1-a)).")
+    upper = serializers.SerializerMethodField(help_text="Accept H1 at or above: log((1-b)/a).")
+    score = serializers.SerializerMethodField(help_text="The new version's mean deal score.")
+    decision = serializers.CharField(help_text='"H1" (better), "H0" (not), "" (undecided).')
+
+    class Meta:
+        model = VersionTest
+        fields = [
+            "id",
+            "bot",
+            "new",
+            "old",
+            "variant",
+            "options",
+            "elo0",
+            "elo1",
+            "alpha",
+            "beta",
+            "max_games",
+            "status",
+            "trials",
+            "games",
+            "counts",
+            "llr",
+            "lower",
+            "upper",
+            "decision",
+            "score",
+            "error",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_games(self, test: VersionTest) -> int:
+        return test.trials * version_tests.players_of(test)
+
+    def get_lower(self, test: VersionTest) -> float:
+        return version_tests.sprt_of(test).lower
+
+    def get_upper(self, test: VersionTest) -> float:
+        return version_tests.sprt_of(test).upper
+
+    def get_score(self, test: VersionTest) -> float | None:
+        return version_tests.result_of(test).score if test.trials else None
+
+
+@extend_schema(tags=["bots"])
+class VersionTestViewSet(
+    ApiDefaults,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """SPRTs of a bot's new version against an old one, played on a worker."""
+
+    serializer_class = VersionTestSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    def _bot(self) -> Bot:
+        bot_pk = int(self.kwargs["bot_pk"])
+        return get_object_or_404(Bot, pk=bot_pk if bot_pk <= INT64_MAX else 0)
+
+    def get_queryset(self) -> QuerySet[VersionTest]:
+        bot, user = self._bot(), self.request.user
+        mine = user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
+        tests = VersionTest.objects.filter(bot=bot).select_related("new", "old")
+        return tests if mine else tests.none()
+
+    @extend_schema(request=VersionTestCreateSerializer, responses={201: VersionTestSerializer})
+    def create(self, request: Request, bot_pk: str) -> Response:
+        """Start a test: H0 "new is elo0 better" against H1 "elo1 better" (docs/ratings.md)."""
+        serializer = VersionTestCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            test = version_tests.version_test_create(
+                bot=self._bot(), by=request.user, **serializer.validated_data
+            )
+        test = self.get_queryset().get(pk=test.pk)
+        return Response(VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)

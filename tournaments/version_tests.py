@@ -1,0 +1,255 @@
+"""Version tests: is a bot's new version better than its old one? An SPRT on a worker.
+
+:func:`version_test_create` checks a request and stores a pending
+:class:`~tournaments.models.VersionTest`; after commit one
+``tournaments.version_test_run`` task is sent. :func:`version_test_play` (the
+task's body) claims the test with a guarded status change and plays duplicate
+deals between the two versions (``tournaments.sprt``: uploaded versions
+sandboxed, built-in ones in-process), writing the counts, the LLR and any
+decision after every deal. It plays for about :data:`SLICE_S` seconds, then
+gives the test back as pending and sends the task again, so no task runs long
+and a test whose worker died is taken over once its lease expires; it resumes
+at the next deal and plays the same deals it would have played anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+import games
+from bots import builtin
+from bots.models import Bot, BotVersion
+from bots.referee.players import InProcessPlayer, ProcessPlayer
+from bots.services import bot_version_path
+from tournaments import deals
+from tournaments.models import VersionTest
+from tournaments.ratings.confidence import Sprt, SprtResult
+from tournaments.services import is_partnership
+from tournaments.sprt import PlayerFactory, deal_scores
+
+log = logging.getLogger(__name__)
+
+#: A task plays deals for about this many seconds, then sends itself again.
+SLICE_S = 60.0
+#: A running test whose lease ran out (its worker is gone) may be claimed again.
+LEASE_S = 10 * SLICE_S
+#: The most games one test may ask for.
+MAX_GAMES = 100_000
+#: The bot at the seats beyond the two versions (variants for three or more).
+FILLER = "random"
+
+Status = VersionTest.Status
+Sender = Callable[[int], None]
+
+
+def send_version_test_task(test_id: int) -> None:
+    """One ``tournaments.version_test_run`` task for ``test_id`` on the matches queue."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from tournaments.tasks import version_test_run
+
+    try:
+        version_test_run.apply_async(args=[test_id], queue=settings.CARDROOM_MATCH_QUEUE)
+    except BrokerError as exc:
+        log.warning("broker unavailable, version test %s stays pending: %s", test_id, exc)
+
+
+def _version(bot: Bot, number: int, field: str) -> BotVersion:
+    version = bot.versions.filter(number=number).first()
+    if version is None:
+        raise ValidationError({field: f"{bot} has no version {number}"})
+    if version.status != BotVersion.Status.READY:
+        raise ValidationError({field: f"{version} is {version.status}, not ready to play"})
+    return version
+
+
+def _checked_sprt(elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:
+    try:
+        return Sprt(elo0, elo1, alpha, beta)
+    except ValueError as exc:
+        field = "elo1" if "elo" in str(exc) else "alpha"
+        raise ValidationError({field: str(exc)}) from None
+
+
+def version_test_create(
+    *,
+    bot: Bot,
+    new: int,
+    old: int,
+    variant: str,
+    options: dict[str, Any] | None = None,
+    elo0: float = 0.0,
+    elo1: float = 5.0,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_games: int = 20_000,
+    by=None,
+    send: Sender | None = send_version_test_task,
+) -> VersionTest:
+    """A pending test of version ``new`` of ``bot`` against its version ``old``.
+
+    Only the bot's owner (or staff) may ask. Raises ``PermissionDenied`` for anyone
+    else and ``ValidationError`` naming the field for an unknown or unready version,
+    the same version twice, an unknown variant or option, SPRT parameters out of
+    range, or ``max_games`` below one deal or above :data:`MAX_GAMES`. The task is
+    sent after commit (never with ``send=None``).
+    """
+    staff = by is not None and by.is_authenticated and by.is_staff
+    if not staff and (by is None or bot.owner_id != by.pk):
+        raise PermissionDenied("only the bot's owner may test its versions")
+    if new == old:
+        raise ValidationError({"old": f"new and old are the same version ({new})"})
+    new_version, old_version = _version(bot, new, "new"), _version(bot, old, "old")
+    try:
+        players = games.load(variant, **(options or {})).num_players
+    except ValueError as exc:
+        raise ValidationError({"variant": str(exc)}) from None
+    _checked_sprt(elo0, elo1, alpha, beta)
+    if not players <= max_games <= MAX_GAMES:
+        raise ValidationError(
+            {"max_games": f"max_games must be from {players} (one deal) to {MAX_GAMES}"}
+        )
+    test = VersionTest.objects.create(
+        bot=bot,
+        new=new_version,
+        old=old_version,
+        variant=variant,
+        options=options or {},
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        seed=secrets.randbelow(2**63),
+        created_by=by if by is not None and by.is_authenticated else None,
+    )
+    if send is not None:
+        transaction.on_commit(lambda: send(test.pk))
+    return test
+
+
+def players_of(test: VersionTest) -> int:
+    return games.load(test.variant, **test.options).num_players
+
+
+def sprt_of(test: VersionTest) -> Sprt:
+    return Sprt(test.elo0, test.elo1, test.alpha, test.beta)
+
+
+def counts_of(test: VersionTest) -> dict[float, float]:
+    """The stored counts on the full grid of trial scores (``1 / (2 * players)`` steps)."""
+    steps = 2 * players_of(test)
+    counts = {i / steps: 0.0 for i in range(steps + 1)}
+    for score, count in test.counts.items():  # keys are fractions of the grid: "4/6"
+        counts[int(score.partition("/")[0]) / steps] += count
+    return counts
+
+
+def result_of(test: VersionTest) -> SprtResult:
+    """Where the test stands: LLR, bounds, decision, trials, mean score and its Elo."""
+    return sprt_of(test).test(counts_of(test))
+
+
+def _maker(version: BotVersion) -> PlayerFactory:
+    """Fresh players of ``version``: built-ins in-process, uploads sandboxed."""
+    if version.runtime == BotVersion.Runtime.BUILTIN:
+        name = version.entry_point.removeprefix("builtin:")
+        return lambda seed, index: InProcessPlayer(
+            builtin.make(name, seed=deals.player_seed(seed, index)), name=str(version)
+        )
+    path = bot_version_path(version=version)
+    return lambda seed, index: ProcessPlayer.from_path(path)
+
+
+def _filler(seed: int, index: int) -> InProcessPlayer:
+    return InProcessPlayer(builtin.make(FILLER, seed=deals.player_seed(seed, index)))
+
+
+def _claim(test_id: int) -> bool:
+    now = timezone.now()
+    claimable = Q(status=Status.PENDING) | Q(status=Status.RUNNING, lease_until__lt=now)
+    return bool(
+        VersionTest.objects.filter(claimable, pk=test_id).update(
+            status=Status.RUNNING, lease_until=now + timedelta(seconds=LEASE_S)
+        )
+    )
+
+
+def version_test_play(
+    *, test_id: int, slice_s: float = SLICE_S, send: Sender | None = send_version_test_task
+) -> str:
+    """Claim test ``test_id`` and play deals for about ``slice_s`` seconds.
+
+    Returns ``skipped`` (done, failed, or held by a live lease: a second delivery),
+    ``done`` (decided, or ``max_games`` reached undecided), ``continued`` (given back
+    as pending and sent again, unless ``send`` is None) or ``failed`` (the versions
+    cannot be played; ``error`` says why).
+    """
+    if not _claim(test_id):
+        return "skipped"
+    test = VersionTest.objects.select_related("new", "old").get(pk=test_id)
+    players, sprt, counts = players_of(test), sprt_of(test), counts_of(test)
+    started = time.monotonic()
+    try:
+        scores = deal_scores(
+            test.variant,
+            _maker(test.new),
+            _maker(test.old),
+            _filler,
+            seed=test.seed,
+            options=test.options,
+            partnership=is_partnership(test.variant),
+            start=test.trials,
+        )
+        while True:
+            score = next(scores)
+            key = min(counts, key=lambda point: abs(point - score))
+            counts[key] += 1
+            result = sprt.test(counts)
+            finished = result.decision is not None or result.trials * players >= test.max_games
+            _save(test, counts, result, finished)
+            if finished:
+                return "done"
+            if time.monotonic() - started >= slice_s:
+                break
+    except (ValueError, OSError) as exc:  # the sandbox refused, a version cannot start
+        VersionTest.objects.filter(pk=test_id).update(
+            status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], lease_until=None
+        )
+        return "failed"
+    VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
+        status=Status.PENDING, lease_until=None
+    )
+    if send is not None:
+        send(test_id)
+    return "continued"
+
+
+def _key(score: float, steps: int) -> str:
+    return f"{round(score * steps)}/{steps}"
+
+
+def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, done: bool) -> None:
+    """Write the test's state after a deal (and renew its lease)."""
+    now = timezone.now()
+    steps = len(counts) - 1
+    VersionTest.objects.filter(pk=test.pk).update(
+        trials=result.trials,
+        counts={_key(score, steps): count for score, count in counts.items() if count},
+        llr=result.llr,
+        decision=result.decision or "",
+        status=Status.DONE if done else Status.RUNNING,
+        finished_at=now if done else None,
+        lease_until=None if done else now + timedelta(seconds=LEASE_S),
+    )
