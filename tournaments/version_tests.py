@@ -31,6 +31,7 @@ import games
 from bots import builtin
 from bots.models import Bot, BotVersion
 from bots.referee.players import InProcessPlayer, ProcessPlayer
+from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
 from tournaments import deals
 from tournaments.models import VersionTest
@@ -223,7 +224,7 @@ def version_test_play(
                 return "done"
             if time.monotonic() - started >= slice_s:
                 break
-    except (ValueError, OSError) as exc:  # the sandbox refused, a version cannot start
+    except (ValueError, OSError, SandboxUnavailable) as exc:  # a version cannot be run here
         VersionTest.objects.filter(pk=test_id).update(
             status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], lease_until=None
         )

@@ -136,3 +136,21 @@ def test_only_the_owner_tests_the_bots_versions(bot):
     stranger = get_user_model().objects.create_user("eve", password="pw-123456")
     with pytest.raises(PermissionDenied):
         create(bot, stranger)
+
+
+def test_a_version_that_cannot_be_run_fails_the_test_saying_why(bot, owner):
+    broken = BotVersion.objects.create(
+        bot=bot,
+        number=5,
+        runtime=BotVersion.Runtime.PYTHON,
+        entry_point="bot.py",
+        sha256="0" * 64,
+        status=BotVersion.Status.READY,
+    )  # no files were ever stored for it
+    test = create(bot, owner, new=broken.number)
+
+    assert version_tests.version_test_play(test_id=test.pk, send=None) == "failed"
+
+    test.refresh_from_db()
+    assert test.status == VersionTest.Status.FAILED and test.error
+    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
