@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from tournaments import pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload, worker_label
-from tournaments.execution import competition_progress
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
@@ -77,7 +76,7 @@ def competition_snapshot(
         "status": competition.status,
         "format": competition.format,
         "standings": standings_for_competition(competition=competition),
-        "progress": competition_progress(competition=competition),
+        "progress": progress_from_queue(competition, queue),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
         "rounds": rounds_view(competition=competition),
@@ -88,6 +87,16 @@ def competition_snapshot(
     if admin:
         payload["failed"] = failed_matches(competition=competition)
     return event(SNAPSHOT, competition.pk, **payload)
+
+
+def progress_from_queue(competition: Competition, queue: dict[str, Any]) -> dict[str, Any]:
+    """``competition_progress`` from the counts of ``queue`` (:func:`queue_status`), so that
+    the page's header and its queue panel show one reading."""
+    row = {status: queue[status] for status in Match.Status.values}
+    row["total"] = queue["total"]
+    row["games"] = row[Match.Status.DONE] * competition.games_per_match
+    row["competition"] = competition.status
+    return row
 
 
 #: The rating chart draws this many entries, the top of the standings.
@@ -535,6 +544,7 @@ def progress_by_competition(competitions: Iterable[Competition]) -> dict[int, di
     )
     for competition_id, status, n in rows:
         counts[competition_id][status] = n
+    recent = _recent_results([c.pk for c in items if c.format == Competition.Format.LADDER])
     out = {}
     for competition in items:
         row = {status: counts[competition.pk].get(status, 0) for status in Match.Status.values}
@@ -542,5 +552,24 @@ def progress_by_competition(competitions: Iterable[Competition]) -> dict[int, di
         row["games"] = row[Match.Status.DONE] * competition.games_per_match
         row["competition"] = competition.status
         row["percent"] = round(100 * row[Match.Status.DONE] / row["total"]) if row["total"] else 0
+        # A ladder has no end: no percentage, but its results of the last hour.
+        row["open_ended"] = competition.format == Competition.Format.LADDER
+        row["last_hour"] = recent.get(competition.pk, 0)
         out[competition.pk] = row
     return out
+
+
+def _recent_results(competition_ids: list[int]) -> dict[int, int]:
+    """Matches finished in the last hour, per competition (one query; none if no ids)."""
+    if not competition_ids:
+        return {}
+    since = timezone.now() - timedelta(hours=1)
+    rows = (
+        Match.objects.filter(
+            competition__in=competition_ids, status=Match.Status.DONE, finished_at__gte=since
+        )
+        .values_list("competition_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return dict(rows)

@@ -133,6 +133,10 @@
     function load(snapshot) {
       state.standings = snapshot.standings || [];
       state.progress = snapshot.progress;
+      state.format = snapshot.format;
+      state.counts = null;
+      takeCounts(snapshot.queue);
+      takeCounts(snapshot.progress);
       state.matches = snapshot.matches || { running: [], recent: [] };
       state.problems = snapshot.problems || [];
       state.rounds = snapshot.rounds || null;
@@ -186,11 +190,30 @@
       rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
     }
 
+    // The match counts the header and the queue panel both show: whichever reading is
+    // the most advanced (more matches, more finished, more started), from either event.
+    function countsKey(c) {
+      return [c.total, c.done + c.failed, c.running + c.done + c.failed];
+    }
+    function takeCounts(c) {
+      if (!c || typeof c.done !== "number") return false;
+      const counts = { pending: c.pending, queued: c.queued, running: c.running, done: c.done, failed: c.failed, total: c.total };
+      if (state.counts) {
+        const [a, b] = [countsKey(counts), countsKey(state.counts)];
+        const i = a.findIndex((v, k) => v !== b[k]);
+        if (i >= 0 && a[i] < b[i]) return false; // an older reading
+      }
+      state.counts = counts;
+      return true;
+    }
+
     function renderProgress() {
-      const p = state.progress;
-      if (!p) return;
+      const p = state.progress, c = state.counts;
+      if (!p || !c) return;
       document.getElementById("progress").textContent =
-        `${p.done} / ${p.total} matches done, ${p.running} running, ${p.games} games`;
+        state.format === "ladder"
+          ? `${c.done} matches played, ${c.running} running, ${p.games} games`
+          : `${c.done} / ${c.total} matches done, ${c.running} running, ${p.games} games`;
       setStatus(p.competition);
     }
 
@@ -248,12 +271,13 @@
       if (!q || !box) return;
       const b = (value) => el("b", {}, String(value));
       const backlog = q.backlog == null ? "unknown" : String(q.backlog);
+      const c = state.counts || q; // the same counts as the header line
       document.getElementById("queue-counts").replaceChildren(
-        b(q.queued + q.pending), " waiting · ", b(q.running), " running · ", b(q.done), " done · ",
-        b(q.failed), " failed", el("br"),
+        b(c.queued + c.pending), " waiting · ", b(c.running), " running · ", b(c.done), " done · ",
+        b(c.failed), " failed", el("br"),
         el("span", { class: "muted" }, `${q.results_per_minute} results in the last minute · Celery backlog ${backlog}`),
       );
-      const rows = q.workers.map((w) =>
+      const rows = (c.running ? q.workers : []).map((w) =>
         el(
           "tr",
           {},
@@ -504,6 +528,7 @@
       "standings.updated"(event) {
         state.standings = event.standings;
         state.progress = event.progress;
+        if (takeCounts(event.progress)) invalidate("queue");
         invalidate("standings", "progress", "chart");
       },
       "match.started"(event) {
@@ -525,13 +550,7 @@
         // Statuses come from several workers: keep the one read last.
         if (state.queue && state.queue.at && event.queue.at && Date.parse(event.queue.at) < Date.parse(state.queue.at)) return;
         state.queue = event.queue;
-        const p = state.progress, q = event.queue;
-        if (p && q.done >= p.done) {
-          // As new as the progress line or newer: its matches in play (done and games
-          // come with the standings).
-          state.progress = { ...p, pending: q.pending, queued: q.queued, running: q.running, failed: q.failed };
-          invalidate("progress");
-        }
+        if (takeCounts(event.queue)) invalidate("progress");
         invalidate("queue");
       },
       "competition.finished"(event) {
