@@ -9,27 +9,44 @@ the bye. Seats follow the rotational rule: of two entries at positions
 other; the second leg of a double round robin repeats the first with seats
 swapped, which balances them exactly.
 
-Three to five seats: a design found by seeded local search.
+Three to five seats. Every entry plays the same number of tables,
+``g = games_per_entry(n, k, legs)``: the fewest with ``g (k - 1) >= legs (n - 1)``
+(enough seats to meet everybody ``legs`` times) and ``n g`` a multiple of ``k``
+(whole tables). Each round seats as many disjoint tables as the schedule
+allows; the others sit out, so every entry has the same number of byes.
 
-1. Games: every entry needs ``ceil(legs * (n - 1) / (k - 1))`` tables to be
-   able to meet everybody ``legs`` times; with ``T = n // k`` tables a round,
-   ``R = ceil(n * games / (T * k))`` rounds provide them.
-2. Byes: the ``n % k`` byes of each round go around a seeded order of the
-   entries, so bye counts (and games) differ by at most one.
-3. Tables: start from a seeded random split, then swap two entries of one
+1. Balanced design. When ``g (k - 1) / (n - 1)`` is a whole number ``lam`` for
+   one leg and :func:`tournaments.formats.designs.balanced_design` knows a
+   2-(n, k, lam) design, every pair meets exactly ``lam`` times: all k-subsets
+   (4 entries at 3 seats: the 4 triples, each pair twice; 5 at 4; 6 at 5),
+   affine planes (9/3, 16/4, 25/5, a round per parallel class), the Kirkman
+   triple system 15/3 (7 rounds of 5 tables), projective planes by difference
+   sets (the Fano plane 7/3, 13/4, 21/5; one table a round, as any two of their
+   tables share an entry), other cyclic difference families (7/4, 11/5, 13/3,
+   19/3, 25/3, 31/3, 37/4, 41/5...) and Bose's triple systems (21/3, 27/3...).
+   Entries are relabelled and rounds reordered by the seed; a double round
+   robin plays the design twice (legs). A double round robin whose single leg
+   has no such design uses one for twice the meetings when there is one
+   (5 entries at 3 seats: all 10 triples, each pair 3 times).
+2. Otherwise a search. With ``T = n // k`` tables a round, the ``n g / k``
+   tables are spread over the fewest rounds, byes go around a seeded order
+   (so they are exact), and a seeded local search swaps entries within a
    round (two tables, or a table and the byes paired with the opposite swap
-   in another round so bye counts stay) when the sum of squared pair-meeting
-   counts does not grow. The sum is smallest exactly when meeting counts are
-   as even as possible; the search stops there or after a step budget.
-4. Seats: each table's seat order is chosen to even out every entry's seat
+   in another round) while the sum of squared pair-meeting counts does not
+   grow (small uphill moves early). That sum is smallest exactly when every
+   pair meets within one of every other. For fields up to
+   ``MAX_FREE_SEARCH_N`` that the round-bound search leaves uneven, the same
+   tables are searched again free of rounds (simulated annealing on the
+   tables, :func:`tournaments.formats.designs.spread_blocks`) and packed into
+   rounds of disjoint tables afterwards (more rounds, fewer tables each),
+   kept if they meet more evenly.
+3. Seats: each table's seat order is chosen to even out every entry's seat
    counts, then improved table by table until nothing changes.
 
-The search reaches meeting counts within one of each other for some sizes
-(one table, or when a resolvable design is near, e.g. 9 entries at 3 seats
-or 16 at 4); elsewhere, especially when bye counts differ or when no
-balanced design exists, it returns the most even schedule it found, with
-meeting counts typically spread over two or three values. Games per entry,
-byes and non-overlap are exact.
+Games per entry, byes per entry and non-overlap are exact for every field.
+Pair meetings are exact for the designs of step 1; the search reaches
+meeting counts within one of each other for most small fields (see
+``docs/round-robin.md`` for the fields where it does not, and what they get).
 
 Fixed partnerships (``partners=True``, four seats): entries are teams and
 the schedule is the two-seat one, each match ``(a, b)`` becoming the table
@@ -42,6 +59,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from games.rng import Stream, shuffled
+from tournaments.formats import designs
 from tournaments.formats.common import (
     Entry,
     Round,
@@ -55,6 +73,8 @@ from tournaments.formats.common import (
 
 DEFAULT_STEPS = 40_000
 RESTARTS = 4
+#: Fields up to this size get a second search free of rounds when pairs do not even out.
+MAX_FREE_SEARCH_N = 40
 
 
 def round_robin(
@@ -136,19 +156,142 @@ def circle_rounds(entries: Sequence[Entry], *, legs: int = 1) -> list[Round]:
     return rounds
 
 
+def games_per_entry(n: int, k: int, legs: int = 1) -> int:
+    """Tables each entry plays: enough to meet everybody ``legs`` times, and ``n g / k`` whole."""
+    g = -(-legs * (n - 1) // (k - 1))
+    while (n * g) % k:
+        g += 1
+    return g
+
+
+def design_rounds(
+    entries: Sequence[Entry],
+    table_size: int,
+    *,
+    legs: int = 1,
+    seed: int = 0,
+    steps: int = DEFAULT_STEPS,
+) -> list[Round]:
+    """The multi-seat construction of the module docstring (tables of ``table_size``)."""
+    n, k = len(entries), table_size
+    groups = _balanced_rounds(n, k, legs, seed)
+    if groups is None:
+        groups = _searched_rounds(n, k, legs, seed, steps)
+    return _seat(entries, groups, k)
+
+
+Layout = list[tuple[list[list[int]], list[int]]]  # per round: its tables, its byes
+
+
+def _balanced_rounds(n: int, k: int, legs: int, seed: int) -> Layout | None:
+    """Rounds of a balanced design (one per leg, or one for all legs), relabelled by the seed."""
+    copies = legs
+    g = games_per_entry(n, k)
+    design = None
+    if (g * (k - 1)) % (n - 1) == 0:
+        design = designs.balanced_design(n, k, g * (k - 1) // (n - 1))
+    if design is None:
+        copies, g = 1, games_per_entry(n, k, legs)
+        if (g * (k - 1)) % (n - 1) == 0:
+            design = designs.balanced_design(n, k, g * (k - 1) // (n - 1))
+    if design is None:
+        return None
+    rounds = design.rounds
+    bound = max(-(-len(design.blocks) // (n // k)), g)
+    if rounds is None or len(rounds) > bound:
+        packed = designs.pack_rounds(design.blocks, n, k, seed=seed)
+        if rounds is None or len(packed) < len(rounds):
+            rounds = tuple(tuple(r) for r in packed)
+    label = shuffled(range(n), seed, "round-robin/labels")
+    order = shuffled(range(len(rounds)), seed, "round-robin/round-order")
+    cycle = [[[label[x] for x in block] for block in rounds[i]] for i in order]
+    out: Layout = []
+    for _ in range(copies):
+        for tables in cycle:
+            seated = {x for t in tables for x in t}
+            out.append(([list(t) for t in tables], [x for x in label if x not in seated]))
+    return out
+
+
+def _round_sizes(tables: int, per_round: int, rounds: int) -> list[int]:
+    """``tables`` spread over ``rounds`` as evenly as possible (none above ``per_round``)."""
+    base, extra = divmod(tables, rounds)
+    assert base + (extra > 0) <= per_round
+    # The fuller rounds first and last alternately keeps short rounds apart.
+    return [base + (i * extra // rounds != (i + 1) * extra // rounds) for i in range(rounds)]
+
+
+def _searched_rounds(n: int, k: int, legs: int, seed: int, steps: int) -> Layout:
+    """Rounds found by search, every entry at exactly ``games_per_entry`` tables.
+
+    First the search over the fewest rounds (tables spread evenly over them);
+    if pairs do not even out there and the field is small, the same tables
+    are searched again free of rounds (:func:`designs.spread_blocks`) and
+    packed into rounds afterwards, kept if they meet more evenly.
+    """
+    g = games_per_entry(n, k, legs)
+    tables, per_round = n * g // k, n // k
+    target = _lower_bound(n * (n - 1) // 2, tables * k * (k - 1) // 2)
+    sizes = _round_sizes(tables, per_round, -(-tables // per_round))
+    cost, rounds = _search_layout(n, k, sizes, seed, steps, target)
+    layout: Layout = [
+        (groups[:size], groups[size] if len(groups) > size else [])
+        for groups, size in zip(rounds, sizes, strict=True)
+    ]
+    if cost <= target or n > MAX_FREE_SEARCH_N:
+        return layout
+    blocks = [t for tables_, _ in layout for t in tables_]
+    free_cost, free = designs.spread_blocks(blocks, n, seed=seed, steps=steps)
+    if free_cost >= cost:
+        return layout
+    packed = designs.pack_rounds([tuple(b) for b in free], n, k, seed=seed)
+    order = shuffled(range(n), seed, "round-robin/byes")
+    return [
+        ([list(t) for t in r], [x for x in order if all(x not in t for t in r)]) for r in packed
+    ]
+
+
+def _search_layout(
+    n: int, k: int, sizes: list[int], seed: int, steps: int, target: int
+) -> tuple[int, list[list[list[int]]]]:
+    """The search over rounds of ``sizes`` tables; byes rotate over a seeded order."""
+    order = shuffled(range(n), seed, "round-robin/byes")
+    best_cost, best = -1, []
+    for attempt in range(RESTARTS):
+        rounds: list[list[list[int]]] = []
+        position = 0
+        for r, size in enumerate(sizes):
+            byes = n - size * k
+            out = [order[(position + j) % n] for j in range(byes)]
+            position += byes
+            start = shuffled(range(n), seed, f"round-robin/start/{attempt}/{r}")
+            playing = [i for i in start if i not in out]
+            groups = [playing[t * k : (t + 1) * k] for t in range(size)]
+            rounds.append(groups + ([out] if byes else []))
+        search = _Search(n, k, rounds, sizes)
+        rng = Stream(seed, f"round-robin/search/{attempt}")
+        cost = _anneal(search, rng, steps // RESTARTS, target)
+        if best_cost < 0 or cost < best_cost:
+            best_cost, best = cost, rounds
+        if best_cost <= target:
+            break
+    return best_cost, best
+
+
 class _Search:
     """Mutable state of the table search: groups per round and pair counts."""
 
-    def __init__(self, n: int, k: int, rounds: list[list[list[int]]]) -> None:
+    def __init__(self, n: int, k: int, rounds: list[list[list[int]]], sizes: list[int]) -> None:
         self.k = k
-        self.rounds = rounds  # rounds[r][g]: groups; the last one holds byes if n % k
-        self.tables_per_round = n // k
+        self.rounds = rounds  # rounds[r][g]: groups; the one after the tables holds byes
+        self.sizes = sizes  # tables in each round
+        self.with_byes = [r for r, size in enumerate(sizes) if size * k < n]
         self.count = [[0] * n for _ in range(n)]
         self.cost = 0
         #: The swaps made since the best state so far (each undoes itself).
         self.journal: list[tuple[int, int, int, int, int]] = []
-        for groups in rounds:
-            for g in groups[: self.tables_per_round]:
+        for groups, size in zip(rounds, sizes, strict=True):
+            for g in groups[:size]:
                 for x in g:
                     for y in g:
                         if x < y:
@@ -158,7 +301,7 @@ class _Search:
 
     def swap(self, r: int, g1: int, p1: int, g2: int, p2: int) -> int:
         """Swap two members of round ``r`` between groups; returns the change in cost."""
-        groups, t, c = self.rounds[r], self.tables_per_round, self.count
+        groups, t, c = self.rounds[r], self.sizes[r], self.count
         x, y = groups[g1][p1], groups[g2][p2]
         delta = 0
         for g, leaving, coming in ((g1, x, y), (g2, y, x)):
@@ -194,73 +337,44 @@ def _lower_bound(pairs: int, meetings: int) -> int:
     return r * (q + 1) ** 2 + (pairs - r) * q * q
 
 
-def _step(search: _Search, rng: Stream, byes: int, slack: int) -> None:
+def _step(search: _Search, rng: Stream, slack: int) -> None:
     """One move of the local search; kept only if the cost grows by at most ``slack``."""
-    rounds, t, k = search.rounds, search.tables_per_round, search.k
-    r = rng.below(len(rounds))
-    if t >= 2 and (byes == 0 or rng.below(2)):
+    rounds, k = search.rounds, search.k
+    bye_move = bool(search.with_byes) and rng.below(2) == 0
+    if not bye_move:
+        r = rng.below(len(rounds))
+        t = search.sizes[r]
+        if t < 2:
+            return
         g1, g2 = rng.below(t), rng.below(t - 1)
         g2 += g2 >= g1
         p1, p2 = rng.below(k), rng.below(k)
         if search.swap(r, g1, p1, g2, p2) > slack:
             search.swap(r, g1, p1, g2, p2)
         return
-    if byes == 0:
-        return
     # Bye move: x (bye in r) plays instead of y; in another round y sits out instead of x.
-    g, p, pb = rng.below(t), rng.below(k), rng.below(byes)
+    r = search.with_byes[rng.below(len(search.with_byes))]
+    t = search.sizes[r]
+    g, p, pb = rng.below(t), rng.below(k), rng.below(len(rounds[r][t]))
     x, y = rounds[r][t][pb], rounds[r][g][p]
-    others = [s for s in range(len(rounds)) if y in rounds[s][t] and x not in rounds[s][t]]
+    others = [
+        s
+        for s in search.with_byes
+        if y in rounds[s][search.sizes[s]] and x not in rounds[s][search.sizes[s]]
+    ]
     if not others:
         return
     s = others[rng.below(len(others))]
-    g_s = next(i for i in range(t) if x in rounds[s][i])
-    p_s, pb_s = rounds[s][g_s].index(x), rounds[s][t].index(y)
-    delta = search.swap(r, t, pb, g, p) + search.swap(s, t, pb_s, g_s, p_s)
+    t_s = search.sizes[s]
+    g_s = next(i for i in range(t_s) if x in rounds[s][i])
+    p_s, pb_s = rounds[s][g_s].index(x), rounds[s][t_s].index(y)
+    delta = search.swap(r, t, pb, g, p) + search.swap(s, t_s, pb_s, g_s, p_s)
     if delta > slack:
-        search.swap(s, t, pb_s, g_s, p_s)
+        search.swap(s, t_s, pb_s, g_s, p_s)
         search.swap(r, t, pb, g, p)
 
 
-def design_rounds(
-    entries: Sequence[Entry],
-    table_size: int,
-    *,
-    legs: int = 1,
-    seed: int = 0,
-    steps: int = DEFAULT_STEPS,
-) -> list[Round]:
-    """The multi-seat construction of the module docstring (tables of ``table_size``)."""
-    n, k = len(entries), table_size
-    t, byes = n // k, n % k
-    games = -(-legs * (n - 1) // (k - 1))
-    total_rounds = -(-n * games // (t * k))
-    order = shuffled(range(n), seed, "round-robin/byes")
-    target = _lower_bound(n * (n - 1) // 2, total_rounds * t * k * (k - 1) // 2)
-    best_cost, best = -1, []
-    for attempt in range(RESTARTS):
-        rounds: list[list[list[int]]] = []
-        for r in range(total_rounds):
-            out = [order[(r * byes + j) % n] for j in range(byes)]
-            start = shuffled(range(n), seed, f"round-robin/start/{attempt}/{r}")
-            playing = [i for i in start if i not in out]
-            groups = [playing[g * k : (g + 1) * k] for g in range(t)]
-            rounds.append(groups + ([out] if byes else []))
-        cost = _anneal(
-            _Search(n, k, rounds),
-            Stream(seed, f"round-robin/search/{attempt}"),
-            byes,
-            steps // RESTARTS,
-            target,
-        )
-        if best_cost < 0 or cost < best_cost:
-            best_cost, best = cost, rounds
-        if best_cost <= target:
-            break
-    return _seat(entries, best, t, k)
-
-
-def _anneal(search: _Search, rng: Stream, byes: int, steps: int, target: int) -> int:
+def _anneal(search: _Search, rng: Stream, steps: int, target: int) -> int:
     """Run the local search in place, leaving ``search.rounds`` at the best state; its cost.
 
     The best state is kept as the journal of swaps made since (undone at the end),
@@ -272,7 +386,7 @@ def _anneal(search: _Search, rng: Stream, byes: int, steps: int, target: int) ->
         if best_cost <= target:
             break
         # Threshold accepting: small uphill moves early on escape local minima.
-        _step(search, rng, byes, slack=2 * ((3 * (steps - 1 - step)) // steps))
+        _step(search, rng, slack=2 * ((3 * (steps - 1 - step)) // steps))
         if search.cost < best_cost:
             best_cost = search.cost
             search.mark_best()
@@ -281,10 +395,10 @@ def _anneal(search: _Search, rng: Stream, byes: int, steps: int, target: int) ->
     return best_cost
 
 
-def _seat(entries: Sequence[Entry], rounds: list[list[list[int]]], t: int, k: int) -> list[Round]:
+def _seat(entries: Sequence[Entry], rounds: Layout, k: int) -> list[Round]:
     """Seat orders evening out seat counts, improved table by table to a fixed point."""
     counts: dict[Entry, list[int]] = {i: [0] * k for i in range(len(entries))}
-    seated = [[tuple(g) for g in groups[:t]] for groups in rounds]
+    seated = [[tuple(g) for g in tables] for tables, _ in rounds]
     for tables in seated:
         for i, g in enumerate(tables):
             tables[i] = best_seating(g, counts)
@@ -306,7 +420,7 @@ def _seat(entries: Sequence[Entry], rounds: list[list[list[int]]], t: int, k: in
     return [
         Round(
             tables=[tuple(entries[i] for i in table) for table in tables],
-            byes=[entries[i] for i in (groups[t] if len(groups) > t else [])],
+            byes=[entries[i] for i in byes],
         )
-        for tables, groups in zip(seated, rounds, strict=True)
+        for tables, (_, byes) in zip(seated, rounds, strict=True)
     ]
