@@ -110,3 +110,41 @@ def _snapshot(html: str) -> dict:
     start = html.index('<script id="snapshot" type="application/json">')
     end = html.index("</script>", start)
     return json.loads(html[html.index(">", start) + 1 : end])
+
+
+def test_a_finished_match_event_redraws_its_box_with_score_and_tiebreak(finished, browser):  # noqa: F811
+    if finished.format != "single-elimination":
+        pytest.skip("one format is enough for the live path")
+    page = open_page(browser, finished.html)
+    snapshot = _snapshot(finished.html)
+    box = next(
+        b
+        for s in snapshot["rounds"]["bracket"]["sections"]
+        for c in s["columns"]
+        for b in c["nodes"]
+        if b["match"]
+    )
+    seats = [
+        {**seat, "rank": rank, "points": points, "score": 10}
+        for seat, rank, points in zip(box["seats"], (2, 1), (1.5, 1.5), strict=True)
+    ]
+    match = {
+        "id": box["match"],
+        "round": 1,
+        "table": 0,
+        "node": box["node"],
+        "status": "done",
+        "seats": seats,
+        "decided_by": {"rule": "lot", "level": [0, 1], "games": 2, "draw": [1, 0]},
+        "tiebreak": "level after 2 play-off games; decided by lot (x drawn)",
+        "games": [],
+    }
+    event = {"type": "match.finished", "competition": 1, "match": match, "ratings": []}
+
+    deliver(page, event)
+
+    node = page.locator(f'#bracket .node[data-node="{box["node"]}"]')
+    assert node.locator(".node-head span").nth(1).inner_text() == "1½-1½"
+    assert node.locator(".seat.winner").inner_text().startswith(seats[1]["name"])
+    assert node.locator(".tiebreak").inner_text() == match["tiebreak"]
+    assert page.locator("#bracket svg.connectors polyline").count() > 0
