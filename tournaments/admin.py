@@ -40,13 +40,14 @@ class CompetitionAdmin(admin.ModelAdmin):
 class MatchSeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
-    readonly_fields = ["seat", "entry", "version", "score", "rank", "wins", "statuses"]
+    readonly_fields = ["seat", "entry", "version", "score", "points", "rank", "wins", "statuses"]
 
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = ["id", "competition", "round", "table", "status", "attempts", "finished_at"]
     list_filter = ["status"]
+    readonly_fields = ["decided_by"]
     inlines = [MatchSeatInline]
 
 
@@ -63,8 +64,8 @@ class EntryAdmin(admin.ModelAdmin):
 
 @admin.register(GameRecord)
 class GameRecordAdmin(admin.ModelAdmin):
-    list_display = ["match", "index", "scores", "ranking"]
-    readonly_fields = ["match", "index", "scores", "ranking", "statuses"]
+    list_display = ["match", "index", "playoff", "scores", "ranking"]
+    readonly_fields = ["match", "index", "playoff", "scores", "ranking", "statuses"]
     exclude = ["data"]
 
 

@@ -6,6 +6,7 @@ import json
 import zlib
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 
 from bots.models import Bot, BotVersion
@@ -55,6 +56,7 @@ class Competition(models.Model):
     #: level on game points and total score before it is decided by lot (0: at once).
     playoff_games_cap = models.PositiveSmallIntegerField(
         default=4,
+        validators=[MaxValueValidator(40)],  # services.PLAYOFF_GAMES_MAX
         help_text="Knockouts: the most play-off games a level match may take before it "
         "is decided by lot.",
     )
