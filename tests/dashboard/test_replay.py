@@ -22,7 +22,7 @@ from tournaments import services
 from tournaments.dashboard import replay
 from tournaments.dashboard.replay import common, replay_steps
 from tournaments.dashboard.replay.steps import TABLES
-from tournaments.models import Competition
+from tournaments.models import Competition, GameRecord
 
 MONEY_LABELS = {*FRENCH_INDEX, "X1", "X2"}
 PACK_LABELS = {"manni": set(FRENCH_INDEX), "maniglia": set(LATIN_INDEX), "money": MONEY_LABELS}
@@ -462,3 +462,20 @@ def test_organisers_set_full_replays_through_the_api():
         "full_replays_after_end"
     ]
     assert "every hand" in field["description"]
+
+
+@pytest.mark.django_db
+def test_a_record_that_no_longer_replays_is_said_so_not_a_server_error():
+    """A rule amended after a game was stored can make one of its actions illegal."""
+    organiser = make_user("olga")
+    competition = competition_with_a_game(organiser)
+    game = competition.matches.get(status="done").game_records.order_by("index").first()
+    record = game.record()
+    record["actions"][3] = "play 2X"  # no such card: illegal where it stands
+    GameRecord.objects.filter(pk=game.pk).update(data=GameRecord.pack(record))
+
+    page = Client().get(f"/dashboard/games/{game.pk}/")
+
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert 'id="refused"' in text and "no longer replays" in text and 'id="steps"' not in text

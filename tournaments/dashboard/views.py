@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.template.backends.django import DjangoTemplates
 from django.views.decorators.http import require_GET
 
+import games
 from tournaments.comparison import compare_entries
 from tournaments.dashboard.replay import (
     REFUSED,
@@ -140,6 +141,15 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         response = render(request, "dashboard/game_replay.html", {**context, "refused": REFUSED})
         response.status_code = 403
         return response
-    context["steps"] = replay_steps(record, full=full)
+    try:
+        context["steps"] = replay_steps(record, full=full)
+    except (ValueError, games.IllegalAction) as exc:
+        # A record stored under an earlier reading of the rules (an amended rule can
+        # make one of its actions illegal where it stands): say so, keep the page.
+        context["refused"] = (
+            "This game no longer replays under the rules as implemented now "
+            f"(it was recorded before a rule was amended): {exc}"
+        )
+        return render(request, "dashboard/game_replay.html", context)
     context["meta"] = replay_meta(record, names=names)
     return render(request, "dashboard/game_replay.html", context)
