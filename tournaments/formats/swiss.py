@@ -21,9 +21,15 @@ search allows a total "repeat budget" of 0, 1, 2... pair meetings that
 happened before and returns the first pairing within the smallest budget, so
 with two seats no one meets an earlier opponent again when that can be
 avoided (within ``max_nodes`` search steps per budget). With more seats each
-table is chosen among the next ``window`` candidates, which minimises
-repeats in practice. Seats are ordered to even out seat counts, the higher
-ranked entry first on ties. No randomness is used.
+table is chosen among the next ``window`` candidates, and a *repeated table*
+(the same set of entries at one table again) is never formed while a
+pairing without one is found: first within the window, then, for fields
+small enough to search over all candidates (``EXHAUSTIVE_OPTIONS`` tables a
+step: up to about 32 entries at 3 seats, 15 at 4, 13 at 5), over the whole
+field, which settles whether such a pairing exists for the players of the
+round (the byes are chosen first). Only when none exists are repeated tables
+allowed. Seats are ordered to even out seat counts, the higher ranked entry
+first on ties. No randomness is used.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from math import comb
 
 from tournaments.formats.common import (
     Entry,
@@ -46,6 +53,8 @@ from tournaments.formats.common import (
 )
 from tournaments.ratings.standings import TableResult, head_to_head, pair_score, table_points
 
+#: Candidate tables per step up to which a field is searched over all candidates.
+EXHAUSTIVE_OPTIONS = 500
 TIEBREAKS = ("buchholz", "median_buchholz", "sonneborn_berger")
 DEFAULT_TIEBREAKS = ("buchholz", "sonneborn_berger")
 
@@ -145,10 +154,22 @@ def swiss_standings(
 
 
 class _Pairer:
-    """Depth-first search for tables of ``k`` with at most ``budget`` repeated meetings."""
+    """Depth-first search for tables of ``k`` with at most ``budget`` repeated meetings.
 
-    def __init__(self, met: Counter[frozenset[Entry]], k: int, window: int, max_nodes: int):
+    With ``played`` given, a table whose set of entries already played
+    together is never formed.
+    """
+
+    def __init__(
+        self,
+        met: Counter[frozenset[Entry]],
+        k: int,
+        window: int,
+        max_nodes: int,
+        played: frozenset[frozenset[Entry]] = frozenset(),
+    ):
         self.met, self.k, self.window, self.max_nodes = met, k, window, max_nodes
+        self.played = played
         self.nodes = 0
 
     def repeats(self, table: Sequence[Entry]) -> int:
@@ -165,6 +186,8 @@ class _Pairer:
         options = []
         for combo in itertools.combinations(range(len(pool)), self.k - 1):
             table = (head, *(pool[i] for i in combo))
+            if self.played and frozenset(table) in self.played:
+                continue
             cost = self.repeats(table)
             if cost <= budget:
                 options.append((cost, sum(combo), table))
@@ -177,6 +200,43 @@ class _Pairer:
             if self.nodes > self.max_nodes:
                 return None
         return None
+
+
+def _pair_tables(
+    playing: list[Entry],
+    met: Counter[frozenset[Entry]],
+    played: frozenset[frozenset[Entry]],
+    k: int,
+    window: int,
+    max_nodes: int,
+) -> list[tuple[Entry, ...]]:
+    """Tables for ``playing`` (ranked): no repeated table if the search finds such a pairing.
+
+    First the adjacent search (candidates within the window) without repeated
+    tables; if it finds none and the field is small enough
+    (``EXHAUSTIVE_OPTIONS``), the search over all candidates, which settles
+    whether a pairing without a repeated table exists; only then are repeated
+    tables allowed. Within the first of these that succeeds, the repeat budget
+    grows from 0 and the first pairing within the smallest budget is kept.
+    """
+    unbounded = len(playing) * len(playing)
+    windows = [max(window, k)]
+    if k > 2 and comb(len(playing) - 1, k - 1) <= EXHAUSTIVE_OPTIONS:
+        windows.append(len(playing))
+    for forbidden in (played, frozenset()):
+        for width in windows:
+            pairer = _Pairer(met, k, width, max_nodes, forbidden)
+            first = pairer.search(playing, unbounded)
+            if first is None:
+                continue
+            bound = sum(pairer.repeats(t) for t in first)
+            for budget in range(bound):
+                pairer.nodes = 0
+                tables = pairer.search(playing, budget)
+                if tables is not None:
+                    return tables
+            return first
+    return [tuple(playing[i : i + k]) for i in range(0, len(playing), k)]
 
 
 def swiss_pair(
@@ -223,15 +283,8 @@ def swiss_pair(
             for o in result.opponents(e):
                 met[frozenset((e, o))] += 1
     met = Counter({p: c // 2 for p, c in met.items()})  # each pair was seen from both sides
-    pairer = _Pairer(met, sides, max(window, sides), max_nodes)
-    tables = None
-    budget = 0
-    while tables is None:
-        pairer.nodes = 0
-        tables = pairer.search(playing, budget)
-        budget += 1
-        if budget > len(playing) * sides * (len(results) + 1):
-            tables = [tuple(playing[i : i + sides]) for i in range(0, len(playing), sides)]
+    played = frozenset(frozenset(result.entries()) for result in results)
+    tables = _pair_tables(playing, met, played, sides, window, max_nodes)
     counts = seat_counts((r.table for r in results), table_size)
     seated: list[Table] = [best_seating(t, counts) for t in tables]
     if partners:
