@@ -11,10 +11,16 @@ Two kinds of host:
 
 - **cgroup v2**: a ``cgroup2`` mount at ``/sys/fs/cgroup`` whose ``memory``,
   ``pids`` and ``cpu`` controllers can be enabled in a subtree we may write.
-  As root that is ``/sys/fs/cgroup/cardroom``; an ordinary user points
-  ``CARDROOM_CGROUP`` at a delegated directory (absolute path). Each bot gets
-  ``memory.max``, ``memory.swap.max = 0``, ``memory.oom.group = 1``,
-  ``pids.max`` and ``cpu.max``.
+  As root that is ``/sys/fs/cgroup/cardroom``; otherwise ``CARDROOM_CGROUP``
+  (an absolute path) or, when it is unset, our own group if it is delegated
+  to us (systemd's ``Delegate=yes``). Each bot gets ``memory.max``,
+  ``memory.swap.max = 0``, ``memory.oom.group = 1``, ``pids.max`` and
+  ``cpu.max``.
+
+  v2 lets only a group without processes enable controllers for its children
+  (``EBUSY`` otherwise). A delegated group, or a container's root group, that
+  holds our own process is first emptied: its processes move into the leaf
+  ``<group>/platform`` and bot groups become its siblings.
 - **cgroup v1**: separate ``memory``, ``pids``, ``cpu`` and ``cpuacct``
   hierarchies we may write (root). Each bot gets ``cardroom/bot-...`` in each
   (``CARDROOM_CGROUP``, a relative path, renames ``cardroom``), with
@@ -45,10 +51,15 @@ logger = logging.getLogger(__name__)
 
 ROOT = Path("/sys/fs/cgroup")
 MOUNTINFO = Path("/proc/self/mountinfo")
+SELF_CGROUP = Path("/proc/self/cgroup")
 #: Where bot groups are made: v2 an absolute directory, v1 a path under each hierarchy.
 BASE_ENV = "CARDROOM_CGROUP"
 DEFAULT_NAME = "cardroom"
 GROUP_PREFIX = "bot-"
+#: The leaf a group's own processes move into so that it may enable controllers.
+LEAF_NAME = "platform"
+#: Rounds of moving processes out of a group before giving up (they keep forking).
+VACATE_ROUNDS = 20
 V1, V2 = "v1", "v2"
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
@@ -128,30 +139,132 @@ def _try_v2(base: str | None) -> Host:
     if not any(kind == "cgroup2" and point == ROOT for kind, point, _ in _mounts()):
         return Host(None, reason=f"no cgroup2 mount at {ROOT}")
     if os.geteuid() != 0:
-        return Host(None, reason=f"not root: set {BASE_ENV} to a cgroup2 directory delegated to us")
+        own = _own_group()
+        if own is None or not _delegated_to_us(own):
+            return Host(
+                None,
+                reason=(
+                    f"not root and our cgroup {own or '(unknown)'} is not delegated to us: "
+                    f"run under systemd with Delegate=yes, or set {BASE_ENV} to a cgroup2 "
+                    "directory delegated to us"
+                ),
+            )
+        return _prepare_v2(own, enable_in=())
     return _prepare_v2(ROOT / DEFAULT_NAME, enable_in=(ROOT,))
 
 
+def _own_group() -> Path | None:
+    """The v2 group we run in, under ``ROOT``; its parent if we are in its ``platform`` leaf.
+
+    The leaf is where :func:`_vacate` moved us (or a sibling before we were
+    forked), or where systemd's ``DelegateSubgroup=platform`` started us.
+    """
+    try:
+        lines = SELF_CGROUP.read_text().splitlines()
+    except OSError:
+        return None
+    relative = next((line[3:] for line in lines if line.startswith("0::")), None)
+    if relative is None or not relative.startswith("/") or "/.." in relative:
+        return None  # no v2 line, or a group outside our cgroup namespace
+    group = ROOT / relative.lstrip("/")
+    if group.name == LEAF_NAME and group != ROOT and _delegated_to_us(group.parent):
+        return group.parent
+    return group
+
+
+def _delegated_to_us(group: Path) -> bool:
+    """Whether we may make child groups in ``group`` and move processes within it."""
+    files = [group, group / "cgroup.procs", group / "cgroup.subtree_control"]
+    return all(os.access(path, os.W_OK) for path in files)
+
+
 def _prepare_v2(base: Path, *, enable_in: tuple[Path, ...]) -> Host:
-    """Make ``base`` a parent whose children get memory, pids and cpu controllers."""
+    """Make ``base`` a parent whose children get memory, pids and cpu controllers.
+
+    A group in ``enable_in`` or ``base`` itself that holds our own process is
+    emptied into its ``platform`` leaf first (:func:`_enable_vacating`).
+    """
+    moved: list[Path] = []
     try:
         for parent in enable_in:
-            _enable(parent)
+            moved += _enable_vacating(parent)
         base.mkdir(exist_ok=True)
-        _enable(base)
+        moved += _enable_vacating(base)
     except OSError as error:
         if error.errno == errno.EBUSY:
             return Host(
                 None,
                 reason=(
                     f"cannot enable controllers under {error.filename or base}: it has "
-                    "processes of its own (cgroup v2 lets only the root or a group without "
-                    f"processes have child groups with controllers); point {BASE_ENV} at "
-                    "an empty delegated group"
+                    "processes of its own, and ours is not among them (cgroup v2 lets only "
+                    "the root or a group without processes have child groups with "
+                    f"controllers); point {BASE_ENV} at an empty delegated group or at ours"
                 ),
             )
         return Host(None, reason=f"cgroup v2 at {base} is not usable: {error}")
-    return _checked(Host(V2, {name: base for name in V2_CONTROLLERS}, f"cgroup v2 at {base}"))
+    where = f"cgroup v2 at {base}"
+    if moved:
+        where += f" (our processes moved to {', '.join(str(leaf) for leaf in moved)})"
+    return _checked(Host(V2, {name: base for name in V2_CONTROLLERS}, where))
+
+
+def _enable_vacating(group: Path) -> list[Path]:
+    """``_enable(group)``; if it holds our own process (``EBUSY``), empty it into a leaf first.
+
+    Returns ``[leaf]`` if processes were moved, else ``[]``. Re-raises ``EBUSY``
+    when the processes in ``group`` are not ours (we are not among them).
+    """
+    try:
+        _enable(group)
+        return []
+    except OSError as error:
+        if error.errno != errno.EBUSY or os.getpid() not in _procs(group):
+            raise
+    leaf = _vacate(group)
+    _enable(group)
+    return [leaf]
+
+
+def _vacate(group: Path) -> Path:
+    """Move every process of ``group`` into ``group/platform``; returns that leaf.
+
+    Every process, not only ours: a Celery worker's parent and its other
+    children are in the group too, and one process left behind keeps the
+    group from enabling controllers. Safe to run in several of our processes
+    at once: the leaf may already exist, a process may already be in it
+    (moving it again changes nothing) or be gone (``ESRCH``), and children
+    forked meanwhile are caught by the next round. Moving needs write access
+    to ``cgroup.procs`` of the group itself, the common ancestor of the
+    group and its leaf, which delegation gives us.
+    """
+    leaf = group / LEAF_NAME
+    leaf.mkdir(exist_ok=True)
+    for _ in range(VACATE_ROUNDS):
+        pids = _procs(group)
+        if not pids:
+            return leaf
+        for pid in pids:
+            try:
+                _move(pid, leaf)
+            except ProcessLookupError:
+                continue  # exited since we listed it
+            except OSError as error:
+                message = f"cannot move pid {pid}: {error.strerror}"
+                raise OSError(error.errno, message, str(leaf)) from None
+    raise OSError(errno.EAGAIN, f"processes keep appearing in {group}", str(group))
+
+
+def _move(pid: int, group: Path) -> None:
+    """Move process ``pid`` (all its threads) into ``group``."""
+    (group / "cgroup.procs").write_text(str(pid))
+
+
+def _procs(group: Path) -> list[int]:
+    """Pids in ``group``'s ``cgroup.procs`` (none if it cannot be read)."""
+    try:
+        return [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _enable(directory: Path) -> None:
