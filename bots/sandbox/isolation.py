@@ -30,6 +30,7 @@ from pathlib import Path
 
 from . import seccomp as syscall_filter
 from .cgroup import host as cgroup_host
+from .errors import SandboxUnavailable
 from .limits import MIB, Limits
 from .resolve import BOT_MOUNT
 
@@ -153,11 +154,48 @@ def environment(*, home: str, sdk: str) -> dict[str, str]:
 def host_uid() -> int | None:
     """The unprivileged host uid to run a bot as when we are root, else ``None``.
 
-    Fresh per bot, so no two bots (nor any real user) share a uid.
+    Fresh per bot, so no two bots (nor any real user) share a uid: drawn from
+    ``[HOST_UID_BASE, HOST_UID_BASE + HOST_UID_SPAN)`` when our user namespace
+    maps it (the host, or a container without remapping), else from the top of
+    the largest range our namespace maps (a remapped container, e.g. Docker's
+    ``userns-remap`` with 65,536 ids), below its last two ids (nobody, nogroup).
     """
     if os.geteuid() != 0:
         return None
-    return HOST_UID_BASE + secrets.randbelow(HOST_UID_SPAN)
+    low, span = uid_pool(_uid_map())
+    return low + secrets.randbelow(span)
+
+
+#: Ids below this in a remapped namespace are left to the image's own users.
+REMAPPED_FIRST_UID = 10_000
+
+
+def _uid_map(path: str = "/proc/self/uid_map") -> list[tuple[int, int]]:
+    """``(first inside id, count)`` of each range our user namespace maps."""
+    try:
+        with open(path) as handle:
+            rows = [line.split() for line in handle if line.strip()]
+    except OSError:
+        return []
+    return [(int(row[0]), int(row[2])) for row in rows if len(row) == 3]
+
+
+def uid_pool(ranges: list[tuple[int, int]]) -> tuple[int, int]:
+    """``(first uid, how many)`` that bots draw their uids from, given the mapped ranges.
+
+    Raises ``SandboxUnavailable`` if no mapped range leaves room for bots.
+    """
+    end = HOST_UID_BASE + HOST_UID_SPAN
+    if not ranges or any(f <= HOST_UID_BASE and end <= f + n for f, n in ranges):
+        return HOST_UID_BASE, HOST_UID_SPAN
+    first, count = max(ranges, key=lambda r: r[1])
+    low = max(first, REMAPPED_FIRST_UID)
+    high = first + count - 2  # leave nobody (65534) and the last id alone
+    if high - low < 1_000:
+        raise SandboxUnavailable(
+            f"the user namespace maps too few ids ({ranges}) to give each bot a uid of its own"
+        )
+    return low, high - low
 
 
 def stage(bot_path: Path, *, uid: int | None) -> Staging:
@@ -405,8 +443,11 @@ def _probe() -> Probe:
         syscall_filter.bpf()
     except syscall_filter.SeccompUnavailable as error:
         return Probe(False, str(error))
-    with tempfile.TemporaryDirectory() as empty:
+    try:
         uid = host_uid()
+    except SandboxUnavailable as error:
+        return Probe(False, str(error))
+    with tempfile.TemporaryDirectory() as empty:
         staging = stage(Path(empty), uid=uid)
         read_end, write_end = os.pipe()
         try:
