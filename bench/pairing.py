@@ -15,8 +15,11 @@ table size it times:
   a direct construction with nothing to search (``ratio`` = design / baseline).
 
 It also prints how evenly pairs meet: the search's cost against its lower bound
-(1.00 = every pair meets as evenly as the numbers allow). Pure Python, no
-database; times are the best of ``--repeat`` runs.
+(1.00 = every pair meets as evenly as the numbers allow), the spread of pair
+meetings (max - min; 0 for a balanced design) and the tables each entry plays
+(the same for all). Sizes with a known design (e.g. ``--sizes 7,9,13,15,21,25``)
+are built, not searched. Pure Python, no database; times are the best of
+``--repeat`` runs.
 """
 
 from __future__ import annotations
@@ -42,6 +45,19 @@ def best_of(repeat: int, fn) -> float:
     return min(times)
 
 
+def spread(n: int, rounds: list) -> int:
+    """Max - min of the pair meeting counts (pairs that never meet count as 0)."""
+    meets: dict[tuple[int, int], int] = {}
+    for r in rounds:
+        for table in r.tables:
+            for i, x in enumerate(table):
+                for y in table[i + 1 :]:
+                    pair = (min(x, y), max(x, y))
+                    meets[pair] = meets.get(pair, 0) + 1
+    low = min(meets.values()) if len(meets) == n * (n - 1) // 2 else 0
+    return max(meets.values()) - low
+
+
 def evenness(n: int, k: int, rounds: list) -> float:
     """Cost of the pair meetings (sum of squared counts) over the lower bound."""
     meets: dict[tuple[int, int], int] = {}
@@ -63,6 +79,7 @@ def measure(n: int, k: int, repeat: int) -> dict[str, Any]:
 
     def fresh():
         rr._designed.cache_clear()
+        rr.designs.balanced_design.cache_clear()
         return rr.round_robin(entries, k, seed=seed)
 
     design = best_of(repeat, fresh)
@@ -78,6 +95,8 @@ def measure(n: int, k: int, repeat: int) -> dict[str, Any]:
         "baseline_ms": round(baseline * 1000, 3),
         "ratio": round(design / baseline, 1) if baseline else None,
         "evenness": round(evenness(n, k, rounds), 3),
+        "spread": spread(n, rounds),
+        "games": len([t for r in rounds for t in r.tables if 0 in t]),
     }
 
 
@@ -101,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'entries':>7} {'seats':>5} {'rounds':>6} {'design ms':>10} {'round ms':>9} "
-        f"{'baseline ms':>11} {'ratio':>7} {'evenness':>8}"
+        f"{'baseline ms':>11} {'ratio':>7} {'evenness':>8} {'spread':>6} {'games':>5}"
     )
     print(header)
     print("-" * len(header))
@@ -109,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r['entries']:>7} {r['seats']:>5} {r['rounds']:>6} {r['design_ms']:>10.1f} "
             f"{r['round_ms']:>9.3f} {r['baseline_ms']:>11.3f} {r['ratio']:>7} "
-            f"{r['evenness']:>8.3f}"
+            f"{r['evenness']:>8.3f} {r['spread']:>6} {r['games']:>5}"
         )
     return 0
 

@@ -133,7 +133,7 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
 
     from tournaments import execution
 
-    competition = make_competition(organiser, name="Live night", entries=6)
+    competition = make_competition(organiser, name="Live night", entries=8)
     total = competition.matches.count()
     cookie = session_cookie(organiser)
     IMAGES.mkdir(parents=True, exist_ok=True)

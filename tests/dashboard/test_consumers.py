@@ -174,7 +174,7 @@ async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
 
 
 async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser, entries=6)
+    competition = await database_sync_to_async(make_competition)(organiser, entries=8)
     match = await database_sync_to_async(play_one)(competition)
 
     comm = await open_socket(competition.pk)

@@ -126,7 +126,7 @@ def test_a_finished_match_carries_the_rating_changes_of_its_seats(organiser, sen
 
 
 def test_round_events_carry_the_rounds_view(organiser, sent):
-    competition = make_competition(organiser, entries=6)  # two tables a round
+    competition = make_competition(organiser, entries=8)  # two tables a round
     (started,) = of_type(sent, "round.started")
     assert started["round"] == {"number": 1, "status": "running", "matches": 2, "done": 0}
     assert started["rounds"]["current"]["number"] == 1
@@ -158,7 +158,7 @@ def test_bracket_rounds_carry_the_bracket(organiser, sent):
 
 
 def test_the_queue_status_tells_counts_and_lease_holders(organiser, queue, sent):
-    competition = make_competition(organiser, entries=6)
+    competition = make_competition(organiser, entries=8)
     match = competition.matches.order_by("id").first()
 
     execution.match_claim(match_id=match.pk, claimed_by="host-a/4242/task-1")
@@ -200,7 +200,7 @@ def test_queue_statuses_are_throttled_and_the_newest_is_sent_when_the_window_clo
 
 
 def test_a_send_that_comes_too_early_waits_again(organiser, queue, sent):
-    competition = make_competition(organiser, entries=6)
+    competition = make_competition(organiser, entries=8)
     first, second = competition.matches.order_by("id")
     execution.match_claim(match_id=first.pk, claimed_by="w/1/a")
     execution.match_claim(match_id=second.pk, claimed_by="w/2/b")
@@ -249,7 +249,7 @@ def test_results_failures_and_releases_announce_the_queue_status(organiser, queu
 
 
 def test_the_reaper_announces_the_competitions_it_touched(organiser, queue, sent):
-    competition = make_competition(organiser, entries=6)
+    competition = make_competition(organiser, entries=8)
     match = competition.matches.order_by("id").first()
     execution.match_claim(match_id=match.pk, claimed_by="w/1/gone")
     Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))

@@ -92,9 +92,9 @@ def deliver(page, *frames) -> int:
 
 @pytest.fixture
 def live(organiser):
-    """A round robin of six with one result, its page and its snapshot (read before the
-    browser starts: the database is not used from Playwright's event loop)."""
-    competition = make_competition(organiser, entries=6)
+    """A round robin of eight (two tables a round) with one result, its page and its snapshot
+    (read before the browser starts: the database is not used from Playwright's event loop)."""
+    competition = make_competition(organiser, entries=8)
     match = play_one(competition)
     competition.refresh_from_db()
     html = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()

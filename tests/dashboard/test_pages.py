@@ -38,7 +38,7 @@ def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
 
 
 def test_the_list_draws_a_progress_bar_per_competition(organiser):
-    competition = make_competition(organiser, entries=6)  # two matches in round one
+    competition = make_competition(organiser, entries=8)  # two matches in round one
     play_one(competition)
 
     page = Client().get("/dashboard/").content.decode()
@@ -107,7 +107,7 @@ def test_the_standings_show_each_rating_trend(organiser):
 
 
 def test_the_competition_page_shows_rounds_pairings_and_the_queue(organiser):
-    competition = make_competition(organiser, entries=6)
+    competition = make_competition(organiser, entries=8)
     match = play_one(competition)
     running = competition.matches.exclude(pk=match.pk).get()
     execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
@@ -242,7 +242,7 @@ def test_the_competition_page_charts_the_top_ratings_over_time(organiser):
 
 def test_the_rating_chart_draws_at_most_the_top_ten(organiser):
     competition = make_competition(organiser, entries=12)
-    for _ in range(6):
+    for _ in range(9):  # three rounds of three tables: every entry rated
         play_one(competition)
 
     page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()

@@ -182,7 +182,7 @@ def test_a_double_elimination_bracket_has_winners_losers_and_grand_final(organis
 
 
 def test_a_round_robin_shows_its_rounds_and_the_current_pairings(organiser):
-    competition = make_competition(organiser, entries=6)
+    competition = make_competition(organiser, entries=8)
     total = competition.matches.count()
 
     view = rounds_view(competition=competition)
@@ -265,7 +265,7 @@ def test_the_queue_status_counts_matches_and_lists_the_workers_holding_leases(or
 
 
 def test_the_list_progress_matches_each_competitions_progress(organiser, django_assert_num_queries):
-    made = [make_competition(organiser, name=f"Night {i}", entries=6) for i in range(3)]
+    made = [make_competition(organiser, name=f"Night {i}", entries=8) for i in range(3)]
     play_one(made[1])
     competitions = list(Competition.objects.filter(pk__in=[c.pk for c in made]).order_by("id"))
 

@@ -39,7 +39,7 @@ allows; the others sit out, so every entry has the same number of byes.
    tables are searched again free of rounds (simulated annealing on the
    tables, :func:`tournaments.formats.designs.spread_blocks`) and packed into
    rounds of disjoint tables afterwards (more rounds, fewer tables each),
-   kept if they meet more evenly.
+   kept if the spread of meeting counts (max - min) shrinks.
 3. Seats: each table's seat order is chosen to even out every entry's seat
    counts, then improved table by table until nothing changes.
 
@@ -227,7 +227,8 @@ def _searched_rounds(n: int, k: int, legs: int, seed: int, steps: int) -> Layout
     First the search over the fewest rounds (tables spread evenly over them);
     if pairs do not even out there and the field is small, the same tables
     are searched again free of rounds (:func:`designs.spread_blocks`) and
-    packed into rounds afterwards, kept if they meet more evenly.
+    packed into rounds afterwards, kept if the spread of meeting counts
+    (max - min) shrinks.
     """
     g = games_per_entry(n, k, legs)
     tables, per_round = n * g // k, n // k
@@ -242,13 +243,25 @@ def _searched_rounds(n: int, k: int, legs: int, seed: int, steps: int) -> Layout
         return layout
     blocks = [t for tables_, _ in layout for t in tables_]
     free_cost, free = designs.spread_blocks(blocks, n, seed=seed, steps=steps)
-    if free_cost >= cost:
+    # More rounds are only worth it when pair meetings get closer together.
+    if free_cost >= cost or _spread(free, n) >= _spread(blocks, n):
         return layout
     packed = designs.pack_rounds([tuple(b) for b in free], n, k, seed=seed)
     order = shuffled(range(n), seed, "round-robin/byes")
     return [
         ([list(t) for t in r], [x for x in order if all(x not in t for t in r)]) for r in packed
     ]
+
+
+def _spread(tables: Sequence[Sequence[int]], n: int) -> int:
+    """Max - min of the pair meeting counts of ``tables`` over entries ``0..n-1``."""
+    count = [[0] * n for _ in range(n)]
+    for t in tables:
+        for i, x in enumerate(t):
+            for y in t[i + 1 :]:
+                count[min(x, y)][max(x, y)] += 1
+    values = [count[x][y] for x in range(n) for y in range(x + 1, n)]
+    return max(values) - min(values)
 
 
 def _search_layout(
