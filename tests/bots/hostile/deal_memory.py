@@ -4,8 +4,8 @@ A bot that met a deal again in another seat would know the other hands: the
 cards each seat played in the first meeting are the hands of the second. So it
 keeps, for every deal it finished, the cards each other seat played; at the
 first decision of every deal it compares its own hand with them. A hand that
-is mostly cards one seat played in a remembered deal is a repeat. After every
-game it logs one JSON line on stderr:
+is mostly cards one seat played in a remembered deal is a repeat. Before each
+answer it logs one JSON line on stderr (the last one says it all):
 ``{"games": [...], "deals": N, "repeats": N, "memory_found": bool}``.
 """
 
@@ -54,11 +54,11 @@ def main():
             remember(remembered, game, observation)
             with open(MEMORY, "w") as handle:
                 json.dump(remembered, handle)
-            print(json.dumps({"action": message["legal"][0]}), flush=True)
-        elif kind == "result":  # report as it goes: the platform may kill it right after bye
+            # Report before answering: the platform may kill it right after its last move.
             report = {"games": games, "deals": deals_seen, "repeats": repeats}
             report["memory_found"] = found
             print(json.dumps(report), file=sys.stderr, flush=True)
+            print(json.dumps({"action": message["legal"][0]}), flush=True)
         elif kind == "bye":
             break
 

@@ -5,8 +5,9 @@ the test) and the referee's public seed derivation, collects every integer it
 is sent (the hello, every observation, every result) or can find in its
 environment (variables, pid, uid, time), plus a range of small seeds, and for
 each candidate match seed deals the game and compares the deal with its own
-hand. If one fits, it knows every hand at the table. After every game it logs
-(stderr) one JSON line: ``{"cracked": [game numbers], "candidates": N}``.
+hand. If one fits, it knows every hand at the table. Before each answer it
+logs (stderr) one JSON line, the last one saying it all:
+``{"cracked": [game numbers], "candidates": N}``.
 """
 
 import hashlib
@@ -62,10 +63,10 @@ def main():
                 tried.add((game, seat))
                 if crack(variant, options, seat, hand, game, found):
                     cracked.append(game)
-            print(json.dumps({"action": message["legal"][0]}), flush=True)
-        elif kind == "result":  # report as it goes: the platform may kill it right after bye
+            # Report before answering: the platform may kill it right after its last move.
             report = {"cracked": sorted(set(cracked)), "candidates": len(found)}
             print(json.dumps(report), file=sys.stderr, flush=True)
+            print(json.dumps({"action": message["legal"][0]}), flush=True)
         elif kind == "bye":
             break
 
