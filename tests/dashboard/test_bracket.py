@@ -113,8 +113,6 @@ def _snapshot(html: str) -> dict:
 
 
 def test_a_finished_match_event_redraws_its_box_with_score_and_tiebreak(finished, browser):  # noqa: F811
-    if finished.format != "single-elimination":
-        pytest.skip("one format is enough for the live path")
     page = open_page(browser, finished.html)
     snapshot = _snapshot(finished.html)
     box = next(
