@@ -15,7 +15,8 @@ the group's counter around every decision), and in a duplicate match of the same
 length the fresh processes each seat rotation starts (``fresh_rotations``).
 
 Target: sandboxed at >= 70 % of the pipe floor. Bot start-up is paid once per
-match (once per rotation in duplicate mode): the figures include it. Each
+match (once per rotation in duplicate mode): the figures include it, but not the
+host probe a worker runs once (bwrap, the filter, the cgroup), done first. Each
 sandboxed figure is the best of ``--repeat`` matches. The process pins itself
 (and so its bots) to one core unless ``--no-pin``.
 """
@@ -52,7 +53,7 @@ class SameBot(Bot):
         self.rnd = random.Random(0)
 
     def start(self, hello: dict[str, Any]) -> None:
-        self.rnd.seed(hello["match"]["player"] * 10 + hello["seat"])
+        self.rnd.seed(10 + hello["seat"])  # as pipe_bot.py
         self.transcript.append((self.player, protocol.encode(hello)))
 
     def act(self, observation: dict[str, Any] | None, legal: list[str]) -> str:
@@ -133,6 +134,8 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
     count = deals(result)
     transcript: list[tuple[int, bytes]] = []  # the same match again, keeping every message
     run_match(variant, [Recording(SameBot(transcript, p)) for p in range(n)], games_count, seed)
+    if not sandbox.available():  # the one-time host probe, paid by a worker once, not per match
+        raise SystemExit(f"no sandbox here: {sandbox.describe()['probe']}")
     seconds, statuses = sandboxed_seconds(variant, games_count, seed, repeat)
     floor_s = min(pipe_floor(transcript, n) for _ in range(repeat))
     boxed_s = seconds["sandboxed"]
