@@ -60,6 +60,21 @@ def test_four_entries_at_three_seats_play_all_four_triples(as_organiser, capsys)
     three_views_agree(as_organiser, competition_id, out)
 
 
+def test_a_double_round_robin_plays_every_triple_twice(as_organiser, capsys):
+    competition_id = create(as_organiser, format="double-round-robin", kind="league-season")
+    enter_copies(as_organiser, competition_id, greedy=2, random=2)
+
+    call_command("run_competition", str(competition_id), "--inline")
+    out = capsys.readouterr().out
+
+    played = tables(competition_id)
+    names = sorted({name for table in played for name in table})
+    assert Counter(played) == dict.fromkeys(combinations(names, 3), 2)  # 8 tables
+    pairs = Counter(pair for t in played for pair in combinations(t, 2))
+    assert set(pairs.values()) == {4}
+    three_views_agree(as_organiser, competition_id, out)
+
+
 def test_seven_entries_at_three_seats_meet_every_pair_exactly_once(as_organiser, capsys):
     competition_id = create(as_organiser, format="round-robin", games_per_match=3)
     enter_copies(as_organiser, competition_id, greedy=3, random=4)
