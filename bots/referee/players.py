@@ -27,6 +27,10 @@ OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = 
 )
 
 
+#: Between the logs of a player's processes (a duplicate match starts one per rotation).
+LOG_SEPARATOR = "\n--- next process (a new rotation of the deals) ---\n"
+
+
 class BotFault(Exception):
     """A bot broke the rules of the protocol (FORFEIT-1): ``status`` says how."""
 
@@ -205,4 +209,4 @@ class ProcessPlayer(Player):
         logs = [*self._past_logs]
         if self.process is not None:
             logs.append(self.process.stderr_tail())
-        return "\n--- next process (a new rotation of the deals) ---\n".join(logs)
+        return LOG_SEPARATOR.join(logs)

@@ -16,6 +16,7 @@ import pytest
 
 from bots.builtin import make
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.referee.players import LOG_SEPARATOR
 from tournaments.deals import match_seed_from_secret, new_secret
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +33,7 @@ def last_report(log: str) -> dict:
 
 def reports(log: str) -> list[dict]:
     """The last report of each process of a player (duplicate matches restart it)."""
-    return [last_report(part) for part in log.split("\n--- next process")]
+    return [last_report(part) for part in log.split(LOG_SEPARATOR)]
 
 
 @pytest.fixture
