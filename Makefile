@@ -5,8 +5,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # `make demo HEADLESS=1`: no server; play one small competition, print it, exit.
 HEADLESS ?=
+# `make demo PORT=8001 HOST=0.0.0.0`: where the demo's web server listens.
+PORT ?= 8000
+HOST ?= 127.0.0.1
+ifeq ($(origin HOST),environment)
+HOST := 127.0.0.1
+endif
+# `make demo PACE=0`: seconds between two matches the demo's worker starts (0: flat out).
+PACE ?=
 
-.PHONY: test test-fast lint bench install clean demo sandbox-libs
+.PHONY: test test-fast lint bench install clean demo host-packages-demo host-packages-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,20 +24,19 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## The bot sandbox's seccomp filter needs Debian's libseccomp2 (installed here as root).
-sandbox-libs:
-	@$(PYTHON) -c "import ctypes.util, sys; sys.exit(not ctypes.util.find_library('seccomp'))" \
-	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp2; } \
-	  || echo "warning: libseccomp2 is missing, so bots cannot be sandboxed" >&2
+## The Debian packages each command needs (deploy/host-packages.sh): installed when run
+## as root with apt-get, else the command stops with the one `apt-get install` to run.
+host-packages-demo host-packages-test:
+	@VENV=$(VENV) PYTHON=$(PYTHON) bash deploy/host-packages.sh $(subst host-packages-,,$@)
 
-install: $(STAMP) sandbox-libs
+install: host-packages-demo $(STAMP)
 
-## Lint, then the whole suite (slow tests included).
-test: $(STAMP) sandbox-libs
+## Lint, then the whole suite (slow tests included). Without DATABASE_URL / REDIS_URL a
+## private PostgreSQL and Redis are started for the run (tests/services.py), so none skips.
+test: host-packages-test $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m tests.services run -- $(PY) -m pytest
 
 ## The suite without tests marked slow, for the edit-test loop.
 test-fast: $(STAMP)
@@ -41,10 +48,11 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 
 ## The whole platform on embedded defaults (SQLite in var/, an embedded Redis, a worker,
-## the ASGI server on http://127.0.0.1:8000/); Ctrl-C stops it all.
-demo: $(STAMP) sandbox-libs
+## the ASGI server on http://$(HOST):$(PORT)/); Ctrl-C stops it all.
+demo: host-packages-demo $(STAMP)
 	$(PY) manage.py migrate --noinput --verbosity 0
-	$(PY) manage.py demo $(if $(filter-out 0,$(HEADLESS)),--headless,)
+	$(PY) manage.py demo $(if $(filter-out 0,$(HEADLESS)),--headless,) \
+	  --host $(HOST) --port $(PORT) $(if $(PACE),--pace $(PACE),)
 
 ## Engine benchmark; `make bench ARGS=--json`. Installs the optional OpenSpiel baseline.
 bench: $(STAMP)
