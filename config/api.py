@@ -43,7 +43,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from config.authentication import token_expired, token_expires_at
+from config.authentication import token_expires_at, token_for_user
 from config.parsers import json_nests_deeper_than
 from config.throttles import RegisterThrottle, TokenThrottle, login_blocked_for, login_failed
 
@@ -266,12 +266,7 @@ class TokenView(ApiDefaults, APIView):
 
 def _token_for(user: AbstractBaseUser) -> Token:
     """The user's token; an expired one is replaced by a new key (rotated)."""
-    with transaction.atomic():
-        token, _ = Token.objects.select_for_update().get_or_create(user=user)
-        if token_expired(token):
-            token.delete()
-            token = Token.objects.create(user=user)
-    return token
+    return token_for_user(user)
 
 
 class MeView(ApiDefaults, APIView):

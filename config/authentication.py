@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
@@ -38,3 +39,20 @@ class ExpiringTokenAuthentication(TokenAuthentication):
                 code="token_expired",
             )
         return user, token
+
+
+def token_for_user(user) -> Token:
+    """The user's API token; an expired one is replaced by a new key (rotated)."""
+    with transaction.atomic():
+        token, _ = Token.objects.select_for_update().get_or_create(user=user)
+        if token_expired(token):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token
+
+
+def token_rotate(user) -> Token:
+    """A new API token for ``user``: the old key stops working at once."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user)
