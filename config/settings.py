@@ -19,6 +19,9 @@ instance on SQLite):
   (``10/min``, ``20/min``, ``20/min``, ``20/hour``), ``CARDROOM_NUM_PROXIES``;
   ``CARDROOM_CACHE_PREFIX``; ``CARDROOM_TOKEN_TTL_HOURS`` (720);
   ``CARDROOM_JSON_MAX_DEPTH`` (32); ``CARDROOM_VALIDATE_QUEUE``, ``_GRACE_S``.
+- ``CARDROOM_BOT_STORE``: where uploads are kept, ``db`` (default) or ``s3``
+  (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
+  ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
 
 Everything Cardroom writes under ``CARDROOM_VAR_DIR`` is private to its user.
 """
@@ -31,6 +34,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.private_files import private_directory, private_file, private_sqlite_database
 
@@ -126,12 +130,18 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# The site's own login page (tournaments.site), also for @login_required pages.
+LOGIN_URL = "site:login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # The site's templates: cardroom/base.html (every page extends it), dashboard/,
+        # registration/ (the login page).
+        "DIRS": [BASE_DIR / "tournaments" / "dashboard" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -234,6 +244,34 @@ MEDIA_URL = "media/"
 # Stored uploads are for Cardroom's own processes only (workers read them as the same user).
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+
+# --- Bot store and cache (bots.store, bots.cache) ---
+# Uploads are kept by their SHA-256 where every worker reaches them: ``db`` (the
+# default: rows of the database, bytea) or ``s3`` (an S3-compatible object store through
+# django-storages, ``pip install 'cardroom[s3]'``: bucket CARDROOM_BOT_STORE_BUCKET,
+# endpoint CARDROOM_BOT_STORE_ENDPOINT, credentials from AWS_ACCESS_KEY_ID /
+# AWS_SECRET_ACCESS_KEY as boto3 reads them). Each worker caches what it fetched under
+# CARDROOM_BOT_CACHE_DIR, at most CARDROOM_BOT_CACHE_MB (least recently used go first).
+CARDROOM_BOT_STORE = os.environ.get("CARDROOM_BOT_STORE", "db").strip().lower()
+if CARDROOM_BOT_STORE not in ("db", "s3"):
+    raise ImproperlyConfigured(f"CARDROOM_BOT_STORE must be db or s3, got {CARDROOM_BOT_STORE!r}")
+CARDROOM_BOT_CACHE_DIR = Path(os.environ.get("CARDROOM_BOT_CACHE_DIR", VAR_DIR / "bot-cache"))
+CARDROOM_BOT_CACHE_MB = int(os.environ.get("CARDROOM_BOT_CACHE_MB", "1024"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if CARDROOM_BOT_STORE == "s3":
+    STORAGES["bots"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ.get("CARDROOM_BOT_STORE_BUCKET", "cardroom-bots"),
+            "endpoint_url": os.environ.get("CARDROOM_BOT_STORE_ENDPOINT") or None,
+            "location": os.environ.get("CARDROOM_BOT_STORE_PREFIX", "bots"),
+            "file_overwrite": False,
+            "default_acl": None,
+        },
+    }
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

@@ -7,4 +7,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urls())),
     path("dashboard/", include("tournaments.dashboard.urls")),
+    path("", include("tournaments.site.urls")),
 ]

@@ -15,6 +15,7 @@ urlpatterns = [
         views.competition_detail,
         name="competition-detail",
     ),
+    path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("games/<int:game_id>/", views.game_replay, name="game-replay"),
     path("<str:name>", views.script, name="script"),
 ]

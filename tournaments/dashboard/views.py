@@ -7,12 +7,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
-from django.template.backends.django import DjangoTemplates
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 import games
 from tournaments.comparison import compare_entries
+from tournaments.dashboard.pages import match_page, neighbour_games
 from tournaments.dashboard.replay import (
     REFUSED,
     full_view_allowed,
@@ -35,37 +35,27 @@ LIST_LIMIT = 50
 FULL_VIEW = "full"
 
 HERE = Path(__file__).resolve().parent
-#: The dashboard's own templates (``tournaments/dashboard/templates``), self-contained.
-ENGINE = DjangoTemplates(
-    {
-        "NAME": "dashboard",
-        "DIRS": [HERE / "templates"],
-        "APP_DIRS": False,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-            ],
-        },
-    }
-)
 
-
-def render(request: HttpRequest, name: str, context: dict[str, Any]) -> HttpResponse:
-    return HttpResponse(ENGINE.get_template(name).render(context, request))
-
-
-#: The page scripts (``static/dashboard/``): no build step, no static files setup.
-SCRIPTS = frozenset({"live.js", "replay.js"})
+#: The files the pages load (``static/``): no build step, no static files setup.
+#: name -> (directory under static/, content type).
+ASSETS = {
+    "live.js": ("dashboard", "text/javascript"),
+    "replay.js": ("dashboard", "text/javascript"),
+    "pico.min.css": ("cardroom", "text/css"),
+    "site.css": ("cardroom", "text/css"),
+}
+#: The page scripts among :data:`ASSETS` (kept under this name for callers).
+SCRIPTS = frozenset(name for name in ASSETS if name.endswith(".js"))
 
 
 @require_GET
 def script(request: HttpRequest, name: str) -> FileResponse:
-    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
-    if name not in SCRIPTS:
-        raise Http404("no such script")
-    path = HERE / "static" / "dashboard" / name
-    response = FileResponse(path.open("rb"), content_type="text/javascript")
+    """One of :data:`ASSETS`, served from the package; 404 for any other name."""
+    if name not in ASSETS:
+        raise Http404("no such file")
+    folder, content_type = ASSETS[name]
+    path = HERE / "static" / folder / name
+    response = FileResponse(path.open("rb"), content_type=content_type)
     response["Cache-Control"] = "max-age=300"
     return response
 
@@ -136,6 +126,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "names": names,
         "full": full and full_allowed,
         "full_allowed": full_allowed,
+        "neighbours": neighbour_games(game=game),
     }
     if full and not full_allowed:
         response = render(request, "dashboard/game_replay.html", {**context, "refused": REFUSED})
@@ -153,3 +144,16 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         return render(request, "dashboard/game_replay.html", context)
     context["meta"] = replay_meta(record, names=names)
     return render(request, "dashboard/game_replay.html", context)
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A match: its seats and results, every game with scores, statuses and a replay link;
+    404 for matches of competitions one may not watch."""
+    match = get_object_or_404(
+        Match.objects.select_related("competition", "round").filter(
+            competition__in=competitions_visible_to(user=request.user)
+        ),
+        pk=match_id,
+    )
+    context = {"match": match, "competition": match.competition, **match_page(match=match)}
+    return render(request, "dashboard/match_detail.html", context)

@@ -1,0 +1,179 @@
+"""Reads of the site's pages (home, match): plain data for the templates.
+
+The live panels of a competition page come from ``dashboard.selectors``; this module
+adds what only the pages show: the home page's lists and a match's games in words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Case, IntegerField, Value, When
+
+from tournaments.dashboard.replay import seat_names
+from tournaments.dashboard.selectors import progress_by_competition
+from tournaments.models import Competition, Match, RatingEvent
+from tournaments.selectors import competitions_visible_to, standings_for_competition
+
+#: The home page lists this many competitions, live ones first.
+HOME_COMPETITIONS = 20
+#: A ladder's top ten on the home page.
+LADDER_TOP = 10
+#: Recent upsets on the home page, found among this many last rated matches.
+UPSETS_SHOWN, UPSETS_SCANNED = 5, 200
+#: An upset: the better placed seat was rated at least this much lower (mu - 3 sigma) before.
+UPSET_MARGIN = 1.0
+
+#: A seat's game status in words (bots.referee.players; RULES.md FORFEIT-1).
+STATUS_WORDS = {
+    "ok": "played to the end",
+    "illegal": "illegal move",
+    "timeout": "ran out of time",
+    "crash": "crashed",
+    "malformed": "sent a malformed answer",
+    "flood": "flooded its output",
+    "not-ready": "never said it was ready",
+    "out-of-turn": "answered out of turn",
+    "memory": "used too much memory",
+}
+
+#: Match statuses in words.
+MATCH_STATUS_WORDS = {
+    Match.Status.PENDING: "waiting",
+    Match.Status.QUEUED: "queued",
+    Match.Status.RUNNING: "being played",
+    Match.Status.DONE: "finished",
+    Match.Status.FAILED: "failed (the platform gave up on it)",
+}
+
+
+def status_words(status: str) -> str:
+    """A game status in words; an unknown one as it is."""
+    return STATUS_WORDS.get(status, status)
+
+
+def home_page(*, user) -> dict[str, Any]:
+    """The home page: competitions ``user`` may watch (running first, then newest), the
+    top ten of the first running ladder among them, and recent upsets."""
+    visible = competitions_visible_to(user=user)
+    live_first = Case(
+        When(status=Competition.Status.RUNNING, then=Value(0)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
+    ordered = visible.annotate(live=live_first).order_by("live", "-created_at", "-id")
+    competitions = list(ordered[:HOME_COMPETITIONS])
+    progress = progress_by_competition(competitions)
+    ladder = next((c for c in competitions if c.format == Competition.Format.LADDER), None)
+    return {
+        "rows": [(c, progress[c.pk]) for c in competitions],
+        "ladder": ladder,
+        "ladder_top": (
+            standings_for_competition(competition=ladder, limit=LADDER_TOP) if ladder else []
+        ),
+        "upsets": recent_upsets(competitions=visible),
+    }
+
+
+def recent_upsets(*, competitions, shown: int = UPSETS_SHOWN) -> list[dict[str, Any]]:
+    """Finished rated matches, newest first, where a seat placed better than a seat rated
+    at least :data:`UPSET_MARGIN` higher before the match (mu - 3 sigma); per match the
+    biggest such gap: ``match``, ``competition``, ``winner``, ``loser``, ``gap``."""
+    events = (
+        RatingEvent.objects.filter(match__competition__in=competitions)
+        .order_by("-match__finished_at", "-match_id")
+        .values_list("match_id", "entry_id", "mu_before", "sigma_before")
+    )
+    matches: dict[int, dict[int, float]] = {}
+    for match_id, entry_id, mu, sigma in events[:UPSETS_SCANNED]:
+        matches.setdefault(match_id, {})[entry_id] = mu - 3 * sigma
+    found = []
+    rows = Match.objects.filter(pk__in=matches).select_related("competition")
+    for match in rows.prefetch_related("seats__entry__bot__owner").order_by("-finished_at", "-id"):
+        before = matches[match.pk]
+        seats = [s for s in match.seats.all() if s.rank is not None and s.entry_id in before]
+        best = None
+        for up in seats:
+            for down in seats:
+                gap = before[down.entry_id] - before[up.entry_id]
+                if up.rank < down.rank and gap >= UPSET_MARGIN and (best is None or gap > best[0]):
+                    best = (gap, up, down)
+        if best:
+            gap, up, down = best
+            found.append(
+                {
+                    "match": match,
+                    "competition": match.competition,
+                    "winner": up.entry.bot,
+                    "loser": down.entry.bot,
+                    "gap": gap,
+                }
+            )
+        if len(found) >= shown:
+            break
+    return found
+
+
+def match_page(*, match: Match) -> dict[str, Any]:
+    """A match for its page: seats with their bots and results, and every stored game
+    numbered from 1, with the bot at each seat, scores, ranks and statuses in words.
+
+    A seat's ``statuses`` are the match's counts of each game status, in words; a game's
+    ``seats`` hold ``name``, ``score``, ``rank``, ``status`` (words) and ``reason``.
+    """
+    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
+    rows = [
+        {
+            "seat": s.seat,
+            "bot": s.entry.bot,
+            "name": str(s.entry.bot),
+            "rank": s.rank,
+            "score": s.score,
+            "points": s.points,
+            "statuses": [
+                (status_words(status), n) for status, n in sorted((s.statuses or {}).items())
+            ],
+        }
+        for s in seats
+    ]
+    games = []
+    for game in match.game_records.order_by("index"):
+        try:
+            names = seat_names(game=game, record=game.record())
+        except (ValueError, KeyError):
+            names = [f"seat {i}" for i in range(len(game.scores))]
+        statuses = list(game.statuses or [])
+        per_seat = []
+        for i, score in enumerate(game.scores):
+            status = statuses[i] if i < len(statuses) and isinstance(statuses[i], dict) else {}
+            per_seat.append(
+                {
+                    "name": names[i] if i < len(names) else f"seat {i}",
+                    "score": score,
+                    "rank": game.ranking[i] if i < len(game.ranking) else None,
+                    "fault": status.get("status", "ok") != "ok",
+                    "status": status_words(status.get("status", "ok")),
+                    "reason": status.get("reason", ""),
+                }
+            )
+        games.append(
+            {"id": game.pk, "number": game.index + 1, "playoff": game.playoff, "seats": per_seat}
+        )
+    return {
+        "seats": rows,
+        "games": games,
+        "status_words": MATCH_STATUS_WORDS.get(match.status, match.status),
+    }
+
+
+def neighbour_games(*, game) -> dict[str, Any]:
+    """The ids of the previous and next game of ``game``'s match (None at either end),
+    and the number of games."""
+    ids = list(game.match.game_records.order_by("index").values_list("pk", flat=True))
+    at = ids.index(game.pk)
+    return {
+        "previous": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
+        "count": len(ids),
+        "number": game.index + 1,
+    }

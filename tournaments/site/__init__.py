@@ -1,0 +1,1 @@
+"""The web site around the dashboard: the home page and the account pages."""

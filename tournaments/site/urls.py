@@ -1,0 +1,16 @@
+"""URLs of the site: the home page at ``/`` and the account pages under ``/accounts/``."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from tournaments.site import views
+
+app_name = "site"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
+]

@@ -1,0 +1,75 @@
+"""The home page and the account pages (sign up, log in, log out)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth import views as auth_views
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from config.throttles import login_blocked_for, login_failed
+from tournaments.dashboard.pages import home_page
+from tournaments.site.forms import SignupForm
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """Public competitions (live first), a ladder's top ten, recent upsets."""
+    return render(request, "cardroom/home.html", home_page(user=request.user))
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if safe else "/"
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    """A sign-up form; a new account is logged in at once and sent on to ``next``."""
+    if request.user.is_authenticated:
+        return redirect(_next_url(request))
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                user = get_user_model().objects.create_user(**form.validated)
+        except IntegrityError:  # the same name sent twice at once
+            form.add_error("username", "That username is taken.")
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}: your account is ready.")
+            return redirect(_next_url(request))
+    context = {"form": form, "next": _next_url(request)}
+    return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page, with the same failed-login limits as the admin's and the API's."""
+
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        username = request.POST.get("username", "")
+        wait = login_blocked_for(request, username)
+        if wait is not None:
+            response = render(request, "registration/login.html", {"blocked": wait}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        response = super().post(request, *args, **kwargs)
+        if response.status_code == 200:  # the form again, with its error
+            login_failed(request, username)
+        return response
+
+
+class LogoutView(auth_views.LogoutView):
+    """Log out (a POST, as Django requires), then home with a word that it is done."""
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = super().post(request, *args, **kwargs)
+        messages.info(request, "You are logged out.")
+        return response
