@@ -7,7 +7,8 @@ environment and a read-only view of the system runtime (``/usr`` without
 ``/usr/local``, the ``/lib*``/``/bin`` links, a few ``/etc`` files). Its own
 files are *copied* into the sandbox at ``/bot`` (read-only, from open file
 descriptors, so no host path appears in its mount table), the Python SDK
-likewise at ``/opt/cardroom`` (on ``PYTHONPATH``), and a size-capped tmpfs is
+(``bots.sdk``) and the pure game engines (``games``) likewise at
+``/opt/cardroom`` (read-only, on ``PYTHONPATH``), and a size-capped tmpfs is
 its ``/tmp`` and ``HOME``. Host-wide counters in ``/proc`` are replaced by
 synthetic files. Resource limits are set by ``prlimit`` inside the
 namespaces, just before the bot's command (see ``limits.py``). README.md in
@@ -51,7 +52,13 @@ MAX_COPY_FILES = 4096
 #: Hidden behind an empty read-only tmpfs: pyenv, pip installs (the platform's own code).
 MASKED_DIRECTORIES = ("/usr/local",)
 
-_SDK_SOURCE = Path(__file__).resolve().parent.parent / "sdk" / "__init__.py"
+_PLATFORM_ROOT = Path(__file__).resolve().parent.parent.parent
+#: Packages copied into every bot's sandbox under ``SDK_MOUNT``: (source, import path).
+#: Each is pure Python on the standard library alone (DESIGN.md sections 1 and 3).
+MOUNTED_PACKAGES = (
+    (_PLATFORM_ROOT / "bots" / "sdk", Path("bots") / "sdk"),
+    (_PLATFORM_ROOT / "games", Path("games")),
+)
 _SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "alternatives")
 _PASSWD = f"bot:x:{SANDBOX_UID}:{SANDBOX_UID}:bot:/tmp:/usr/sbin/nologin\n"
@@ -207,15 +214,36 @@ def stage(bot_path: Path, *, uid: int | None) -> Staging:
     """
     root = Path(tempfile.mkdtemp(prefix="cardroom-bot-"))
     try:
-        sdk = root / "sdk" / "bots" / "sdk"
-        sdk.mkdir(parents=True)
-        (sdk.parent / "__init__.py").write_text("")
-        shutil.copyfile(_SDK_SOURCE, sdk / "__init__.py")
+        sdk = root / "sdk"
+        for source, import_path in MOUNTED_PACKAGES:
+            _copy_package(source, sdk / import_path)
+        (sdk / "bots" / "__init__.py").write_text("")  # not the Django app's: a bare package
         _make_public(root)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return Staging(root=root, bot_source=bot_path)
+
+
+def _copy_package(source: Path, target: Path) -> None:
+    """Copy the Python package at ``source`` to ``target``: its source files only.
+
+    Regular files under ``source`` (subpackages included) are copied; bytecode
+    caches, hidden files and symlinks are left out. Raises ``ValueError`` if
+    ``source`` is not a package (a directory with an ``__init__.py``).
+    """
+    if not (source / "__init__.py").is_file():
+        raise ValueError(f"{str(source)!r} is not a Python package to copy into the sandbox")
+    for directory, dirnames, filenames in os.walk(source):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+        here = target / Path(directory).relative_to(source)
+        here.mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            path = Path(directory) / name
+            if name.startswith(".") or name.endswith((".pyc", ".pyo")) or path.is_symlink():
+                continue
+            if path.is_file():
+                shutil.copyfile(path, here / name)
 
 
 def bwrap_argv(
@@ -524,7 +552,7 @@ def describe() -> dict:
                 *(f"/etc/{name}" for name in _ETC_FILES if os.path.lexists(f"/etc/{name}")),
                 "/etc/passwd, /etc/group (synthetic: the bot user only)",
                 f"{BOT_MOUNT} (a copy of the bot's directory or file)",
-                f"{SDK_MOUNT} (a copy of bots.sdk, on PYTHONPATH)",
+                f"{SDK_MOUNT} (a copy of bots.sdk and games, on PYTHONPATH)",
             ],
             "masked": [
                 *(f"{path} (empty, read-only)" for path in MASKED_DIRECTORIES),

@@ -21,6 +21,8 @@ FIXED = [
     "/proc/x",
     "/opt/cardroom/bots/x",
     "/opt/cardroom/bots/sdk/__init__.py",
+    "/opt/cardroom/games/x",
+    "/opt/cardroom/games/__init__.py",
 ]
 
 
