@@ -47,6 +47,8 @@ class Child:
     log_path: Path
     env: dict[str, str] | None = None
     cwd: Path | None = None
+    #: Run as this user (root only; None: as ourselves).
+    user: str | None = None
     popen: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self) -> Child:
@@ -60,6 +62,7 @@ class Child:
                     stderr=subprocess.STDOUT,
                     env=self.env,
                     cwd=self.cwd,
+                    user=self.user,
                     start_new_session=True,
                     preexec_fn=_die_with_parent,
                 )
