@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotBlob, BotVersion
 
 
 class BotVersionInline(admin.TabularInline):
@@ -31,6 +31,23 @@ class BotVersionAdmin(admin.ModelAdmin):
         "runtime",
         "entry_point",
         "size",
+        "upload_name",
         "archive",
         "created_at",
     ]
+
+
+@admin.register(BotBlob)
+class BotBlobAdmin(admin.ModelAdmin):
+    """The database bot store, to look at: blobs are written by uploads only, never edited."""
+
+    list_display = ["sha256", "size", "created_at"]
+    search_fields = ["sha256"]
+    fields = ["sha256", "size", "created_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

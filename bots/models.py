@@ -54,6 +54,11 @@ class BotVersion(models.Model):
     runtime = models.CharField(max_length=16, choices=Runtime.choices)
     entry_point = models.CharField(max_length=255, blank=True)
     size = models.PositiveIntegerField(default=0)
+    #: The upload's file name (it decides how the upload unpacks: ``bots.archive``); the
+    #: upload itself is in the bot store under ``sha256`` (``bots.store``).
+    upload_name = models.CharField(max_length=255, blank=True)
+    #: Uploads made before the bot store kept their file here (under ``MEDIA_ROOT``);
+    #: migration 0004 copies them into the store, and a worker falls back to it.
     archive = models.FileField(upload_to="bots/", blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     validation_report = models.JSONField(default=dict, blank=True)
@@ -68,3 +73,18 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+
+class BotBlob(models.Model):
+    """An upload in the database bot store (``CARDROOM_BOT_STORE=db``), keyed by its SHA-256.
+
+    Several versions with the same bytes share one blob. Written once, never changed.
+    """
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    content = models.BinaryField()
+    size = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} ({self.size} bytes)"

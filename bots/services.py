@@ -1,8 +1,13 @@
 """Writes on bots: creating them, uploading versions, validating versions, the built-ins.
 
-Files of a version live under ``MEDIA_ROOT/bots/<bot id>/``: the unpacked tree
-that is run at ``<number>/`` (see :func:`bot_version_path`) and the upload as
-it was sent at ``uploads/<number>/<file name>`` (the ``archive`` field).
+An upload is kept by its SHA-256 in the bot store (``bots.store``: the database
+by default, or an object store), never on a disk the workers would have to
+share. A worker asks :func:`bot_version_path` for a version's tree: it comes
+from the worker's own cache (``bots.cache``, under ``CARDROOM_BOT_CACHE_DIR``),
+filled from the store and checked against the hash before anything runs.
+Versions uploaded before the store kept their file in ``archive`` under
+``MEDIA_ROOT``; migration 0004 copies them into the store, and a worker that
+still finds one missing there reads that file instead.
 
 An upload is validated on a worker: :func:`bot_version_queue` marks it
 ``validating`` and sends ``bots.version_validate`` after commit; the task runs
@@ -17,29 +22,27 @@ A user's mistake (a bad name, a refused upload) is a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import os
-import shutil
 import tempfile
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 import games
-from bots import builtin, sandbox
+from bots import builtin, sandbox, store
 from bots.archive import DEFAULT_LIMITS, ArchiveError, ExtractedUpload, UploadLimits, extract_upload
+from bots.cache import BotCache
 from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, MatchResult, ProcessPlayer, TimeControl, play_match
 from bots.sandbox import isolation
@@ -103,13 +106,13 @@ def bot_version_upload(
 ) -> BotVersion:
     """Check and store an upload as the next version of ``bot`` (status ``pending``).
 
-    The upload is unpacked (``bots.archive``) outside the transaction; then,
-    under a lock on the bot row, it gets the next number, its tree moves to
-    :func:`bot_version_path` and the upload is stored in ``archive``. Any
-    failure removes every file written. (Called inside an outer transaction
-    that later rolls back, the files stay until that number is uploaded again,
-    which replaces them.) Raises ``ValidationError`` keyed ``file`` when the
-    upload is refused, with ``bots.archive``'s explanation.
+    The upload is unpacked (``bots.archive``) into a temporary directory to check
+    it, outside the transaction; then, under a lock on the bot row, it gets the
+    next number and its bytes go to the bot store under their SHA-256 (in the same
+    transaction with the database store). No file stays behind on this machine.
+    Raises ``ValidationError`` keyed ``file`` when the upload is refused, with
+    ``bots.archive``'s explanation, and a ``bots.store.StoreError`` (an
+    ``OSError``) when the store cannot be written.
     """
     if bot.builtin:
         raise ValidationError(
@@ -117,68 +120,37 @@ def bot_version_upload(
         )
     if bot.pk is None:
         raise ValueError("bot_version_upload needs a saved bot")
-    staging_root = _bots_root() / ".staging"
-    staging_root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix="upload-", dir=staging_root))
-    written: list[Path] = []
-    try:
+    with tempfile.TemporaryDirectory(prefix="cardroom-upload-") as staging:
         try:
-            info = extract_upload(filename, content, staging, limits=limits)
+            info = extract_upload(filename, content, Path(staging), limits=limits)
         except ArchiveError as error:
             raise ValidationError({"file": ValidationError(str(error), code="invalid")}) from error
-        with transaction.atomic():
-            return _version_store(bot, filename, content, info, staging, written)
-    except BaseException:
-        _discard([staging, *written])
-        raise
+    with transaction.atomic():
+        return _version_store(bot, filename, content, info)
 
 
-def _version_store(
-    bot: Bot,
-    filename: str,
-    content: bytes,
-    info: ExtractedUpload,
-    staging: Path,
-    written: list[Path],
-) -> BotVersion:
-    """Inside the transaction: number the version, move its files in place, save the row."""
+def _version_store(bot: Bot, filename: str, content: bytes, info: ExtractedUpload) -> BotVersion:
+    """Inside the transaction: number the version, store the upload, save the row."""
     Bot.objects.select_for_update().filter(pk=bot.pk).values_list("pk", flat=True).get()
     number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-    version = BotVersion(
+    store.blob_put(sha256=info.sha256, content=content)
+    return BotVersion.objects.create(
         bot=bot,
         number=number,
         sha256=info.sha256,
         runtime=info.runtime,
         entry_point=info.entry_point,
         size=info.upload_size,
+        upload_name=upload_name(filename),
         status=BotVersion.Status.PENDING,
         validation_report={"upload": _upload_summary(filename, info)},
     )
-    tree = bot_version_path(version=version)
-    field = version.archive
-    upload_name = field.field.generate_filename(version, f"{bot.pk}/uploads/{number}/x")
-    upload_dir = Path(field.storage.path(upload_name)).parent
-    try:
-        # No row has this number (we hold the lock): files there are left over from an
-        # upload whose outer transaction rolled back.
-        _discard([tree, upload_dir])
-        tree.parent.mkdir(parents=True, exist_ok=True)
-        written.append(tree)
-        staging.rename(tree)
-        os.chmod(tree, 0o755)  # readable by the sandbox's unprivileged user, like its contents
-        written.append(upload_dir)
-        field.save(
-            f"{bot.pk}/uploads/{number}/{_stored_name(filename)}", ContentFile(content), save=False
-        )
-        version.save()
-    except BaseException:
-        # Clean up while the lock still keeps other uploads of this bot out.
-        _discard(written)
-        for directory in (upload_dir.parent, tree.parent):
-            with contextlib.suppress(OSError):
-                directory.rmdir()  # only when empty: this was the bot's first upload
-        raise
-    return version
+
+
+def upload_name(filename: str) -> str:
+    """What is kept of an upload's file name: its last part, which decides how it
+    unpacks (``bots.archive``: the kind of archive, a single program's name)."""
+    return PurePosixPath(filename.replace("\\", "/")).name[-255:] or "upload"
 
 
 def send_validation_task(version_id: int) -> None:
@@ -462,18 +434,57 @@ def builtin_bots_ensure() -> list[Bot]:
 def bot_version_path(*, version: BotVersion) -> Path:
     """The unpacked tree of an uploaded version: give it to ``ProcessPlayer.from_path``.
 
-    Raises ``ValueError`` for a built-in version, which has no files.
+    The tree is this machine's cached copy (:func:`bot_cache`), fetched from the
+    bot store when missing or damaged and checked against ``version.sha256``
+    before it is returned. Raises ``ValueError`` for a built-in version, which
+    has no files, and a ``bots.store.StoreError`` (an ``OSError``: retried by
+    the execution layer, never charged to the bot) when the store cannot give
+    the upload.
     """
     if version.runtime == BotVersion.Runtime.BUILTIN:
         raise ValueError(f"{version} is a built-in version: it has no files")
-    return _bots_root() / str(version.bot_id) / str(version.number)
+    name = version.upload_name or _legacy_name(version)
+    fetch = partial(bot_version_content, version=version)
+    return bot_cache().tree(version.sha256, name, fetch=fetch)
+
+
+def bot_cache() -> BotCache:
+    """This machine's bot cache (``CARDROOM_BOT_CACHE_DIR``, ``CARDROOM_BOT_CACHE_MB``)."""
+    return BotCache(
+        Path(settings.CARDROOM_BOT_CACHE_DIR),
+        max_bytes=settings.CARDROOM_BOT_CACHE_MB * 1024 * 1024,
+        keep_s=settings.CARDROOM_MATCH_LEASE_S,
+    )
+
+
+def bot_version_content(*, version: BotVersion) -> bytes:
+    """The upload's bytes as sent, from the bot store, checked against ``version.sha256``.
+
+    A version uploaded before the store and missing there is read from its old
+    ``archive`` file (which then goes into the store). Raises ``ValueError`` for a
+    built-in version and a ``bots.store.StoreError`` when the bytes cannot be had.
+    """
+    if version.runtime == BotVersion.Runtime.BUILTIN:
+        raise ValueError(f"{version} is a built-in version: it has no files")
+    try:
+        return store.blob_fetch(sha256=version.sha256)
+    except store.BlobMissing:
+        if not version.archive:
+            raise
+    with version.archive.open("rb") as handle:
+        content = handle.read()
+    if hashlib.sha256(content).hexdigest() != version.sha256:
+        raise store.BlobCorrupt(f"{version}: its stored file no longer matches its hash")
+    store.blob_put(sha256=version.sha256, content=content)
+    return content
+
+
+def _legacy_name(version: BotVersion) -> str:
+    upload = (version.validation_report or {}).get("upload") or {}
+    return upload_name(upload.get("filename") or PurePosixPath(version.archive.name).name)
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def _bots_root() -> Path:
-    return Path(settings.MEDIA_ROOT) / "bots"
 
 
 def _is_slug(name: str) -> bool:
@@ -482,13 +493,6 @@ def _is_slug(name: str) -> bool:
     except ValidationError:
         return False
     return True
-
-
-def _stored_name(filename: str) -> str:
-    """The upload's own file name, made safe for storage and short enough for the field."""
-    name = PurePosixPath(filename.replace("\\", "/")).name
-    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name).lstrip(".")
-    return name[-60:] or "upload"
 
 
 def _upload_summary(filename: str, info: ExtractedUpload) -> dict[str, Any]:
@@ -505,13 +509,3 @@ def _validation_seed(version: BotVersion) -> int:
     """Derived from the upload's hash, so the same upload meets the same deals."""
     digest = hashlib.sha256(f"cardroom-validation:{version.sha256}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
-
-
-def _discard(paths: list[Path]) -> None:
-    """Remove files and directories, quietly skipping those already gone."""
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()

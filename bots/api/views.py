@@ -7,6 +7,8 @@ versions and downloads them. Writes call ``bots.services`` in a transaction.
 
 from __future__ import annotations
 
+import io
+
 import django_filters
 from django.db import transaction
 from django.db.models import Q, QuerySet
@@ -18,7 +20,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from bots import selectors, services
+from bots import selectors, services, store
 from bots.api.permissions import IsBotOwnerOrStaff, is_owner_or_staff
 from bots.api.serializers import (
     BotCreateSerializer,
@@ -42,6 +44,12 @@ def visible_bots(user) -> QuerySet[Bot]:
         return Bot.objects.all()
     own = selectors.bots_for_user(user=user).values("pk")
     return Bot.objects.filter(Q(pk__in=own) | ~Q(builtin=""))
+
+
+class StoreUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The bot store cannot be reached now; try again later."
+    default_code = "store_unavailable"
 
 
 class BotFilter(FilterSet):
@@ -176,11 +184,14 @@ class BotVersionViewSet(
         version = self.get_object()
         if not is_owner_or_staff(request.user, version.bot):
             raise exceptions.PermissionDenied("Only the bot's owner (or staff) may download it.")
-        if not version.archive:
+        if version.runtime == BotVersion.Runtime.BUILTIN:
             raise exceptions.NotFound("This version has no stored file.")
         try:
-            handle = version.archive.open("rb")
-        except OSError:
+            content = services.bot_version_content(version=version)
+        except store.BlobMissing:
             raise exceptions.NotFound("The stored file is missing.") from None
-        name = version.archive.name.rsplit("/", 1)[-1]
+        except store.StoreError as error:
+            raise StoreUnavailable(f"The bot store cannot be read now: {error}") from None
+        handle = io.BytesIO(content)
+        name = version.upload_name or version.archive.name.rsplit("/", 1)[-1] or "upload"
         return FileResponse(handle, as_attachment=True, filename=name)

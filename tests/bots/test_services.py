@@ -17,7 +17,7 @@ from django.db import connection, connections, transaction
 
 from bots import services
 from bots.builtin import names as builtin_names
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotBlob, BotVersion
 from bots.selectors import bot_version_report, bots_for_user, version_for_play
 from bots.services import (
     bot_create,
@@ -77,6 +77,13 @@ def media(settings, tmp_path) -> Path:
     return settings.MEDIA_ROOT
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(settings, tmp_path) -> Path:
+    """This machine's bot cache, private to the test."""
+    settings.CARDROOM_BOT_CACHE_DIR = tmp_path / "bot-cache"
+    return settings.CARDROOM_BOT_CACHE_DIR
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user(username="ada", password="x")
@@ -120,7 +127,7 @@ def test_bot_names_are_unique_per_owner(user, django_user_model):
 # --- bot_version_upload -------------------------------------------------------------------
 
 
-def test_uploads_get_consecutive_numbers_and_their_files_are_stored(bot, media):
+def test_uploads_get_consecutive_numbers_and_go_to_the_store_not_to_disk(bot, media, cache_dir):
     content = example_python_zip()
 
     first = bot_version_upload(bot=bot, filename="cheap.zip", content=content)
@@ -130,14 +137,25 @@ def test_uploads_get_consecutive_numbers_and_their_files_are_stored(bot, media):
     assert (first.runtime, first.entry_point, first.size) == ("python", "bot.py", len(content))
     assert first.sha256 == hashlib.sha256(content).hexdigest()
     assert first.status == second.status == BotVersion.Status.PENDING
-    assert bot_version_path(version=first) == media / "bots" / str(bot.pk) / "1"
-    assert (bot_version_path(version=first) / "bot.py").is_file()
+    assert (first.upload_name, second.upload_name) == ("cheap.zip", "v2.py")
+    assert bytes(BotBlob.objects.get(pk=first.sha256).content) == content
+    assert not first.archive and not media.exists()  # nothing written under MEDIA_ROOT
+    assert not cache_dir.exists()  # the web tier unpacks nothing to keep
+    tree = bot_version_path(version=first)  # what a worker runs: its own cached copy
+    assert tree.is_relative_to(cache_dir) and (tree / "bot.py").is_file()
     assert json.loads((bot_version_path(version=second) / "bot.json").read_text())["entry"] == (
         "v2.py"
     )
-    assert Path(first.archive.path).read_bytes() == content
-    assert first.archive.name == f"bots/{bot.pk}/uploads/1/cheap.zip"
     assert first.validation_report["upload"]["file_count"] == 1
+
+
+def test_two_versions_with_the_same_bytes_share_one_blob(bot):
+    one = bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
+    two = bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
+
+    assert one.sha256 == two.sha256
+    assert BotBlob.objects.filter(pk=one.sha256).count() == 1
+    assert bot_version_path(version=one) == bot_version_path(version=two)
 
 
 def test_a_refused_upload_leaves_nothing_behind(bot, media):
@@ -146,8 +164,8 @@ def test_a_refused_upload_leaves_nothing_behind(bot, media):
 
     assert "leaves the archive's directory" in error.value.message_dict["file"][0]
     assert not BotVersion.objects.filter(bot__builtin="").exists()
-    assert files_under(media) == []
-    assert not (media / "bots" / str(bot.pk)).exists()
+    assert not BotBlob.objects.exists()
+    assert not media.exists()
 
 
 def test_an_upload_failing_after_unpacking_leaves_nothing_behind(bot, media, monkeypatch):
@@ -160,12 +178,12 @@ def test_an_upload_failing_after_unpacking_leaves_nothing_behind(bot, media, mon
     monkeypatch.undo()
 
     assert not BotVersion.objects.filter(bot__builtin="").exists()
-    assert files_under(media) == []
-    assert not (media / "bots" / str(bot.pk)).exists()
+    assert not BotBlob.objects.exists()  # stored in the same transaction, rolled back with it
+    assert not media.exists()
     assert bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n").number == 1
 
 
-def test_files_left_by_a_rolled_back_transaction_are_replaced_by_the_next_upload(bot, media):
+def test_an_upload_rolled_back_with_the_callers_transaction_leaves_no_blob(bot):
     with pytest.raises(RuntimeError), transaction.atomic():
         bot_version_upload(bot=bot, filename="old.py", content=b"print('old')\n")
         raise RuntimeError("the caller's transaction fails")
@@ -175,7 +193,7 @@ def test_files_left_by_a_rolled_back_transaction_are_replaced_by_the_next_upload
     assert version.number == 1
     tree = bot_version_path(version=version)
     assert sorted(p.name for p in tree.iterdir()) == ["bot.json", "new.py"]
-    assert [p.name for p in files_under(media / "bots" / str(bot.pk) / "uploads")] == ["new.py"]
+    assert list(BotBlob.objects.values_list("sha256", flat=True)) == [version.sha256]
 
 
 @pytest.mark.django_db(transaction=True)
