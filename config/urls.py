@@ -7,5 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urls())),
     path("dashboard/", include("tournaments.dashboard.urls")),
+    path("bots/", include("bots.web.urls")),
+    path("organise/", include("tournaments.organise.urls")),
     path("", include("tournaments.site.urls")),
 ]

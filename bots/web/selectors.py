@@ -1,0 +1,203 @@
+"""Reads of the bot pages: who may see a bot, and what its page shows.
+
+A bot's page is public once the bot plays in a competition the viewer may watch
+(built-in bots always are); until then only its owner and staff see it. Matches,
+ratings and head-to-head count only competitions the viewer may watch
+(``tournaments.selectors.competitions_visible_to``). Stderr and files are the
+owner's (and staff's) alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from bots.models import Bot, BotVersion
+from bots.web import words
+from tournaments.models import Competition, Entry, MatchSeat
+from tournaments.selectors import competitions_visible_to, rating_history_for_entry
+
+#: The bot page lists this many recent matches and this many most frequent opponents.
+RECENT_MATCHES = 20
+TOP_OPPONENTS = 5
+
+
+def may_manage_bot(*, bot: Bot, user) -> bool:
+    """Only the owner (and staff) upload, enter, read stderr and download files."""
+    return bool(user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+
+
+def bots_visible_to(*, user) -> QuerySet[Bot]:
+    """The bots whose page ``user`` may open: built-in ones, their own, and those entered
+    in a competition ``user`` may watch (every bot, for staff)."""
+    if user.is_authenticated and user.is_staff:
+        return Bot.objects.all()
+    watched = competitions_visible_to(user=user).values("pk")
+    seen = Q(entries__competition__in=watched) | ~Q(builtin="")
+    if user.is_authenticated:
+        seen |= Q(owner=user)
+    return Bot.objects.filter(pk__in=Bot.objects.filter(seen).values("pk"))
+
+
+@dataclass
+class VersionView:
+    """One version as its page shows it: the status in words and the report's parts."""
+
+    version: BotVersion
+    status_words: str
+    upload: dict[str, Any] | None
+    validation: dict[str, Any] | None
+    statuses: list[dict[str, str]] = field(default_factory=list)
+    stderr_tail: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.version.status in (BotVersion.Status.READY, BotVersion.Status.REJECTED)
+
+
+def versions_for_page(*, bot: Bot, with_logs: bool) -> list[VersionView]:
+    """The versions of ``bot``, newest first; the stderr tail only ``with_logs``."""
+    views = []
+    for version in bot.versions.order_by("-number"):
+        report = dict(version.validation_report or {})
+        upload = report.pop("upload", None)
+        report.pop("queue", None)
+        statuses = [
+            {
+                "game": i,
+                "status": s.get("status", ""),
+                "words": words.game_status(s.get("status", "")),
+                "reason": s.get("reason", ""),
+            }
+            for i, s in enumerate(report.get("statuses") or [], start=1)
+            if isinstance(s, dict)
+        ]
+        views.append(
+            VersionView(
+                version=version,
+                status_words=words.version_status(version.status),
+                upload=upload,
+                validation=report or None,
+                statuses=statuses,
+                stderr_tail=report.get("stderr_tail") if with_logs else None,
+            )
+        )
+    return views
+
+
+def entries_for_page(*, bot: Bot, user) -> list[dict[str, Any]]:
+    """The bot's entries in competitions ``user`` may watch, each with its rating history."""
+    watched = competitions_visible_to(user=user).values("pk")
+    entries = (
+        Entry.objects.filter(bot=bot, competition__in=watched)
+        .select_related("competition")
+        .order_by("-competition__created_at", "-competition_id")
+    )
+    rows = []
+    for entry in entries:
+        history = rating_history_for_entry(entry=entry)
+        rows.append(
+            {
+                "entry": entry,
+                "competition": entry.competition,
+                "status_words": words.competition_status(entry.competition.status),
+                "rating": entry.mu - 3 * entry.sigma,
+                "history": history,
+                "chart": _sparkline([point["rating"] for point in history]),
+            }
+        )
+    return rows
+
+
+def _sparkline(values: list[float], width: int = 240, height: int = 40) -> str:
+    """SVG polyline points of ``values`` scaled into ``width`` x ``height`` ("" if < 2)."""
+    if len(values) < 2:
+        return ""
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = width / (len(values) - 1)
+    return " ".join(
+        f"{i * step:.1f},{height - (v - low) / span * height:.1f}" for i, v in enumerate(values)
+    )
+
+
+def _played_seats(bot: Bot, user) -> QuerySet[MatchSeat]:
+    watched = competitions_visible_to(user=user).values("pk")
+    return MatchSeat.objects.filter(
+        entry__bot=bot, match__competition__in=watched, match__status="done"
+    )
+
+
+def recent_matches(*, bot: Bot, user, limit: int = RECENT_MATCHES) -> list[dict[str, Any]]:
+    """The bot's last finished matches in watched competitions: the bot's rank and score
+    and every opponent's, newest first."""
+    seats = (
+        _played_seats(bot, user)
+        .select_related("match", "match__competition")
+        .order_by("-match__finished_at", "-match_id")[:limit]
+    )
+    matches = [seat.match for seat in seats]
+    others: dict[int, list[MatchSeat]] = {}
+    for other in (
+        MatchSeat.objects.filter(match__in=matches)
+        .exclude(entry__bot=bot)
+        .select_related("entry__bot", "entry__bot__owner")
+        .order_by("seat")
+    ):
+        others.setdefault(other.match_id, []).append(other)
+    return [
+        {
+            "match": seat.match,
+            "competition": seat.match.competition,
+            "rank": seat.rank,
+            "score": seat.score,
+            "points": seat.points,
+            "opponents": [
+                {"bot": o.entry.bot, "rank": o.rank, "score": o.score}
+                for o in others.get(seat.match_id, [])
+            ],
+        }
+        for seat in seats
+    ]
+
+
+def head_to_head(*, bot: Bot, user, limit: int = TOP_OPPONENTS) -> list[dict[str, Any]]:
+    """Against its ``limit`` most frequent opponents (in watched competitions): matches
+    together, and how often the bot finished ahead of, behind or level with each."""
+    mine = dict(_played_seats(bot, user).values_list("match_id", "rank"))
+    if not mine:
+        return []
+    meetings: Counter[int] = Counter()
+    ahead: Counter[int] = Counter()
+    behind: Counter[int] = Counter()
+    for match_id, opponent, rank in (
+        MatchSeat.objects.filter(match_id__in=mine)
+        .exclude(entry__bot=bot)
+        .values_list("match_id", "entry__bot_id", "rank")
+    ):
+        meetings[opponent] += 1
+        own = mine[match_id]
+        if own is not None and rank is not None:
+            ahead[opponent] += own < rank
+            behind[opponent] += own > rank
+    top = [opponent for opponent, _ in meetings.most_common(limit)]
+    bots = Bot.objects.select_related("owner").in_bulk(top)
+    return [
+        {
+            "opponent": bots[o],
+            "matches": meetings[o],
+            "ahead": ahead[o],
+            "behind": behind[o],
+            "level": meetings[o] - ahead[o] - behind[o],
+        }
+        for o in top
+    ]
+
+
+def open_competitions_for(*, user) -> QuerySet[Competition]:
+    """Competitions ``user`` may enter a bot into: those still taking entries (drafts:
+    tournaments, league seasons and ladders) that ``user`` may watch."""
+    return competitions_visible_to(user=user).filter(status=Competition.Status.DRAFT)

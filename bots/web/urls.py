@@ -1,0 +1,23 @@
+"""URLs of the bot authors' pages, mounted at ``/bots/``."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from bots.web import views
+
+app_name = "bots-web"
+
+urlpatterns = [
+    path("", views.my_bots, name="my-bots"),
+    path("token/", views.token_regenerate, name="token-regenerate"),
+    path("<int:bot_id>/", views.bot_detail, name="bot-detail"),
+    path("<int:bot_id>/versions/", views.version_upload, name="version-upload"),
+    path(
+        "<int:bot_id>/versions/<int:number>/status/",
+        views.version_status,
+        name="version-status",
+    ),
+    path("<int:bot_id>/enter/", views.bot_enter, name="bot-enter"),
+    path("scripts/<str:name>", views.script, name="script"),
+]

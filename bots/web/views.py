@@ -1,0 +1,219 @@
+"""The bot authors' pages: "My bots", a bot's page, uploads, entries, the API token.
+
+Every write calls one service (``bots.services.bot_create``, ``bot_version_upload``
+then ``bot_version_queue``, ``tournaments.services.entry_create``,
+``config.authentication.token_rotate``); its ``ValidationError`` is shown next to
+the field it names. Another user's bot is a 404 until it plays in a competition
+the viewer may watch, and its owner's tools (uploads, entries, stderr) never show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from bots import selectors as bot_selectors
+from bots import services
+from bots.models import Bot, BotVersion
+from bots.web import once, words
+from bots.web.forms import BotCreateForm, EntryForm, VersionUploadForm, add_service_errors
+from bots.web.selectors import (
+    bots_visible_to,
+    entries_for_page,
+    head_to_head,
+    may_manage_bot,
+    open_competitions_for,
+    recent_matches,
+    versions_for_page,
+)
+from config.authentication import token_expires_at, token_for_user, token_rotate
+from tournaments import services as tournament_services
+
+HERE = Path(__file__).resolve().parent
+#: The page scripts (``static/``), served from the package like the dashboard's.
+SCRIPTS = frozenset({"bots.js"})
+
+
+def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
+    context = {"once": once.form_token(), **context}
+    return render(request, f"bots_web/{name}", context, status=status)
+
+
+def _repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
+    """The answer to a form sent a second time (None for the first time)."""
+    first = once.claim(request.POST.get(once.FIELD))
+    if first is True:
+        return None
+    return redirect(first or fallback)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The user's bots, a form to create one, and the user's API token."""
+    form = BotCreateForm(request.POST or None)
+    if request.method == "POST":
+        here = reverse("bots-web:my-bots")
+        if (repeated := _repeated(request, here)) is not None:
+            return repeated
+        if form.is_valid():
+            try:
+                with transaction.atomic():
+                    bot = services.bot_create(owner=request.user, **form.cleaned_data)
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                url = reverse("bots-web:bot-detail", args=[bot.pk])
+                once.settle(request.POST.get(once.FIELD), url)
+                return redirect(url)
+        once.release(request.POST.get(once.FIELD))
+    bots = bot_selectors.bots_for_user(user=request.user)
+    token = token_for_user(request.user)
+    context = {
+        "bots": bots,
+        "form": form,
+        "token": token.key,
+        "token_expires_at": token_expires_at(token),
+    }
+    return _render(request, "my_bots.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def token_regenerate(request: HttpRequest) -> HttpResponse:
+    """Replace the user's API token (the old one stops working)."""
+    url = reverse("bots-web:my-bots") + "#token"
+    if _repeated(request, url) is None:
+        token_rotate(request.user)
+        once.settle(request.POST.get(once.FIELD), url)
+    return redirect(url)
+
+
+def _visible_bot(request: HttpRequest, bot_id: int) -> Bot:
+    return get_object_or_404(bots_visible_to(user=request.user).select_related("owner"), pk=bot_id)
+
+
+def _managed_bot(request: HttpRequest, bot_id: int) -> Bot:
+    """The bot, if ``request.user`` may change it; a 404 if they may not even see it."""
+    bot = _visible_bot(request, bot_id)
+    if not may_manage_bot(bot=bot, user=request.user):
+        raise PermissionDenied("Only the bot's owner may do this.")
+    return bot
+
+
+@require_GET
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _visible_bot(request, bot_id)
+    return _bot_page(request, bot)
+
+
+def _bot_page(
+    request: HttpRequest,
+    bot: Bot,
+    *,
+    upload_form: VersionUploadForm | None = None,
+    entry_form: EntryForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    manage = may_manage_bot(bot=bot, user=request.user)
+    context: dict[str, Any] = {
+        "bot": bot,
+        "manage": manage,
+        "versions": versions_for_page(bot=bot, with_logs=manage),
+        "entries": entries_for_page(bot=bot, user=request.user),
+        "matches": recent_matches(bot=bot, user=request.user),
+        "head_to_head": head_to_head(bot=bot, user=request.user),
+    }
+    if manage and not bot.builtin:
+        competitions = open_competitions_for(user=request.user).exclude(entries__bot=bot)
+        context["upload_form"] = upload_form or VersionUploadForm()
+        context["entry_form"] = entry_form or EntryForm(competitions=competitions)
+        context["has_open"] = competitions.exists()
+    return _render(request, "bot_detail.html", context, status=status)
+
+
+@login_required
+@require_POST
+def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Store the upload as the bot's next version and queue its validation."""
+    bot = _managed_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk])
+    if (repeated := _repeated(request, here)) is not None:
+        return repeated
+    form = VersionUploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            with transaction.atomic():
+                version = services.bot_version_upload(
+                    bot=bot, filename=upload.name, content=upload.read()
+                )
+                services.bot_version_queue(version=version)
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            url = f"{here}#version-{version.number}"
+            once.settle(request.POST.get(once.FIELD), url)
+            return redirect(url)
+    once.release(request.POST.get(once.FIELD))
+    return _bot_page(request, bot, upload_form=form, status=400)
+
+
+@require_GET
+def version_status(request: HttpRequest, bot_id: int, number: int) -> JsonResponse:
+    """The version's status, for the page that watches its validation finish."""
+    bot = _managed_bot(request, bot_id) if request.user.is_authenticated else None
+    if bot is None:
+        raise Http404("No such bot.")
+    version = get_object_or_404(BotVersion, bot=bot, number=number)
+    finished = version.status in (BotVersion.Status.READY, BotVersion.Status.REJECTED)
+    return JsonResponse(
+        {
+            "number": version.number,
+            "status": version.status,
+            "words": words.version_status(version.status),
+            "finished": finished,
+        }
+    )
+
+
+@login_required
+@require_POST
+def bot_enter(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Enter the bot into a competition still taking entries."""
+    bot = _managed_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk])
+    if (repeated := _repeated(request, here + "#entries")) is not None:
+        return repeated
+    form = EntryForm(request.POST, competitions=open_competitions_for(user=request.user))
+    if form.is_valid():
+        try:
+            with transaction.atomic():
+                tournament_services.entry_create(
+                    competition=form.cleaned_data["competition"], bot=bot, by=request.user
+                )
+        except ValidationError as error:
+            add_service_errors(form, error, default="competition")
+        else:
+            once.settle(request.POST.get(once.FIELD), here + "#entries")
+            return redirect(here + "#entries")
+    once.release(request.POST.get(once.FIELD))
+    return _bot_page(request, bot, entry_form=form, status=400)
+
+
+@require_GET
+def script(request: HttpRequest, name: str) -> FileResponse:
+    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
+    if name not in SCRIPTS:
+        raise Http404("no such script")
+    response = FileResponse((HERE / "static" / name).open("rb"), content_type="text/javascript")
+    response["Cache-Control"] = "max-age=300"
+    return response

@@ -1,0 +1,18 @@
+// The new-competition form: only the chosen variant's options are shown. Without this
+// script every variant's options are listed, and only the chosen variant's are used.
+"use strict";
+
+(function () {
+  const select = document.getElementById("id_variant");
+  if (!select) return;
+  const groups = document.querySelectorAll("fieldset.variant-options");
+  const show = () => {
+    groups.forEach((group) => {
+      const mine = group.dataset.variant === select.value;
+      group.hidden = !mine;
+      group.querySelectorAll("input, select").forEach((field) => (field.disabled = !mine));
+    });
+  };
+  select.addEventListener("change", show);
+  show();
+})();

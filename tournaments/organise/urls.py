@@ -1,0 +1,22 @@
+"""URLs of the organisers' pages, mounted at ``/organise/``."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from tournaments.organise import views
+
+app_name = "organise"
+
+urlpatterns = [
+    path("", views.organise_home, name="home"),
+    path("new/", views.competition_new, name="competition-new"),
+    path("<int:competition_id>/", views.competition_page, name="competition"),
+    path("<int:competition_id>/entries/", views.entry_add, name="entry-add"),
+    path(
+        "<int:competition_id>/<str:action>/",
+        views.competition_action,
+        name="competition-action",
+    ),
+    path("scripts/<str:name>", views.script, name="script"),
+]

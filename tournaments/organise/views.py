@@ -1,0 +1,227 @@
+"""The organisers' pages: their competitions, a new one, and one competition's controls.
+
+Creating a competition takes the organiser right (``tournaments.organise_competitions``,
+granted in the admin on the user's page or by ``manage.py organiser``), as in the
+API; changing one takes its creator, one of its organisers, or staff. Every write
+calls one service; its ``ValidationError`` is shown next to the field it names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from bots.models import Bot
+from bots.web import once, words
+from bots.web.forms import add_service_errors
+from tournaments import execution, services
+from tournaments.api.permissions import is_organiser
+from tournaments.models import Competition
+from tournaments.organise import services as organise_services
+from tournaments.organise.forms import CompetitionForm, EntryAddForm
+from tournaments.selectors import competitions_visible_to
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = frozenset({"organise.js"})
+#: The controls of a competition page: the service each calls, and what it says after.
+ACTIONS = ("start", "pause", "resume", "close")
+
+
+def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
+    context = {"once": once.form_token(), **context}
+    return render(request, f"organise/{name}", context, status=status)
+
+
+def _require_organiser(request: HttpRequest) -> None:
+    if not is_organiser(request.user):
+        raise PermissionDenied(
+            "Creating competitions takes the organiser right: ask an administrator to grant "
+            "it (the admin's user page, permission “Can create and run competitions”)."
+        )
+
+
+def _managed(user) -> QuerySet[Competition]:
+    if user.is_staff:
+        return Competition.objects.all()
+    return Competition.objects.filter(Q(created_by=user) | Q(organisers=user)).distinct()
+
+
+def _repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
+    first = once.claim(request.POST.get(once.FIELD))
+    return None if first is True else redirect(first or fallback)
+
+
+@login_required
+@require_GET
+def organise_home(request: HttpRequest) -> HttpResponse:
+    """The competitions the user runs, newest first, and a link to create one."""
+    competitions = _managed(request.user).order_by("-created_at", "-id")
+    if not competitions.exists():
+        _require_organiser(request)
+    rows = [(c, words.competition_status(c.status)) for c in competitions]
+    return _render(request, "home.html", {"rows": rows, "may_create": is_organiser(request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def competition_new(request: HttpRequest) -> HttpResponse:
+    _require_organiser(request)
+    form = CompetitionForm(request.POST or None)
+    if request.method == "POST":
+        if (repeated := _repeated(request, reverse("organise:home"))) is not None:
+            return repeated
+        if form.is_valid():
+            try:
+                with transaction.atomic():
+                    competition = services.competition_create(
+                        created_by=request.user, **form.service_arguments()
+                    )
+            except ValidationError as error:
+                _form_errors(form, error)
+            else:
+                url = reverse("organise:competition", args=[competition.pk])
+                once.settle(request.POST.get(once.FIELD), url)
+                return redirect(url)
+        once.release(request.POST.get(once.FIELD))
+    context = {"form": form, "option_groups": form.option_groups_bound()}
+    return _render(request, "new.html", context, status=400 if form.errors else 200)
+
+
+def _form_errors(form: CompetitionForm, error: ValidationError) -> None:
+    if hasattr(error, "error_dict"):
+        variant_error = error.error_dict.pop("variant", None)
+        if variant_error:
+            form.add_variant_error(ValidationError(variant_error))
+        if error.error_dict:
+            add_service_errors(form, error)
+    else:
+        add_service_errors(form, error)
+
+
+def _competition(request: HttpRequest, competition_id: int) -> Competition:
+    """The competition if the user runs it; 404 if they may not see it, 403 otherwise."""
+    competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
+    if not services.can_manage(competition=competition, user=request.user):
+        raise PermissionDenied("Only this competition's organisers may change it.")
+    return competition
+
+
+def _enterable_bots(user) -> QuerySet[Bot]:
+    """The bots an organiser may enter (``entry_create``): their own and the built-in ones;
+    any bot, for staff."""
+    bots = Bot.objects.select_related("owner").order_by("builtin", "name", "id")
+    return bots if user.is_staff else bots.filter(Q(owner=user) | ~Q(builtin=""))
+
+
+@login_required
+@require_GET
+def competition_page(request: HttpRequest, competition_id: int) -> HttpResponse:
+    return _competition_page(request, _competition(request, competition_id))
+
+
+def _competition_page(
+    request: HttpRequest,
+    competition: Competition,
+    *,
+    entry_form: EntryAddForm | None = None,
+    action_errors: list[str] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    entries = competition.entries.select_related("bot", "bot__owner").order_by("seed_order", "id")
+    bots = _enterable_bots(request.user).exclude(entries__competition=competition)
+    progress = execution.competition_progress(competition=competition)
+    context = {
+        "competition": competition,
+        "status_words": words.competition_status(competition.status),
+        "entries": entries,
+        "entry_form": entry_form or EntryAddForm(bots=bots),
+        "action_errors": action_errors or [],
+        "progress": {words.match_status(k): v for k, v in progress.items() if k in MATCH_KEYS},
+        "total": progress["total"],
+        "draft": competition.status == Competition.Status.DRAFT,
+        "running": competition.status == Competition.Status.RUNNING,
+        "paused": competition.status == Competition.Status.PAUSED,
+        "open": competition.status
+        in (Competition.Status.DRAFT, Competition.Status.RUNNING, Competition.Status.PAUSED),
+    }
+    return _render(request, "competition.html", context, status=status)
+
+
+MATCH_KEYS = ("pending", "queued", "running", "done", "failed")
+
+
+@login_required
+@require_POST
+def entry_add(request: HttpRequest, competition_id: int) -> HttpResponse:
+    competition = _competition(request, competition_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := _repeated(request, here)) is not None:
+        return repeated
+    form = EntryAddForm(request.POST, bots=_enterable_bots(request.user))
+    if form.is_valid():
+        try:
+            with transaction.atomic():
+                services.entry_create(
+                    competition=competition, bot=form.cleaned_data["bot"], by=request.user
+                )
+        except ValidationError as error:
+            add_service_errors(form, error, default="bot")
+        else:
+            once.settle(request.POST.get(once.FIELD), here + "#entries")
+            return redirect(here + "#entries")
+    once.release(request.POST.get(once.FIELD))
+    return _competition_page(request, competition, entry_form=form, status=400)
+
+
+@login_required
+@require_POST
+def competition_action(request: HttpRequest, competition_id: int, action: str) -> HttpResponse:
+    """Start, pause, resume or close; a refusal is shown above the controls."""
+    if action not in ACTIONS:
+        raise Http404("no such action")
+    competition = _competition(request, competition_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := _repeated(request, here)) is not None:
+        return repeated
+    try:
+        with transaction.atomic():
+            _act(action, competition, request.user)
+    except ValidationError as error:
+        once.release(request.POST.get(once.FIELD))
+        competition.refresh_from_db()
+        return _competition_page(request, competition, action_errors=error.messages, status=400)
+    once.settle(request.POST.get(once.FIELD), here)
+    return redirect(here)
+
+
+def _act(action: str, competition: Competition, user) -> None:
+    """The service of ``action``; starting and resuming queue the pending matches."""
+    if action == "start":
+        services.competition_start(competition=competition, by=user)
+    elif action == "pause":
+        organise_services.competition_pause(competition=competition, by=user)
+    elif action == "resume":
+        organise_services.competition_resume(competition=competition, by=user)
+    else:
+        services.competition_close(competition=competition, by=user)
+    if action in ("start", "resume"):
+        execution.matches_enqueue(competition=competition)
+
+
+@require_GET
+def script(request: HttpRequest, name: str) -> FileResponse:
+    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
+    if name not in SCRIPTS:
+        raise Http404("no such script")
+    response = FileResponse((HERE / "static" / name).open("rb"), content_type="text/javascript")
+    response["Cache-Control"] = "max-age=300"
+    return response
