@@ -290,7 +290,7 @@ def test_a_match_whose_store_is_down_is_retried_and_no_bot_is_charged(bot, monke
 
     version = bot_version_upload(bot=bot, filename="bot.py", content=EXAMPLE.read_bytes())
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
-    competition = make_competition(variant="manni-basic", entries=1, games=1)
+    competition = make_competition(variant="money-jordan", entries=1, games=1)
     tournament_services.entry_create(competition=competition, bot=bot)
     match = tournament_services.competition_start(competition=competition)[0]
     get, calls = store.DatabaseStore.get, []
