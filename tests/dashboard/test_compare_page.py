@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 
 import pytest
@@ -10,26 +9,25 @@ from django.test import Client
 
 from tests.dashboard.conftest import make_competition, play_all
 from tests.dashboard.test_live_script import browser, deliver, live, open_page
+from tests.dashboard.test_pages import snapshot_of
 from tournaments.selectors import standings_for_competition
 
 pytestmark = pytest.mark.django_db
 __all__ = ["browser", "live"]  # fixtures of the live script tests
 
 
-def test_the_standings_show_the_interval_and_the_chance_to_be_above_the_next(organiser):
+def test_the_standings_carry_the_interval_and_the_chance_to_be_above_the_next(organiser):
     competition = make_competition(organiser, entries=4)
     play_all(competition)
     rows = standings_for_competition(competition=competition)
 
     page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
 
-    intervals = re.findall(r'<td class="num interval">([^<]*)</td>', page)
-    chances = re.findall(r'<td class="num p-next">([^<]*)</td>', page)
-    assert intervals == [f"{r['rating_low']:.1f}\N{EN DASH}{r['rating_high']:.1f}" for r in rows]
-    assert len(chances) == len(rows) and chances[-1] == "\N{EN DASH}"
-    for row, text in zip(rows[:-1], map(html.unescape, chances[:-1]), strict=True):
-        assert text.endswith(" %") and abs(int(text.strip("<> %")) - 100 * row["p_above_next"]) <= 1
-    assert "μ 95 %" in page and "P(&gt; next)" in page
+    drawn = snapshot_of(page)["standings"]
+    for key in ("rating_low", "rating_high", "p_above_next"):
+        assert [r[key] for r in drawn] == pytest.approx([r[key] for r in rows])
+    assert drawn[-1]["p_above_next"] is None
+    assert "μ 95 %" in page and "P(&gt; next)" in page  # the legend explains both
 
 
 def test_the_compare_form_answers_with_the_model_and_the_head_to_head(organiser):
@@ -65,23 +63,33 @@ def test_the_compare_form_names_the_problem_with_another_competitions_entry(orga
     assert "a must be an entry id, got &#x27;x&#x27;" in bad
 
 
+def interval_text(row: dict) -> str:
+    return f"{row['rating_low']:.1f}\N{EN DASH}{row['rating_high']:.1f}"
+
+
+def chance_text(p: float | None) -> str:
+    if p is None:
+        return "\N{EN DASH}"
+    return ">99 %" if p > 0.99 else "<1 %" if p < 0.01 else f"{round(p * 100)} %"
+
+
 @pytest.mark.slow
-def test_live_standings_draw_the_new_columns_as_the_server_does(live, browser):
+def test_the_standings_draw_the_interval_and_the_chance_at_first_paint_and_live(live, browser):
     page = open_page(browser, live.html)
-    served = page.locator("#standings td.interval").all_inner_texts()
-    served_chances = page.locator("#standings td.p-next").all_inner_texts()
     rows = live.snapshot["standings"]
+
+    assert page.locator("#standings td.interval").all_inner_texts() == [
+        interval_text(r) for r in rows
+    ]
+    assert page.locator("#standings td.p-next").all_inner_texts() == [
+        chance_text(r["p_above_next"]) for r in rows
+    ]
     event = {
         "type": "standings.updated",
         "competition": live.competition.pk,
         "standings": rows,
         "progress": live.snapshot["progress"],
     }
-
-    deliver(page, event)  # redrawn by the script from the event's rows
-
-    assert page.locator("#standings td.interval").all_inner_texts() == served
-    assert page.locator("#standings td.p-next").all_inner_texts() == served_chances
     changed = [
         {**row, "p_above_next": p} for row, p in zip(rows, [0.734, 0.995, 0.004], strict=False)
     ]

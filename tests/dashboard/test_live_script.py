@@ -1,5 +1,6 @@
-"""The live page script in a real browser, fed by hand: frames of one event or an array of
-events, at most one redraw per animation frame, the chart and the queue panel.
+"""The live page script in a real browser, fed by hand: the first paint of every panel from
+the embedded snapshot, frames of one event or an array of events, at most one redraw per
+animation frame, the chart, the queue panel and the problem bots.
 
 The page is the server's own HTML (Django test client), served to Debian's chromium
 through Playwright's request routing; the WebSocket is replaced by a stub the test
@@ -19,6 +20,7 @@ from django.test import Client
 
 from tests.dashboard.conftest import make_competition, play_one
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tournaments import execution
 from tournaments.dashboard import views
 from tournaments.models import RatingEvent
 
@@ -60,13 +62,15 @@ def browser():
 
 def open_page(browser, html: str):
     """The page ``html`` at the dashboard's address, its script served from the package."""
-    script = (views.HERE / "static" / "dashboard" / "live.js").read_text()
     page = browser.new_page()
     page.add_init_script(STUB)
 
     def serve(route):
-        if route.request.url.endswith("/dashboard/live.js"):
-            route.fulfill(body=script, content_type="text/javascript")
+        name = route.request.url.rsplit("/", 1)[-1]
+        if name in views.ASSETS:  # the page's script and styles, from the package
+            folder, kind = views.ASSETS[name]
+            body = (views.HERE / "static" / folder / name).read_bytes()
+            route.fulfill(body=body, content_type=kind)
         else:
             route.fulfill(body=html, content_type="text/html; charset=utf-8")
 
@@ -132,11 +136,11 @@ def test_a_frame_holding_an_array_is_handled_event_by_event_in_order(live, brows
 
     deliver(page, [started, finished])
 
-    assert f"#{other}" not in page.inner_text("#running")  # started, then finished
-    assert page.inner_text("#recent li").startswith(f"#{other} 1. ")
+    assert f"Match {other}" not in page.inner_text("#running")  # started, then finished
+    assert page.inner_text("#recent li").startswith(f"Match {other}: 1. ")
     assert page.evaluate("document.body.dataset.lastEvent") == "match.finished"
     row = page.locator(f'#current-round tr[data-match="{other}"]')
-    assert "done" in row.inner_text()
+    assert "finished" in row.inner_text()
     assert "2 / 2 done" in page.inner_text('#rounds li[data-round="1"]')
 
     deliver(page, [started, finished])  # the same events again change nothing
@@ -221,9 +225,9 @@ def bracket_html(organiser) -> str:
     return Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
 
 
-def test_the_script_draws_the_rounds_and_the_bracket_as_the_server_does(bracket_html, browser):
+def test_a_snapshot_redraws_the_rounds_and_the_bracket_as_the_first_paint(bracket_html, browser):
     page = open_page(browser, bracket_html)
-    drawn_by_server = page.inner_html("#rounds-view")
+    first_paint = page.inner_html("#rounds-view")
     start = bracket_html.index('<script id="snapshot" type="application/json">')
     end = bracket_html.index("</script>", start)
     snapshot = json.loads(bracket_html[bracket_html.index(">", start) + 1 : end])
@@ -233,7 +237,75 @@ def test_the_script_draws_the_rounds_and_the_bracket_as_the_server_does(bracket_
     def squeezed(html: str) -> str:
         return re.sub(r"\s+", "", html)
 
-    drawn_by_script = page.inner_html("#rounds-view")
     # Winners 4 + 2 + 1 boxes, losers 2 + 2 + 1 + 1, the grand final and its reset.
     assert page.locator("#bracket .node").count() == 15
-    assert squeezed(drawn_by_script) == squeezed(drawn_by_server)
+    assert squeezed(page.inner_html("#rounds-view")) == squeezed(first_paint)
+    # Every box with a match is a link to that match's page.
+    played = page.locator("#bracket a.node[data-match]")
+    assert played.count() > 0
+    for box in played.all():
+        assert box.get_attribute("href") == f"/dashboard/matches/{box.get_attribute('data-match')}/"
+
+
+@pytest.fixture
+def painted(organiser):
+    """A round robin of eight with one result, a running match and a bot with faults: its
+    page, snapshot and what the panels must show (read before the browser starts)."""
+    competition = make_competition(organiser, entries=8)
+    match = play_one(competition)
+    seat = match.seats.order_by("seat").first()
+    seat.statuses = {"ok": 1, "timeout": 2}
+    seat.save(update_fields=["statuses"])
+    running = competition.matches.exclude(pk=match.pk).get()
+    execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
+    html = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+    start = html.index('<script id="snapshot" type="application/json">')
+    snapshot = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
+    return SimpleNamespace(
+        html=html, snapshot=snapshot, match=match, running=running, faulty=seat.entry.bot.name
+    )
+
+
+def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
+    page = open_page(browser, painted.html)
+    rows = painted.snapshot["standings"]
+
+    names = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
+    assert names == [r["name"] for r in rows]
+    trends = page.locator("#standings td.trend").all_inner_texts()
+    for row, text in zip(rows, trends, strict=True):
+        if row["trend"] is None:
+            assert text == "\N{EN DASH}"
+        else:
+            assert text == ("▲ " if row["trend"] > 0 else "▼ ") + f"{abs(row['trend']):.2f}"
+    assert page.locator("#standings th[title]").count() >= 7  # every number explained
+    # The header and the queue panel give one reading of the counts.
+    assert page.inner_text("#progress").startswith("1 / 2 matches done, 1 running")
+    assert page.inner_text("#queue-counts").startswith("0 waiting · 1 running · 1 done")
+    assert "host-c/99" not in page.inner_text("#workers")
+    assert page.inner_text("#status") == "live"
+    assert page.inner_text("#running li").startswith(f"Match {painted.running.pk}: ")
+    recent = page.locator("#recent li").first
+    assert recent.locator("a").first.get_attribute("href") == (
+        f"/dashboard/matches/{painted.match.pk}/"
+    )
+    assert "replay game 1" in recent.inner_text()
+    assert (
+        page.inner_text("#problems")
+        == f"{painted.faulty}: ran out of time \N{MULTIPLICATION SIGN} 2"
+    )
+    pairings = page.locator("#current-round tbody tr")
+    assert pairings.count() == 2 and "being played" in page.inner_text("#current-round")
+    assert page.locator("#rating-chart polyline").count() == len(
+        painted.snapshot["chart"]["series"]
+    )
+    assert page.locator("#rating-chart").count() == 1
+
+    # problems.updated redraws the panel from its list.
+    event = {"type": "problems.updated", "competition": 1, "problems": []}
+    deliver(page, event)
+    assert "none" in page.inner_text("#problems")
+    row = {"name": "x/bot", "statuses": {"crash": 1, "illegal": 2}, "total": 3}
+    deliver(page, {**event, "problems": [row]})
+    times = "\N{MULTIPLICATION SIGN}"
+    assert page.inner_text("#problems") == f"x/bot: crashed {times} 1, illegal move {times} 2"

@@ -10,10 +10,15 @@ from typing import Any
 
 from django.db.models import Case, IntegerField, Value, When
 
+import games
 from tournaments.dashboard.replay import seat_names
 from tournaments.dashboard.selectors import progress_by_competition
 from tournaments.models import Competition, Match, RatingEvent
-from tournaments.selectors import competitions_visible_to, standings_for_competition
+from tournaments.selectors import (
+    competitions_visible_to,
+    head_to_head_for_competition,
+    standings_for_competition,
+)
 
 #: The home page lists this many competitions, live ones first.
 HOME_COMPETITIONS = 20
@@ -176,4 +181,48 @@ def neighbour_games(*, game) -> dict[str, Any]:
         "next": ids[at + 1] if at + 1 < len(ids) else None,
         "count": len(ids),
         "number": game.index + 1,
+    }
+
+
+def competition_page(*, competition: Competition) -> dict[str, Any]:
+    """What a competition page shows besides its live panels: the entry list, the
+    head-to-head table, and the variant's rules and options (each with its value,
+    its default and what it does)."""
+    entries = competition.entries.select_related("bot__owner", "pinned_version").order_by(
+        "seed_order", "id"
+    )
+    try:
+        variant = games.variant_info(competition.variant)
+        values = games.load(competition.variant, **(competition.options or {})).options
+    except ValueError:
+        variant, values = None, {}
+    options = [
+        {"name": o.name, "value": values.get(o.name, o.default), "default": o.default, "doc": o.doc}
+        for o in (variant.options if variant else ())
+    ]
+    return {
+        "entries": list(entries),
+        "head_to_head": head_to_head_for_competition(competition=competition),
+        "variant": variant,
+        "options": options,
+    }
+
+
+#: Round and competition statuses in words.
+ROUND_STATUS_WORDS = {"pending": "waiting", "running": "in play", "finished": "finished"}
+COMPETITION_STATUS_WORDS = {
+    "draft": "not started",
+    "running": "live",
+    "finished": "finished",
+    "cancelled": "cancelled",
+}
+
+
+def page_words() -> dict[str, dict[str, str]]:
+    """The words the live page script writes for statuses (one table, the server's)."""
+    return {
+        "game": STATUS_WORDS,
+        "match": {str(k): v for k, v in MATCH_STATUS_WORDS.items()},
+        "round": ROUND_STATUS_WORDS,
+        "competition": COMPETITION_STATUS_WORDS,
     }

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 import games
 from tournaments.comparison import compare_entries
-from tournaments.dashboard.pages import match_page, neighbour_games
+from tournaments.dashboard.pages import competition_page, match_page, neighbour_games, page_words
 from tournaments.dashboard.replay import (
     REFUSED,
     full_view_allowed,
@@ -21,7 +21,6 @@ from tournaments.dashboard.replay import (
     seat_names,
 )
 from tournaments.dashboard.selectors import (
-    chart_layout,
     competition_snapshot,
     progress_by_competition,
 )
@@ -76,7 +75,9 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "competition": competition,
         "snapshot": snapshot,
         "admin": admin,
-        "chart": chart_layout(snapshot["chart"]["series"]),
+        "standings": snapshot["standings"],
+        "page": competition_page(competition=competition),
+        "words": page_words(),
         "compare": _comparison(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)

@@ -1,6 +1,8 @@
 // Cardroom dashboard: the live competition page.
-// The competition page starts from the server-rendered snapshot, then follows the
-// event stream of ws/competitions/<id>/ (tournaments.events), reconnecting with backoff.
+// Every live panel of the page is drawn here and only here: the first paint from the
+// snapshot embedded in the page (json_script "snapshot"), then from the event stream of
+// ws/competitions/<id>/ (tournaments.events), reconnecting with backoff. The words for
+// statuses come from the page too (json_script "words", dashboard.pages.page_words).
 // A message is one event or a JSON array of events, handled in order. Events only
 // change the page's state; the page is redrawn at most once per animation frame,
 // whatever the number of events that arrived in between.
@@ -30,6 +32,24 @@
 
   function points(value) {
     return Number.isInteger(value) ? String(value) : fixed(value, 2);
+  }
+
+  // A page URL of the site for an id: the script's data-* URL is that page's URL for id 0.
+  function pageUrl(base, id) {
+    return base ? base.replace(/0\/$/, `${id}/`) : null;
+  }
+
+  function link(href, text) {
+    return href ? el("a", { href }, text) : document.createTextNode(text);
+  }
+
+  const WORDS = (() => {
+    const node = document.getElementById("words");
+    return node ? JSON.parse(node.textContent) : {};
+  })();
+
+  function words(kind, value) {
+    return (WORDS[kind] && WORDS[kind][value]) || value;
   }
 
   // The trend cell: the change of the rating over the last rated matches (selectors.TREND_MATCHES).
@@ -121,7 +141,7 @@
 
   // --- the live competition page ---
 
-  function liveCompetition(competitionId, replayBase) {
+  function liveCompetition(competitionId, urls) {
     const initial = JSON.parse(document.getElementById("snapshot").textContent);
     const state = {};
     const rendered = { games: new Map() }; // games per entry as last drawn (rows that changed flash)
@@ -134,11 +154,13 @@
       state.standings = snapshot.standings || [];
       state.progress = snapshot.progress;
       state.format = snapshot.format;
+      state.status = snapshot.status || (snapshot.progress && snapshot.progress.competition);
       state.counts = null;
       takeCounts(snapshot.queue);
       takeCounts(snapshot.progress);
       state.matches = snapshot.matches || { running: [], recent: [] };
       state.problems = snapshot.problems || [];
+      state.failed = snapshot.failed || [];
       state.rounds = snapshot.rounds || null;
       state.queue = snapshot.queue || null;
       history.clear();
@@ -148,6 +170,17 @@
         for (const s of snapshot.chart.series) history.set(s.entry, s.points.slice());
       }
       doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
+      takeBots(state.standings);
+    }
+
+    // entry -> bot id, from the standings rows (the bot pages are per bot).
+    const bots = new Map();
+    function takeBots(rows) {
+      for (const row of rows || []) if (row.bot != null) bots.set(row.entry, row.bot);
+    }
+    function botName(entry, name) {
+      const bot = bots.get(entry);
+      return link(bot != null ? pageUrl(urls.bot, bot) : null, name);
     }
 
     // --- rendering, at most once per frame ---
@@ -165,28 +198,51 @@
       for (const part of parts) renderers[part]();
     }
 
+    const STANDINGS_HEAD = [
+      ["#", "Place in the standings; equal places share a number"],
+      ["Bot", null],
+      ["Rating (μ−3σ)", "A cautious estimate of skill: μ (the model's guess) less three times σ"],
+      ["σ", "The uncertainty of the skill estimate; it shrinks with every rated match"],
+      ["Games", "Games played"],
+      ["Points", "Match points: 1 for each opponent finished ahead of in a match, ½ for each level"],
+      ["Trend", "Change of the rating over the last 5 rated matches"],
+      ["μ 95 %", "95 % interval of the skill μ: μ ± 1.96σ (docs/ratings.md)"],
+      ["P(> next)", "The rating model's probability that this entry is stronger than the next one below"],
+    ];
+
     function renderStandings() {
-      const body = document.querySelector("#standings tbody");
+      const table = document.getElementById("standings");
       const before = rendered.games;
-      body.replaceChildren(
-        ...state.standings.map((row) => {
-          const tr = el(
-            "tr",
-            { "data-entry": row.entry },
-            el("td", { class: "num" }, String(row.rank)),
-            el("td", {}, row.name + (row.withdrawn ? " (withdrawn)" : "")),
-            el("td", { class: "num" }, fixed(row.rating, 2)),
-            el("td", { class: "num" }, fixed(row.sigma, 2)),
-            el("td", { class: "num" }, String(row.games)),
-            el("td", { class: "num" }, points(row.points)),
-            trendCell(row.trend),
-            intervalCell(row),
-            pNextCell(row.p_above_next),
-          );
-          if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
-          return tr;
+      const head = el(
+        "tr",
+        {},
+        ...STANDINGS_HEAD.map(([label, title], i) => {
+          const attrs = i === 1 ? {} : { class: "num" };
+          if (title) attrs.title = title;
+          return el("th", attrs, label);
         }),
       );
+      const rows = state.standings.map((row) => {
+        const name = el("td", {}, botName(row.entry, row.name));
+        if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
+        const tr = el(
+          "tr",
+          { "data-entry": row.entry },
+          el("td", { class: "num" }, String(row.rank)),
+          name,
+          el("td", { class: "num" }, fixed(row.rating, 2)),
+          el("td", { class: "num" }, fixed(row.sigma, 2)),
+          el("td", { class: "num" }, String(row.games)),
+          el("td", { class: "num" }, points(row.points)),
+          trendCell(row.trend),
+          intervalCell(row),
+          pNextCell(row.p_above_next),
+        );
+        if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
+        return tr;
+      });
+      if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: "9", class: "muted" }, "No entries yet.")));
+      table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
       rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
     }
 
@@ -209,45 +265,68 @@
 
     function renderProgress() {
       const p = state.progress, c = state.counts;
-      if (!p || !c) return;
-      document.getElementById("progress").textContent =
-        state.format === "ladder"
-          ? `${c.done} matches played, ${c.running} running, ${p.games} games`
-          : `${c.done} / ${c.total} matches done, ${c.running} running, ${p.games} games`;
-      setStatus(p.competition);
+      if (p && c) {
+        const games = p.games != null ? p.games : "";
+        document.getElementById("progress").textContent =
+          state.format === "ladder"
+            ? `${c.done} matches played, ${c.running} running, ${games} games`
+            : `${c.done} / ${c.total} matches done, ${c.running} running, ${games} games`;
+      }
+      if (state.status) setStatus(state.status);
     }
 
     function setStatus(value) {
       const status = document.getElementById("status");
-      status.textContent = value;
+      status.textContent = words("competition", value);
       status.className = "badge " + value;
     }
 
-    function matchItem(match, withRanks) {
-      const names = match.seats
-        .map((s) => (withRanks && s.rank != null ? `${s.rank}. ${s.name}` : s.name))
-        .join(" · ");
-      const li = el("li", {}, `#${match.id} ${names} `);
-      if (withRanks && match.games && match.games.length) {
-        li.append(el("a", { href: replayBase.replace(/0\/$/, match.games[0] + "/") }, "replay"));
+    function seatNames(match, withRanks) {
+      const parts = [];
+      match.seats.forEach((s, i) => {
+        if (i) parts.push(" · ");
+        if (withRanks && s.rank != null) parts.push(`${s.rank}. `);
+        parts.push(botName(s.entry, s.name));
+      });
+      return parts;
+    }
+
+    function matchItem(match, finished) {
+      const li = el("li", { "data-match": match.id }, link(pageUrl(urls.match, match.id), `Match ${match.id}`), ": ");
+      li.append(...seatNames(match, finished));
+      if (!finished && match.status !== "running") li.append(" ", el("span", { class: "muted" }, `(${words("match", match.status)})`));
+      if (finished && match.games && match.games.length) {
+        li.append(" · ", el("a", { href: pageUrl(urls.replay, match.games[0]) }, "replay game 1"));
       }
       return li;
     }
 
-    function renderList(id, items, render) {
+    function renderList(id, items, render, empty) {
       const list = document.getElementById(id);
       if (!list) return;
-      list.replaceChildren(...(items.length ? items.map(render) : [el("li", { class: "muted" }, "none")]));
+      list.replaceChildren(...(items.length ? items.map(render) : [el("li", { class: "muted" }, empty || "none")]));
     }
 
     function renderMatches() {
-      renderList("running", state.matches.running, (m) => matchItem(m, false));
-      renderList("recent", state.matches.recent, (m) => matchItem(m, true));
+      renderList("running", state.matches.running, (m) => matchItem(m, false), "none at the moment");
+      renderList("recent", state.matches.recent, (m) => matchItem(m, true), "no results yet");
     }
 
     function renderProblems() {
-      renderList("problems", state.problems, (row) =>
-        el("li", {}, `${row.name}: ` + Object.entries(row.statuses).map(([s, n]) => `${s} × ${n}`).join(", ")),
+      renderList(
+        "problems",
+        state.problems,
+        (row) =>
+          el(
+            "li",
+            {},
+            `${row.name}: ` +
+              Object.entries(row.statuses).map(([s, n]) => `${words("game", s)} × ${n}`).join(", "),
+          ),
+        "none: every game was played to the end",
+      );
+      renderList("failed", state.failed, (m) =>
+        el("li", {}, link(pageUrl(urls.match, m.id), `Match ${m.id}`), `: ${m.error}`),
       );
     }
 
@@ -275,14 +354,15 @@
       document.getElementById("queue-counts").replaceChildren(
         b(c.queued + c.pending), " waiting · ", b(c.running), " running · ", b(c.done), " done · ",
         b(c.failed), " failed", el("br"),
-        el("span", { class: "muted" }, `${q.results_per_minute} results in the last minute · Celery backlog ${backlog}`),
+        el("span", { class: "muted" }, `${q.results_per_minute} results in the last minute · `,
+          el("span", { title: "Matches of every competition waiting for a worker" }, `Celery backlog ${backlog}`)),
       );
       const rows = (c.running ? q.workers : []).map((w) =>
         el(
           "tr",
           {},
           el("td", {}, w.worker),
-          el("td", { class: "num" }, `#${w.match}`),
+          el("td", { class: "num" }, link(pageUrl(urls.match, w.match), `#${w.match}`)),
           el("td", { title: w.since || "" }, w.since ? new Date(w.since).toLocaleTimeString() : ""),
         ),
       );
@@ -312,18 +392,23 @@
       return seats.map((s) => pointsText(s.points)).join("-");
     }
 
+    // A bracket box; a box with a match is a link to the match's page.
     function bracketNode(box) {
       const attrs = { class: `node ${box.status}`, "data-node": box.node };
-      if (box.match) attrs["data-match"] = box.match;
+      if (box.match) {
+        attrs["data-match"] = box.match;
+        attrs.href = pageUrl(urls.match, box.match);
+        attrs.title = `Match ${box.match}: every game and its replay`;
+      }
       if (box.from && box.from.length) attrs["data-from"] = box.from.join(" ");
       const node = el(
-        "div",
+        box.match && urls.match ? "a" : "div",
         attrs,
-        el("div", { class: "node-head" }, el("span", {}, box.node), el("span", {}, box.score_line || box.status)),
+        el("div", { class: "node-head" }, el("span", {}, box.node), el("span", {}, box.score_line || words("match", box.status))),
         ...box.seats.map((seat) => {
           const div = el("div", { class: seat.winner ? "seat winner" : "seat" }, seatText(seat, box.status));
           if (seat.points_text) {
-            const title = `rank ${seat.rank} · total score ${points(seat.score)}`;
+            const title = `place ${seat.rank} · game points ${seat.points_text} · total score ${points(seat.score)}`;
             div.append(el("span", { class: "points", title }, seat.points_text));
           }
           return div;
@@ -377,13 +462,13 @@
             "li",
             { class: `round ${r.status}`, "data-round": r.number },
             el("b", {}, `Round ${r.number}`), " ",
-            el("span", { class: `badge ${r.status}` }, r.status), " ",
+            el("span", { class: `badge ${r.status}` }, words("round", r.status)), " ",
             el("span", { class: "muted" }, `${r.done} / ${r.matches} done`),
           ),
         );
       }
       if (!view.rounds.length) list.append(el("li", { class: "muted" }, "no rounds yet"));
-      const parts = [el("h2", {}, "Rounds"), list];
+      const parts = [el("h2", {}, view.bracket ? "Bracket" : "Rounds"), list];
       if (view.bracket) {
         const bracket = el("div", { id: "bracket" });
         if (view.bracket.champion) {
@@ -413,9 +498,9 @@
           el(
             "tr",
             { "data-match": m.id },
-            el("td", { class: "num" }, String(m.table + 1)),
-            el("td", {}, m.seats.map((s) => (s.rank != null ? `${s.rank}. ${s.name}` : s.name)).join(" · ")),
-            el("td", {}, el("span", { class: `badge ${m.status}` }, m.status)),
+            el("td", { class: "num" }, link(pageUrl(urls.match, m.id), String(m.table + 1))),
+            el("td", {}, ...seatNames(m, true)),
+            el("td", {}, el("span", { class: `badge ${m.status}` }, words("match", m.status))),
           ),
         );
         const current = el(
@@ -423,10 +508,14 @@
           { id: "current-round" },
           el("h3", {}, `Round ${c.number} pairings`),
           el(
-            "table",
-            { class: "pairings" },
-            el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Seats"), el("th", {}, "Status"))),
-            el("tbody", {}, ...rows),
+            "div",
+            { class: "scroll" },
+            el(
+              "table",
+              { class: "pairings" },
+              el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Seats"), el("th", {}, "Status"))),
+              el("tbody", {}, ...rows),
+            ),
           ),
         );
         if (c.more) current.append(el("p", { class: "muted" }, `and ${c.more} more tables`));
@@ -520,6 +609,14 @@
       invalidate("rounds");
     }
 
+    // The problem bots panel: the whole list, from problems.updated (or any event with
+    // ``problems``), as the snapshot has it.
+    function takeProblems(event) {
+      if (!Array.isArray(event.problems)) return;
+      state.problems = event.problems;
+      invalidate("problems");
+    }
+
     const handlers = {
       snapshot(event) {
         load(event);
@@ -527,8 +624,11 @@
       },
       "standings.updated"(event) {
         state.standings = event.standings;
+        takeBots(event.standings);
         state.progress = event.progress;
+        if (event.progress && event.progress.competition) state.status = event.progress.competition;
         if (takeCounts(event.progress)) invalidate("queue");
+        takeProblems(event);
         invalidate("standings", "progress", "chart");
       },
       "match.started"(event) {
@@ -544,6 +644,7 @@
         appendRatings(event.ratings);
         invalidate("matches", "rounds", "chart");
       },
+      "problems.updated": takeProblems,
       "round.started": roundEvent,
       "round.finished": roundEvent,
       "queue.status"(event) {
@@ -555,9 +656,10 @@
       },
       "competition.finished"(event) {
         state.standings = event.standings;
+        takeBots(event.standings);
+        state.status = event.status;
         if (state.progress) state.progress = { ...state.progress, competition: event.status };
-        invalidate("standings", "chart");
-        setStatus(event.status);
+        invalidate("standings", "chart", "progress");
       },
     };
 
@@ -598,13 +700,17 @@
       };
     }
 
+    // The first paint: every panel from the embedded snapshot, at once.
     load(initial);
-    rendered.games = new Map(state.standings.map((r) => [r.entry, r.games]));
-    invalidate("queue"); // local times; the rest is drawn by the server until something changes
-    drawConnectors();
+    for (const part of ALL) dirty.add(part);
+    flush();
+    document.body.dataset.painted = "1";
     window.addEventListener("resize", drawConnectors);
     connect();
   }
 
-  if (script.dataset.competition) liveCompetition(script.dataset.competition, script.dataset.replay);
+  if (script.dataset.competition) {
+    const { competition, replay, match, bot } = script.dataset;
+    liveCompetition(competition, { replay, match, bot });
+  }
 })();
