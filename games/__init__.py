@@ -11,20 +11,27 @@ The public API (DESIGN.md section 2)::
 
 from games.core import Game, IllegalAction, Option, State, Variant
 from games.registry import load, replay, variant_info, variants
+from games.sampling import SamplingError, WorldSampler, sample_world, state_sample_world
 
 # Registration: importing a family registers its variants.
 from games import manni  # noqa: F401  isort: skip
 from games import maniglia  # noqa: F401  isort: skip
 from games import money  # noqa: F401  isort: skip
 
+# ``State.sample_world(seat, rng)``: a world built from ``observation(seat)`` alone.
+State.sample_world = state_sample_world  # type: ignore[attr-defined]
+
 __all__ = [
     "Game",
     "IllegalAction",
     "Option",
+    "SamplingError",
     "State",
     "Variant",
+    "WorldSampler",
     "load",
     "replay",
+    "sample_world",
     "variant_info",
     "variants",
 ]

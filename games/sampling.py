@@ -1,0 +1,431 @@
+"""Sampled worlds: full states consistent with what one seat has seen.
+
+``sample_world(game, observation, rng)`` returns a :class:`~games.core.State`
+whose ``observation(seat)`` equals the given observation: the seat's own
+cards, the public history, the counts it saw, the voids shown by failures to
+follow suit and the cards known to be out of play all agree, and the hidden
+cards (other hands, stocks, face-down discards, unturned Money stacks) are
+dealt at random among the places they may be. A search bot samples many
+worlds per decision and plays each one out with the fast path
+(``legal_ids`` / ``apply_id`` / ``clone``).
+
+A world is built through the public engine API only: one deck per deal
+(``Game.new_game(..., decks=...)``) and the history's labels, hidden
+discards filled in with the sampled cards, applied in order. Each family
+module (``games/<family>/sampling.py``) turns an observation into *deal
+plans* (what is known and what is free in each deal) and a plan into a deck
+and labels; this module holds the shared parts: the exact uniform deal of
+unknown cards under void constraints and the world builder. Where sampling
+is uniform and where it is not is written in ``docs/sampling.md``.
+
+:class:`WorldSampler` does the analysis of one observation once and then
+samples many worlds from it cheaply (earlier deals are fixed once per
+sampler: they do not change the future, only the running scores).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from math import factorial
+from typing import Any, Protocol
+
+from games.core import Game, IllegalAction, State
+
+#: Attempts per world before giving up: a rejected world is one whose replay met
+#: an action the sampled cards make illegal (a constraint not modelled exactly).
+MAX_ATTEMPTS = 2000
+#: Attempts per earlier deal and contract class while fixing the earlier deals.
+PER_DEAL_ATTEMPTS = 6
+
+
+class SamplingError(ValueError):
+    """An observation that no world can be built for (bad input or an inconsistent one)."""
+
+
+class DealPlan(Protocol):
+    """One deal of an observation: ``draw(rng)`` -> (deck labels, action labels)."""
+
+    def draw(self, rng: random.Random) -> tuple[list[str], list[str]]: ...
+
+
+# -- the uniform deal of unknown cards ---------------------------------------------------
+
+
+class ConstrainedDeal:
+    """Deal ``cards`` uniformly among hand slots (with forbidden cards) and free pools.
+
+    ``hands`` is a list of ``(size, forbidden)`` where ``forbidden`` is a set of
+    cards that slot may not receive (the suits a player showed void in);
+    ``pools`` lists the sizes of slots that may receive any card (stocks,
+    face-down discards). Sizes must add up to ``len(cards)``. ``draw(rng)``
+    returns one list of cards per hand slot, then one per pool, every
+    assignment allowed by the constraints being equally likely: cards are
+    grouped by the slots that may hold them and the class sizes are split by
+    exact counting (dynamic programming over the hand slots' remaining room).
+    Raises :class:`SamplingError` when no assignment exists.
+    """
+
+    def __init__(
+        self,
+        cards: Sequence[Any],
+        hands: Sequence[tuple[int, frozenset | set]],
+        pools: Sequence[int],
+    ) -> None:
+        total = sum(size for size, _ in hands) + sum(pools)
+        if total != len(cards):
+            raise SamplingError(
+                f"{len(cards)} unknown cards cannot fill places holding {total} cards"
+            )
+        if any(size < 0 for size, _ in hands) or any(size < 0 for size in pools):
+            raise SamplingError("a place cannot hold a negative number of cards")
+        self.sizes = tuple(size for size, _ in hands)
+        self.pools = tuple(pools)
+        self.pool_total = sum(pools)
+        classes: dict[tuple[bool, ...], list[Any]] = {}
+        for card in cards:
+            allowed = tuple(card not in forbidden for _, forbidden in hands)
+            classes.setdefault(allowed, []).append(card)
+        self.classes = sorted(classes.items(), key=lambda item: (-sum(item[0]), len(item[1])))
+        self.remaining_after = [
+            sum(len(c) for _, c in self.classes[i:]) for i in range(len(self.classes) + 1)
+        ]
+        self.memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        if self.count(0, self.sizes) == 0:
+            raise SamplingError("no deal of the unknown cards satisfies the shown voids")
+
+    def _splits(self, allowed: tuple[bool, ...], m: int, room: tuple[int, ...], pool_room: int):
+        """Every way to put ``m`` cards of one class into allowed hands and the pool."""
+        n = len(room)
+        out: list[tuple[int, ...]] = []
+        split = [0] * n
+
+        def rec(j: int, left: int) -> None:
+            if j == n:
+                if left <= pool_room:
+                    out.append(tuple(split))
+                return
+            if not allowed[j]:
+                rec(j + 1, left)
+                return
+            for x in range(min(left, room[j]) + 1):
+                split[j] = x
+                rec(j + 1, left - x)
+            split[j] = 0
+
+        rec(0, m)
+        return out
+
+    def _weight(self, m: int, split: tuple[int, ...]) -> int:
+        w = factorial(m)
+        rest = m
+        for x in split:
+            w //= factorial(x)
+            rest -= x
+        return w // factorial(rest)
+
+    def count(self, i: int, room: tuple[int, ...]) -> int:
+        """Assignments of classes ``i..`` given the hands' remaining room."""
+        if i == len(self.classes):
+            return 1 if not any(room) else 0
+        key = (i, room)
+        cached = self.memo.get(key)
+        if cached is not None:
+            return cached
+        allowed, cards = self.classes[i]
+        pool_room = self.remaining_after[i] - sum(room)
+        total = 0
+        if 0 <= pool_room <= self.pool_total:
+            for split in self._splits(allowed, len(cards), room, pool_room):
+                rest = tuple(r - x for r, x in zip(room, split, strict=True))
+                total += self._weight(len(cards), split) * self.count(i + 1, rest)
+        self.memo[key] = total
+        return total
+
+    def draw(self, rng: random.Random) -> list[list[Any]]:
+        hands: list[list[Any]] = [[] for _ in self.sizes]
+        pool: list[Any] = []
+        room = self.sizes
+        for i, (allowed, cards) in enumerate(self.classes):
+            pool_room = self.remaining_after[i] - sum(room)
+            options = []
+            for split in self._splits(allowed, len(cards), room, pool_room):
+                rest = tuple(r - x for r, x in zip(room, split, strict=True))
+                w = self._weight(len(cards), split) * self.count(i + 1, rest)
+                if w:
+                    options.append((w, split, rest))
+            pick = rng.randrange(sum(w for w, _, _ in options))
+            for option in options:
+                if pick < option[0]:
+                    break
+                pick -= option[0]
+            _, split, rest = option
+            shuffled = list(cards)
+            rng.shuffle(shuffled)
+            at = 0
+            for j, x in enumerate(split):
+                hands[j].extend(shuffled[at : at + x])
+                at += x
+            pool.extend(shuffled[at:])
+            room = rest
+        rng.shuffle(pool)
+        pools = []
+        at = 0
+        for size in self.pools:
+            pools.append(pool[at : at + size])
+            at += size
+        return hands + pools
+
+
+# -- worlds -----------------------------------------------------------------------------
+
+
+def check_observation(game: Game, observation: Any) -> int:
+    """Validate ``observation`` for ``game``; return its seat. Raises ``ValueError``."""
+    if not isinstance(game, Game):
+        raise ValueError(f"game must be a games.Game, got {type(game).__name__}")
+    if not isinstance(observation, dict):
+        raise ValueError(f"an observation must be a dict, got {type(observation).__name__}")
+    variant = observation.get("variant")
+    if variant != game.id:
+        raise ValueError(f"observation is of variant {variant!r}, not of {game.id!r}")
+    seat = observation.get("seat")
+    n = game.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"observation seat must be in 0..{n - 1}, got {seat!r}")
+    if observation.get("phase") == "over" or observation.get("current_player") is None:
+        raise ValueError("the game is over: there is no hidden state left to sample")
+    if "history" not in observation:
+        raise ValueError("observation lacks its history")
+    return seat
+
+
+class WorldSampler:
+    """Analyse one observation once; ``sample(rng)`` then returns fresh worlds.
+
+    Raises ``ValueError`` (a :class:`SamplingError` for an inconsistent
+    observation) naming the problem.
+    """
+
+    def __init__(self, game: Game, observation: dict[str, Any]) -> None:
+        self.seat = check_observation(game, observation)
+        self.game = game
+        self.observation = observation
+        family = game.variant.family
+        if family == "money":
+            from games.money.sampling import MoneyWorlds
+
+            self._worlds: Any = MoneyWorlds(game, observation)
+            return
+        if family == "manni":
+            from games.manni.sampling import deal_plans
+        elif family == "maniglia":
+            from games.maniglia.sampling import deal_plans
+        else:  # pragma: no cover - a new family must add its sampling module
+            raise ValueError(f"no world sampling for the {family} family")
+        self._worlds = TrickWorlds(game, observation, deal_plans(game, observation))
+
+    def hint(self) -> Any:
+        """What a later sampler of the same game may reuse (Money: a consistent deck)."""
+        return getattr(self._worlds, "deck", None)
+
+    def sample(self, rng: random.Random) -> State:
+        """One world, drawn with ``rng`` (a ``random.Random``)."""
+        if not isinstance(rng, random.Random):
+            raise ValueError(f"rng must be a random.Random, got {type(rng).__name__}")
+        return self._worlds.sample(rng)
+
+
+class TrickWorlds:
+    """Worlds of a trick-taking game: earlier deals fixed once, the current one resampled.
+
+    The state just before the last action of the previous deal is kept; each
+    world clones it, hands it the current deal's deck and applies the rest.
+    Handing over the deck needs one engine detail (``given_decks``); without
+    it every world is replayed from the start.
+    """
+
+    def __init__(self, game: Game, observation: dict[str, Any], plans: list[DealPlan]) -> None:
+        self.game = game
+        self.observation = observation
+        self.plans = plans
+        self.checked = False
+        self.first_dealer = first_dealer(game, observation)
+        self.prefix: State | None = None
+        self.prefix_decks: list[list[str]] = []
+        self.prefix_actions: list[str] = []
+        self.tail: list[str] = []  # the previous deal's last action
+
+    def _replay(self, decks: list[list[str]], actions: list[str]) -> State | None:
+        state = self.game.new_game(0, dealer=self.first_dealer, decks=decks)
+        try:
+            for label in actions:
+                state.apply(label)
+        except IllegalAction:
+            return None
+        return state
+
+    def _tallies_fit(self, state: State, last: bool) -> bool:
+        """Plus and minus tallies (HORN-8) only grow: earlier deals may not exceed them."""
+        obs = self.observation
+        if "plus" not in obs:
+            return True
+        seen = state.observation(obs["seat"])
+        if last:
+            return seen["plus"] == obs["plus"] and seen["minus"] == obs["minus"]
+        pairs = zip(seen["plus"] + seen["minus"], obs["plus"] + obs["minus"], strict=True)
+        return all(a <= b for a, b in pairs)
+
+    def _build_prefix(self, rng: random.Random) -> None:
+        """Fix the earlier deals one at a time: a deck whose deal replays legally and,
+        where a plan has contract classes (an unseen Hornafjordur contract card), a
+        choice of classes, searched depth first, that gives the tallies seen."""
+        plans = self.plans[:-1]
+        budget = [MAX_ATTEMPTS]
+
+        def extend(i: int, decks: list, actions: list) -> tuple[list, list] | None:
+            if i == len(plans):
+                return decks, actions
+            plan = plans[i]
+            classes = list(plan.classes()) if hasattr(plan, "classes") else [None]
+            rng.shuffle(classes)
+            for cls in classes:
+                for _ in range(PER_DEAL_ATTEMPTS):
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        return None
+                    drawn = plan.draw(rng) if cls is None else plan.draw_class(rng, cls)
+                    if drawn is None:
+                        continue  # this draw gave the dealer no card of that class
+                    deck, labels = drawn
+                    state = self._replay([*decks, deck], [*actions, *labels])
+                    if state is None:
+                        continue
+                    if not self._tallies_fit(state, i == len(plans) - 1):
+                        break
+                    found = extend(i + 1, [*decks, deck], [*actions, *labels])
+                    if found is not None:
+                        return found
+                    break
+            return None
+
+        found = extend(0, [], [])
+        if found is None:
+            raise SamplingError("no consistent deal found for the earlier deals")
+        decks, actions = found
+        state = self._replay(decks, actions[:-1])
+        assert state is not None
+        self.prefix, self.prefix_decks = state, decks
+        self.prefix_actions, self.tail = actions[:-1], actions[-1:]
+
+    def sample(self, rng: random.Random) -> State:
+        for _ in range(MAX_ATTEMPTS // 10):
+            if len(self.plans) > 1 and self.prefix is None:
+                self._build_prefix(rng)
+            world = self._sample_current(rng)
+            if self.checked:
+                return world
+            # Once per sampler: the earlier deals must give the scores the seat saw
+            # (a Hornafjordur contract card of an earlier deal is not in the history).
+            if world.observation(self.observation["seat"]) == self.observation:
+                self.checked = True
+                return world
+            self.prefix = None
+        raise SamplingError("no world reproduces the observation")
+
+    def _sample_current(self, rng: random.Random) -> State:
+        for _ in range(MAX_ATTEMPTS):
+            deck, labels = self.plans[-1].draw(rng)
+            world = self._start(deck, rng.getrandbits(48))
+            try:
+                for label in self.tail + labels:
+                    world.apply(label)
+            except IllegalAction:
+                continue
+            return world
+        raise SamplingError("no consistent deal found for the current deal")
+
+    def _start(self, deck: list[str], seed: int) -> State:
+        prefix = self.prefix
+        if prefix is not None and isinstance(getattr(prefix, "given_decks", None), list):
+            world = prefix.clone()
+            world.given_decks = [*prefix.given_decks, _card_numbers(world, deck)]
+            world.seed = seed  # later deals come from the world's own seed
+            return world
+        world = self.game.new_game(seed, dealer=self.first_dealer, decks=[*self.prefix_decks, deck])
+        for label in self.prefix_actions:
+            world.apply(label)
+        return world
+
+
+def _card_numbers(state: State, deck: list[str]) -> list[int]:
+    from games.cards import FRENCH_INDEX, LATIN_INDEX
+
+    index = LATIN_INDEX if state.game.variant.family == "maniglia" else FRENCH_INDEX
+    return [index[c] for c in deck]
+
+
+def first_dealer(game: Game, observation: dict[str, Any]) -> int:
+    """The game's first dealer, from the current one and the deals since (COMMON-2)."""
+    history = observation["history"]
+    if game.variant.family == "maniglia":
+        return history[0]["dealer"]
+    if game.variant.family == "money":
+        return observation["dealer"]
+    deals = observation["deal"]
+    return (observation["dealer"] - (deals - 1)) % game.num_players  # passes to the left
+
+
+def sample_world(game: Game, observation: dict[str, Any], rng: random.Random) -> State:
+    """A full state consistent with ``observation`` (of ``game``), drawn with ``rng``.
+
+    Raises ``ValueError`` for an observation of another variant, a seat out of
+    range, a finished game or an observation no deal can explain.
+    """
+    return WorldSampler(game, observation).sample(rng)
+
+
+def state_sample_world(self: State, seat: int, rng: random.Random) -> State:
+    """``State.sample_world(seat, rng)``: a world built only from ``observation(seat)``."""
+    return sample_world(self.game, self.observation(seat), rng)
+
+
+# -- helpers for the family modules -------------------------------------------------------
+
+
+def deal_layout(game: Game, dealer: int) -> tuple[list[list[int]], list[int], list[str]]:
+    """Which deck positions each seat's dealt hand takes, the rest, and the pack.
+
+    Found by dealing a probe deck through the engine (so it follows the engine's
+    dealing rules), cached per (variant, options, dealer).
+    """
+    key = (game.canonical(), dealer)
+    cached = _LAYOUTS.get(key)
+    if cached is not None:
+        return cached
+    pack = list(game.new_game(0, dealer=dealer).record()["decks"][0])
+    probe = game.new_game(0, dealer=dealer, decks=[pack])
+    where = {card: i for i, card in enumerate(pack)}
+    hands = []
+    for seat in range(game.num_players):
+        view = probe.observation(seat)
+        held = list(view["hand"]) + list(view.get("out_of_play", []))
+        hands.append(sorted(where[c] for c in held))
+    dealt = {p for h in hands for p in h}
+    rest = [p for p in range(len(pack)) if p not in dealt]
+    _LAYOUTS[key] = (hands, rest, sorted(pack))
+    return _LAYOUTS[key]
+
+
+_LAYOUTS: dict[tuple[str, int], tuple[list[list[int]], list[int], list[str]]] = {}
+
+
+def place(deck: list[str | None], positions: Sequence[int], cards: Sequence[str], rng) -> None:
+    """Put ``cards`` in random order on the free deck ``positions``."""
+    free = [p for p in positions if deck[p] is None]
+    if len(free) != len(cards):
+        raise SamplingError(f"{len(cards)} cards for {len(free)} deck positions")
+    cards = list(cards)
+    rng.shuffle(cards)
+    for p, c in zip(free, cards, strict=True):
+        deck[p] = c
