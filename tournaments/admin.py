@@ -1,5 +1,9 @@
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.db.models import Q
 
+from tournaments.api.permissions import is_organiser
 from tournaments.models import (
     Competition,
     Entry,
@@ -9,6 +13,7 @@ from tournaments.models import (
     RatingEvent,
     Round,
 )
+from tournaments.organise.services import ORGANISE_CODENAME, organiser_right_set
 
 
 class EntryInline(admin.TabularInline):
@@ -73,3 +78,58 @@ class GameRecordAdmin(admin.ModelAdmin):
 class RatingEventAdmin(admin.ModelAdmin):
     list_display = ["entry", "match", "sequence", "mu_after", "sigma_after"]
     readonly_fields = [f.name for f in RatingEvent._meta.fields]
+
+
+# --- the organiser right, on the users' pages ----------------------------------------------
+
+User = get_user_model()
+
+
+@admin.display(boolean=True, description="Organiser")
+def _is_organiser(user) -> bool:
+    return is_organiser(user)
+
+
+class OrganiserFilter(admin.SimpleListFilter):
+    title = "organiser right"
+    parameter_name = "organiser"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "May create competitions"), ("no", "May not")]
+
+    def queryset(self, request, queryset):
+        holders = Q(is_staff=True) | Q(
+            user_permissions__codename=ORGANISE_CODENAME,
+            user_permissions__content_type__app_label="tournaments",
+        )
+        if self.value() == "yes":
+            return queryset.filter(holders).distinct()
+        if self.value() == "no":
+            return queryset.exclude(pk__in=queryset.filter(holders).values("pk"))
+        return queryset
+
+
+class CardroomUserAdmin(UserAdmin):
+    """Django's user admin, with the organiser right (``tournaments.organise_competitions``:
+    create and run competitions) as a column, a filter and two actions."""
+
+    list_display = [*UserAdmin.list_display, _is_organiser]
+    list_filter = [OrganiserFilter, *UserAdmin.list_filter]
+    actions = ["grant_organiser_right", "revoke_organiser_right"]
+
+    @admin.action(description="Grant the organiser right (create and run competitions)")
+    def grant_organiser_right(self, request, queryset):
+        for user in queryset:
+            organiser_right_set(user=user, granted=True)
+        self.message_user(request, f"{queryset.count()} user(s) may now organise competitions.")
+
+    @admin.action(description="Revoke the organiser right")
+    def revoke_organiser_right(self, request, queryset):
+        for user in queryset:
+            organiser_right_set(user=user, granted=False)
+        self.message_user(request, f"{queryset.count()} user(s) may no longer create competitions.")
+
+
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, CardroomUserAdmin)

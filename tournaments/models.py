@@ -31,6 +31,8 @@ class Competition(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft"
         RUNNING = "running"
+        #: Running, but queueing no match until it is resumed (``tournaments.organise``).
+        PAUSED = "paused"
         FINISHED = "finished"
         CANCELLED = "cancelled"
 
@@ -110,6 +112,7 @@ class Entry(models.Model):
         ]
         indexes = [models.Index(fields=["competition", "-mu"])]
         ordering = ["competition_id", "seed_order", "id"]
+        verbose_name_plural = "entries"
 
     def __str__(self) -> str:
         return f"{self.bot} in {self.competition}"
@@ -169,6 +172,7 @@ class Match(models.Model):
             models.Index(fields=["status", "lease_until"]),
         ]
         ordering = ["competition_id", "round_id", "table", "id"]
+        verbose_name_plural = "matches"
 
     def __str__(self) -> str:
         return f"match {self.pk} of {self.competition_id}"

@@ -119,7 +119,7 @@ def test_competition_filters_and_pagination(organiser, as_organiser, anon):
     assert "Someone else's" not in {c["name"] for c in mine} and len(mine) == 3
     assert page["count"] == 4 and len(page["results"]) == 3 and page["next"]
     assert [c["name"] for c in page["results"]] == ["Manni one", "Manni two", "Money one"]
-    assert anon.get("/api/competitions/?status=paused").status_code == 400
+    assert anon.get("/api/competitions/?status=sleeping").status_code == 400
 
 
 def test_only_the_competitions_organisers_run_it(organiser, as_alice, alice):

@@ -107,9 +107,11 @@ def test_an_organiser_creates_runs_pauses_and_closes_a_competition():
     assert competition.status == Competition.Status.RUNNING
     assert set(competition.matches.values_list("status", flat=True)) == {Match.Status.QUEUED}
 
-    post_action(browser, competition, "close")
+    post_action(browser, competition, "pause")
+    post_action(browser, competition, "close")  # a paused competition closes as played
     competition.refresh_from_db()
     assert competition.status == Competition.Status.FINISHED
+    assert not competition.matches.exists()  # the unplayed matches are dropped
     page = browser.get(reverse("organise:competition", args=[competition.pk])).content.decode()
     assert "finished" in page and 'id="start"' not in page and 'id="close"' not in page
 

@@ -1,5 +1,5 @@
 """Pausing and resuming a running competition (the rest of its life is in
-``tournaments.services``: create, enter, start, close).
+``tournaments.services``: create, enter, start, close), and the organiser right.
 
 A paused competition queues nothing: matches waiting for a worker go back to
 ``pending``, the reaper and ``matches_enqueue`` take only running competitions'
@@ -11,6 +11,7 @@ it running again; the caller then queues its pending matches
 
 from __future__ import annotations
 
+from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
@@ -55,3 +56,20 @@ def competition_resume(*, competition: Competition, by=None) -> Competition:
     locked.save(update_fields=["status"])
     competition.status = locked.status
     return locked
+
+
+#: The permission of the organiser right ("Can create and run competitions").
+ORGANISE_CODENAME = "organise_competitions"
+
+
+def organiser_permission() -> Permission:
+    return Permission.objects.get(codename=ORGANISE_CODENAME, content_type__app_label="tournaments")
+
+
+def organiser_right_set(*, user, granted: bool) -> None:
+    """Grant (or with ``granted=False`` take back) the right to create and run
+    competitions. Staff hold it anyway; a competition's own organisers keep running it."""
+    if granted:
+        user.user_permissions.add(organiser_permission())
+    else:
+        user.user_permissions.remove(organiser_permission())
