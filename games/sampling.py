@@ -207,15 +207,23 @@ class WorldSampler:
     observation) naming the problem.
     """
 
-    def __init__(self, game: Game, observation: dict[str, Any]) -> None:
+    def __init__(
+        self, game: Game, observation: dict[str, Any], previous: WorldSampler | None = None
+    ) -> None:
         self.seat = check_observation(game, observation)
         self.game = game
         self.observation = observation
         family = game.variant.family
+        same_game = (
+            previous is not None
+            and previous.game.canonical() == game.canonical()
+            and previous.seat == self.seat
+        )
         if family == "money":
             from games.money.sampling import MoneyWorlds
 
-            self._worlds: Any = MoneyWorlds(game, observation)
+            hint = previous.hint() if same_game else None  # type: ignore[union-attr]
+            self._worlds: Any = MoneyWorlds(game, observation, hint)
             return
         if family == "manni":
             from games.manni.sampling import deal_plans
@@ -224,6 +232,8 @@ class WorldSampler:
         else:  # pragma: no cover - a new family must add its sampling module
             raise ValueError(f"no world sampling for the {family} family")
         self._worlds = TrickWorlds(game, observation, deal_plans(game, observation))
+        if same_game:
+            self._worlds.reuse(previous._worlds)  # type: ignore[union-attr]
 
     def hint(self) -> Any:
         """What a later sampler of the same game may reuse (Money: a consistent deck)."""
@@ -255,6 +265,15 @@ class TrickWorlds:
         self.prefix_decks: list[list[str]] = []
         self.prefix_actions: list[str] = []
         self.tail: list[str] = []  # the previous deal's last action
+
+    def reuse(self, other: TrickWorlds) -> None:
+        """Keep ``other``'s earlier deals when this observation has the same ones
+        (a later decision of the same deal): they need not be searched again."""
+        earlier = self.observation["history"][:-1]
+        if other.prefix is None or other.observation["history"][:-1] != earlier:
+            return
+        self.prefix, self.prefix_decks = other.prefix, other.prefix_decks
+        self.prefix_actions, self.tail = other.prefix_actions, other.tail
 
     def _replay(self, decks: list[list[str]], actions: list[str]) -> State | None:
         state = self.game.new_game(0, dealer=self.first_dealer, decks=decks)
