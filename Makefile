@@ -59,5 +59,13 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) -m bench.engines $(ARGS)
 
+## The deployment, run for real (deploy/deploy-check.sh, deploy/README.md): a Debian base
+## image from the mirror, the project's image on it, podman-compose up, a competition
+## through the API on two worker containers, teardown. Root, with podman, podman-compose
+## and mmdebstrap; not part of `make test`.
+.PHONY: deploy-check
+deploy-check:
+	sh deploy/deploy-check.sh
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

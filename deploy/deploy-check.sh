@@ -1,0 +1,76 @@
+#!/bin/sh
+# make deploy-check: build the image with no outside registry, bring the deployment up
+# with podman-compose, play a competition through the API on two worker containers,
+# tear it all down. Root, with podman, podman-compose and mmdebstrap installed:
+#
+#   apt-get install podman podman-compose mmdebstrap
+#   deploy/deploy-check.sh            (from the repository root; REBUILD_BASE=1 to redo the base)
+#
+# Exits non-zero, with the failing step's output, when any step fails.
+set -eu
+cd "$(dirname "$0")/.."
+BASE=${CARDROOM_BASE_IMAGE:-localhost/cardroom-base:bookworm}
+IMAGE=localhost/cardroom:check
+PROJECT=cardroom-check
+COMPOSE="podman-compose -p $PROJECT -f deploy/check/compose.yaml"
+LOGS=${DEPLOY_CHECK_LOGS:-var/deploy-check}
+
+step() { printf '\n== %s\n' "$*"; }
+for tool in podman podman-compose mmdebstrap; do
+    command -v "$tool" >/dev/null || { echo "deploy-check needs $tool: apt-get install podman podman-compose mmdebstrap" >&2; exit 2; }
+done
+mkdir -p "$LOGS"
+
+teardown() {
+    status=$?
+    step "logs in $LOGS; tearing down"
+    for service in postgres redis migrate web worker-1 worker-2 beat; do
+        podman logs "${PROJECT}_${service}_1" >"$LOGS/$service.log" 2>&1 || true
+    done
+    $COMPOSE down >/dev/null 2>&1 || true
+    exit $status
+}
+
+if [ "${REBUILD_BASE:-0}" = 1 ] || ! podman image exists "$BASE"; then
+    step "base image $BASE from the Debian mirror (mmdebstrap)"
+    deploy/check/build-base.sh
+fi
+
+step "project image $IMAGE on $BASE (deploy/Dockerfile)"
+podman build --network host --build-arg BASE="$BASE" -f deploy/Dockerfile -t "$IMAGE" .
+
+trap teardown EXIT
+$COMPOSE down >/dev/null 2>&1 || true
+
+step "PostgreSQL and Redis"
+$COMPOSE up -d postgres redis
+for i in $(seq 60); do
+    podman exec "${PROJECT}_postgres_1" pg_isready -h 127.0.0.1 -p 15432 -q 2>/dev/null \
+        && podman exec "${PROJECT}_redis_1" redis-cli -p 16379 ping 2>/dev/null | grep -q PONG && break
+    [ "$i" = 60 ] && { echo "PostgreSQL or Redis did not come up" >&2; exit 1; }
+    sleep 1
+done
+
+step "migrate"
+$COMPOSE up -d migrate
+[ "$(podman wait "${PROJECT}_migrate_1")" = 0 ] || { podman logs "${PROJECT}_migrate_1"; exit 1; }
+
+step "web, two workers, beat"
+$COMPOSE up -d web worker-1 worker-2 beat
+for i in $(seq 90); do
+    curl -fsS -o /dev/null http://127.0.0.1:18000/api/bots/ && break
+    [ "$i" = 90 ] && { podman logs "${PROJECT}_web_1"; exit 1; }
+    sleep 1
+done
+
+step "a competition through the API"
+python3 deploy/check/competition.py http://127.0.0.1:18000 \
+    --organiser-command "podman exec ${PROJECT}_web_1 python manage.py organiser"
+
+step "both workers played"
+for worker in worker-1 worker-2; do
+    played=$(podman logs "${PROJECT}_${worker}_1" 2>&1 | grep -c "match_run.*succeeded.*'recorded'" || true)
+    echo "$worker: $played matches recorded"
+    [ "$played" -gt 0 ] || { echo "$worker played no match" >&2; exit 1; }
+done
+step "deploy-check passed"
