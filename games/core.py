@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 RECORD_FORMAT = 1
+
+
+class RandomSource(Protocol):
+    """What ``State.playout`` draws from: ``random.Random`` or anything alike."""
+
+    def random(self) -> float: ...
 
 
 class IllegalAction(ValueError):
@@ -212,6 +218,27 @@ class State:
     def legal_actions(self) -> list[str]:
         labels = self.LABELS
         return [labels[a] for a in self.legal_ids()]
+
+    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
+        """Play uniformly random legal actions to the end of the game (the fast path).
+
+        Each action is ``ids[int(rng.random() * len(ids))]`` with ``ids = legal_ids()``,
+        so a playout leaves exactly the state (record included) that this loop over
+        ``legal_ids`` / ``apply_id`` leaves; engines inline it for card play. ``rng``
+        is anything with a ``random()`` method returning floats in [0, 1), such as
+        ``random.Random(seed)``: the engine draws from nothing else. With
+        ``deal_only`` the playout stops once the current deal is scored (before the
+        next deal's first decision), or at the end of the game.
+        """
+        random = rng.random
+        deal = self.deal_number()
+        while not self.is_over() and not (deal_only and self.deal_number() != deal):
+            ids = self.legal_ids()
+            self.apply_id(ids[int(random() * len(ids))])
+
+    def deal_number(self) -> int:
+        """The number of the deal in progress (1 for the first); one-deal games keep 1."""
+        return 1
 
     def apply(self, label: str) -> None:
         """Apply the action ``label``.

@@ -56,9 +56,19 @@ class Stream:
 def shuffled(items: Sequence[T], seed: int, purpose: str) -> list[T]:
     """A uniform permutation of ``items`` (Fisher-Yates), the first element on top."""
     out = list(items)
-    stream = Stream(seed, purpose, reserve=len(out) + 8)
-    words, pos = stream._words, 0
-    for i in range(len(out) - 1, 0, -1):
+    count = len(out)
+    stream = Stream(seed, purpose, reserve=count + 8)
+    words = stream._words
+    if count <= _FAST_MAX and (count < 2 or max(words[: count - 1]) < _NEVER_REJECTED):
+        # No word can be rejected, so swap i takes word k = count - 1 - i modulo i + 1:
+        # the same permutation as the loop below, without a rejection test per card.
+        for i, j in zip(
+            range(count - 1, 0, -1), map(int.__mod__, words, _MODULI[count]), strict=False
+        ):
+            out[i], out[j] = out[j], out[i]
+        return out
+    pos = 0
+    for i in range(count - 1, 0, -1):
         n = i + 1
         limit = _WORD - _WORD % n
         # Inlined Stream.below(): this loop runs once per card of every deal.
@@ -74,6 +84,17 @@ def shuffled(items: Sequence[T], seed: int, purpose: str) -> list[T]:
         j = word % n
         out[i], out[j] = out[j], out[i]
     return out
+
+
+#: Decks up to this size take the rejection-free path of :func:`shuffled` when they can.
+_FAST_MAX = 64
+#: ``below(n)`` never rejects a word under this for n <= ``_FAST_MAX``: its limit
+#: ``2**32 - 2**32 % n`` is above ``2**32 - n``.
+_NEVER_REJECTED = _WORD - _FAST_MAX
+#: ``_MODULI[count]``: the moduli ``count, count - 1, ..., 2`` of a Fisher-Yates pass.
+_MODULI: tuple[tuple[int, ...], ...] = tuple(
+    tuple(range(count, 1, -1)) for count in range(_FAST_MAX + 1)
+)
 
 
 def draw(n: int, seed: int, purpose: str) -> int:

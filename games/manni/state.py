@@ -14,11 +14,19 @@ rank ``2..A``, discards before ``draw``, ``pass`` last.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games import rng
 from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck
-from games.core import Game, IllegalAction, State, competition_ranks, forfeit_view
+from games.core import (
+    Game,
+    IllegalAction,
+    RandomSource,
+    State,
+    competition_ranks,
+    forfeit_view,
+)
 from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
 
 PLAY, DISCARD, DRAW, KEEP, TAKE, ANNOUNCE, GREAT, PASS = 0, 52, 104, 105, 106, 107, 113, 118
@@ -38,6 +46,10 @@ PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
 
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x1FFF
+_BIT = tuple(1 << c for c in range(52))
+_SUIT = tuple(c // 13 for c in range(52))
+_SHIFT = (0, 13, 26, 39)
+_NEXT = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
 PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
 _L0, _L1, _L2, _L3 = PLAY_LABELS
@@ -233,6 +245,63 @@ class ManniState(State):
     def _reject_id(self, action: object) -> None:
         label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
         self._reject(label)
+
+    # -- random playouts (the search hot loop) ---------------------------------
+    def deal_number(self) -> int:
+        return self.deal
+
+    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
+        """``State.playout`` with the tricks of each deal played by one inlined loop."""
+        random = rng.random
+        deal = self.deal
+        while self.phase != P_OVER and not (deal_only and self.deal != deal):
+            if self.phase == P_PLAY and not self.trick:
+                self._play_out_tricks(random)
+            else:
+                ids = self.legal_ids()
+                self.apply_id(ids[int(random() * len(ids))])
+
+    def _play_out_tricks(self, random: Callable[[], float]) -> None:
+        """Play the deal's remaining tricks at random, from a trick's lead, and score it.
+
+        The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
+        each card (MANNI-BASIC-6, HORN-7, LAUG-9: follow suit if you can; COMMON-5).
+        """
+        hands, won, keys_of = self.hands, self.won, self.keys
+        append = self.history.append
+        seat = self.leader
+        while True:
+            hand = hands[seat]
+            cards = [*_S0[hand & _M], *_S1[(hand >> 13) & _M], *_S2[(hand >> 26) & _M]]
+            cards += _S3[hand >> 39]
+            c0 = cards[int(random() * len(cards))]
+            hands[seat] = hand ^ _BIT[c0]
+            append(seat << 8 | c0)
+            led = _SUIT[c0]
+            suit_mask, suit_cards, shift = SUIT_MASKS[led], SUIT_CARDS[led], _SHIFT[led]
+            s1 = _NEXT[seat]
+            hand = hands[s1]
+            follow = hand & suit_mask
+            cards = suit_cards[follow >> shift] if follow else hand_cards(hand)
+            c1 = cards[int(random() * len(cards))]
+            hands[s1] = hand ^ _BIT[c1]
+            append(s1 << 8 | c1)
+            s2 = _NEXT[s1]
+            hand = hands[s2]
+            follow = hand & suit_mask
+            cards = suit_cards[follow >> shift] if follow else hand_cards(hand)
+            c2 = cards[int(random() * len(cards))]
+            hands[s2] = hand ^ _BIT[c2]
+            append(s2 << 8 | c2)
+            keys = keys_of[led]
+            k0, k1, k2 = keys[c0], keys[c1], keys[c2]
+            seat = (seat if k0 > k2 else s2) if k0 > k1 else (s1 if k1 > k2 else s2)
+            won[seat] += 1
+            if not hands[seat]:
+                break
+        self.led = led
+        self.leader = self.to_move = seat
+        self._finish_deal()
 
     def _is_legal_other(self, action: object) -> bool:
         """Hook: whether ``action`` is legal outside trick play (variants may do it faster)."""
