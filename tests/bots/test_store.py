@@ -309,3 +309,20 @@ def test_a_match_whose_store_is_down_is_retried_and_no_bot_is_charged(bot, monke
     assert calls == [version.sha256, version.sha256]
     assert (match.status, match.attempts, match.error) == ("done", 2, "")
     assert all(set(seat.statuses) == {"ok"} for seat in match.seats.all())
+
+
+@pytest.mark.skipif(not sandbox.available(), reason="needs the bot sandbox (bubblewrap)")
+def test_a_validation_whose_store_is_down_is_not_a_rejection(bot, monkeypatch):
+    version = bot_version_upload(bot=bot, filename="bot.py", content=EXAMPLE.read_bytes())
+
+    def down(self, sha256):
+        raise store.StoreUnavailable("bot store (database) unreachable: timeout")
+
+    monkeypatch.setattr(store.DatabaseStore, "get", down)
+
+    with pytest.raises(store.StoreUnavailable):
+        services.bot_version_validate(version=version)
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.PENDING  # to be validated again, not rejected
+    monkeypatch.undo()
+    assert services.bot_version_validate(version=version).status == BotVersion.Status.READY
