@@ -36,6 +36,7 @@ from bots.web.selectors import (
 )
 from config.authentication import token_expires_at, token_for_user, token_rotate
 from tournaments import services as tournament_services
+from tournaments.api.permissions import is_organiser
 
 HERE = Path(__file__).resolve().parent
 #: The page scripts (``static/``), served from the package like the dashboard's.
@@ -82,6 +83,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         "form": form,
         "token": token.key,
         "token_expires_at": token_expires_at(token),
+        "may_organise": is_organiser(request.user),
     }
     return _render(request, "my_bots.html", context, status=400 if form.errors else 200)
 
