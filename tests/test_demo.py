@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -41,7 +44,9 @@ def processes_with_env(marker: str) -> list[int]:
     return found
 
 
-def run_demo(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, str]:
+def run_demo(
+    tmp_path: Path, *args: str, headless: bool = True
+) -> tuple[subprocess.CompletedProcess, str]:
     var = tmp_path / "var"
     marker = f"CARDROOM_VAR_DIR={var}"
     env = dict(
@@ -51,8 +56,9 @@ def run_demo(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, s
         PYTHONUNBUFFERED="1",
     )
     env.pop("REDIS_URL", None)
+    mode = ["--headless"] if headless else []
     done = subprocess.run(
-        [sys.executable, "manage.py", "demo", "--headless", *args],
+        [sys.executable, "manage.py", "demo", *mode, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -73,14 +79,84 @@ def assert_standings(output: str) -> None:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the demo's supervision checks use /proc")
-def test_headless_demo_plays_a_competition_through_celery_and_leaves_nothing(tmp_path):
-    done, marker = run_demo(tmp_path)
+def test_headless_demo_plays_a_paced_competition_through_celery_and_leaves_nothing(tmp_path):
+    pace = 0.75
+    done, marker = run_demo(tmp_path, "--pace", str(pace))
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "playing through Celery" in done.stdout, output
     assert_standings(done.stdout)
+    # The worker starts one match per `pace` seconds: the 4 matches of the round robin
+    # (4 bots at tables of 3) are still being played `3 * pace` after the first began.
+    played = re.search(r"(\d+) matches of \d+ games played in ([\d.]+) s", done.stdout)
+    assert played and int(played.group(1)) == 4, output
+    assert float(played.group(2)) >= 3 * pace, output
     assert "stopped; nothing left running" in done.stdout
     assert processes_with_env(marker) == [], "a child of the demo survived it"
+
+
+def test_a_busy_port_is_refused_before_anything_is_created(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done, marker = run_demo(tmp_path, "--port", str(port), headless=False)
+    assert done.returncode != 0
+    assert f"127.0.0.1:{port} is in use" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    database = tmp_path / "demo.sqlite3"
+    if database.exists():  # nothing was written: no admin user, no bot, no competition
+        with sqlite3.connect(database) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            if "auth_user" in tables:
+                assert db.execute("SELECT count(*) FROM auth_user").fetchone()[0] == 0
+    assert not (tmp_path / "var" / "demo" / "admin-password").exists()
+    assert processes_with_env(marker) == []
+
+
+def test_pace_must_not_be_negative():
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="--pace must be 0 or more seconds, not -1.0"):
+        call_command("demo", "--pace", "-1")
+
+
+@pytest.mark.django_db
+def test_the_admin_password_is_shown_on_every_run_until_changed_and_can_be_reset(
+    tmp_path, settings
+):
+    from io import StringIO
+
+    from django.contrib.auth import authenticate
+    from django.core.management import call_command
+
+    from tournaments.management.commands.demo import Command, admin_login
+
+    settings.VAR_DIR = tmp_path
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast
+    kept = tmp_path / "demo" / "admin-password"
+
+    first = admin_login(kept)
+    second = admin_login(kept)
+    assert first.password and second.password == first.password
+    assert authenticate(username="admin", password=second.password) is not None
+    assert oct(kept.stat().st_mode & 0o777) == "0o600"
+    banner = StringIO()
+    command = Command(stdout=banner)
+    command.run_dir, command.pace = tmp_path / "demo", 1.0
+    command._banner("http://127.0.0.1:8001", second, [], "redis://127.0.0.1:1/0")
+    assert f"admin / {first.password}" in banner.getvalue()
+    assert "manage.py demo --reset-password" in banner.getvalue()
+
+    second.user.set_password("my-own-passphrase")
+    second.user.save()
+    assert admin_login(kept).password is None  # changed: no longer shown (nor valid)
+
+    out = StringIO()
+    call_command("demo", "--reset-password", stdout=out)
+    new = re.search(r"admin / (\S+)", out.getvalue()).group(1)
+    assert new != first.password and admin_login(kept).password == new
+    assert authenticate(username="admin", password=new) is not None
 
 
 def test_headless_demo_without_worker_plays_inline(tmp_path):
@@ -173,7 +249,7 @@ def test_the_served_demo_opens_onto_a_dashboard_that_keeps_moving(tmp_path):
     log = tmp_path / "demo.log"
     with log.open("w") as out:
         demo = subprocess.Popen(
-            [*manage, "demo", "--port", str(port)],
+            [*manage, "demo", "--port", str(port), "--pace", "0.5"],
             cwd=ROOT,
             env=env,
             stdout=out,

