@@ -127,6 +127,7 @@ def test_a_non_organiser_is_refused_and_nothing_is_created():
     )
 
     assert page.status_code == 403 and posted.status_code == 403
+    assert "takes the organiser right" in page.content.decode()  # says why, and who grants it
     assert browser.get(reverse("organise:home")).status_code == 403
     assert not Competition.objects.exists()
     assert Client().get(reverse("organise:competition-new")).status_code == 302  # log in first
