@@ -8,10 +8,12 @@ misbehaves. After a fault the player is finished for the rest of the match.
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
 from bots import protocol, sandbox
+from bots.referee.encoding import HISTORY_DELTA, HISTORY_DELTA_VERSION, ActEncoder
 from bots.sdk import Bot
 
 OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = (
@@ -103,6 +105,35 @@ class InProcessPlayer(Player):
             raise BotFault(CRASH, f"{type(exc).__name__}: {exc}") from exc
 
 
+#: Protocol extensions offered to bot programs in ``hello`` (name -> version; PROTOCOL.md).
+OFFERED = {HISTORY_DELTA: HISTORY_DELTA_VERSION}
+
+
+def accepted_extensions(ready_line: bytes) -> dict[str, int]:
+    """The extensions a bot accepted in its ``ready`` line (a valid ready reply).
+
+    Absent or empty ``extensions``: none (a version 1 bot). Raises
+    ``BotFault`` (``malformed``) naming the problem when ``extensions`` is not
+    an object of offered names with their offered versions.
+    """
+    asked = json.loads(ready_line).get("extensions", {})
+    if not isinstance(asked, dict):
+        raise BotFault(MALFORMED, f"extensions must be an object, got {asked!r:.80}")
+    for name, version in asked.items():
+        if name not in OFFERED:
+            offered = ", ".join(f"{n} {v}" for n, v in OFFERED.items())
+            raise BotFault(
+                MALFORMED, f"unknown protocol extension {name!r:.80} (offered: {offered})"
+            )
+        if type(version) is not int or version != OFFERED[name]:
+            raise BotFault(
+                MALFORMED,
+                f"extension {name} version {version!r:.40} is not offered "
+                f"(offered: version {OFFERED[name]})",
+            )
+    return dict(asked)
+
+
 class ProcessPlayer(Player):
     """A bot program run by ``bots.sandbox`` and spoken to in JSON lines."""
 
@@ -125,7 +156,10 @@ class ProcessPlayer(Player):
         self.spawn_options = dict(spawn_options or {})
         self.process = None
         self._past_logs: list[str] = []
-        self.encoder = protocol.ActEncoder()
+        self.encoder = ActEncoder()
+        #: The protocol extensions the running process accepted in its ``ready``.
+        self.extensions: dict[str, int] = {}
+        self._reply = b""  # the last line read from the bot
 
     @classmethod
     def from_path(
@@ -155,12 +189,14 @@ class ProcessPlayer(Player):
             self._past_logs.append(self.process.stderr_tail())
         self.process = sandbox.spawn(self.command, **kwargs)
         try:
-            self._exchange(protocol.encode(hello), timeout_s, "ready")
+            self._exchange(protocol.encode({**hello, "extensions": OFFERED}), timeout_s, "ready")
+            self.extensions = accepted_extensions(self._reply)
             self.process.set_deciding(False)  # until its first turn
         except BotFault as fault:
             if fault.status == MEMORY:  # said as it is, whenever it happens
                 raise
             raise BotFault(NOT_READY, fault.reason) from None
+        self.encoder = ActEncoder(delta=HISTORY_DELTA in self.extensions)
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
         if self.process.pending():
@@ -185,6 +221,7 @@ class ProcessPlayer(Player):
         try:
             self.process.send(line)
             line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
+            self._reply = line
             return protocol.parse_reply(line, key)
         except sandbox.ReadTimeout:
             raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None

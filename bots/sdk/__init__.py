@@ -29,10 +29,14 @@ class Bot:
 
     ``needs_observation = False`` tells an in-process referee it may skip
     building observations for this bot (the subprocess protocol always sends it).
+    ``history_delta = False`` makes :func:`run` decline the platform's offer of
+    observations with only the history "since your last move" (the SDK puts
+    the history back together either way, so ``act`` sees the same dict).
     """
 
     name = "bot"
     needs_observation = True
+    history_delta = True
 
     def start(self, hello: dict[str, Any]) -> None:
         """Called once per match with the ``hello`` message (seat, variant, options...)."""
@@ -55,13 +59,72 @@ class FunctionBot(Bot):
         return self.fn(observation, legal)
 
 
+#: The protocol extension the SDK accepts when offered (PROTOCOL.md), and its version.
+HISTORY_DELTA = "history_delta"
+HISTORY_DELTA_VERSION = 1
+
+
+class History:
+    """Puts back the full history of observations sent "since your last move".
+
+    A platform that offered ``history_delta`` in ``hello`` (and had it accepted
+    in ``ready``) sends, in each ``act``, ``history_from`` and only the
+    history's elements from that index on; the elements before it are those
+    of the previous observation of the same game. :meth:`complete` gives the
+    observation with its whole history, as a version 1 platform sends it.
+    """
+
+    def __init__(self) -> None:
+        self.game: Any = None
+        self.known: list[Any] = []
+
+    def complete(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The observation of ``message`` with its full history.
+
+        Raises ``ValueError`` naming the problem if ``history_from`` is not an
+        index into what this game's previous observation held (messages lost,
+        out of order, or for another game).
+        """
+        observation = message.get("observation")
+        start = message.get("history_from")
+        if start is None or not isinstance(observation, dict):
+            return observation
+        part = observation.get("history")
+        if message.get("game") != self.game:
+            self.game, self.known = message.get("game"), []
+        if type(start) is not int or not 0 <= start <= len(self.known) or type(part) is not list:
+            raise ValueError(
+                f"act for game {message.get('game')!r}: history_from {start!r} does not follow "
+                f"the {len(self.known)} history elements known (out of order?)"
+            )
+        self.known = self.known[:start] + part
+        return {**observation, "history": list(self.known)}
+
+
+def _ready(bot: Bot, hello: dict[str, Any]) -> dict[str, Any]:
+    """The reply to ``hello``: accepts ``history_delta`` if offered and the bot allows it."""
+    ready: dict[str, Any] = {"ready": True, "name": bot.name}
+    offered = hello.get("extensions")
+    if (
+        getattr(bot, "history_delta", True)
+        and isinstance(offered, dict)
+        and offered.get(HISTORY_DELTA) == HISTORY_DELTA_VERSION
+    ):
+        ready["extensions"] = {HISTORY_DELTA: HISTORY_DELTA_VERSION}
+    return ready
+
+
 def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
     """Serve the protocol until ``bye`` or end of input.
 
     Unknown message types and keys are ignored, so newer platforms keep working.
+    When the platform offers the ``history_delta`` extension the SDK accepts
+    it (unless ``bot.history_delta`` is false) and puts each observation's
+    history back together, so ``act`` always sees the whole observation.
     """
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
+    history = History()
 
     def send(message: dict[str, Any]) -> None:
         stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
@@ -74,14 +137,11 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
         kind = message.get("type")
         if kind == "hello":
             bot.start(message)
-            send({"ready": True, "name": bot.name})
+            history = History()
+            send(_ready(bot, message))
         elif kind == "act":
-            send({"action": bot.act(message.get("observation"), message["legal"])})
+            send({"action": bot.act(history.complete(message), message["legal"])})
         elif kind == "result":
             bot.game_over(message)
         elif kind == "bye":
             return
-
-
-# The tracked game state (needs ``games``; imported last because it subclasses Bot).
-from bots.sdk.tracking import GameTracker, TrackingBot, TrackingError  # noqa: E402, F401

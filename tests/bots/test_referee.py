@@ -6,12 +6,16 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import games
+from bots import protocol
 from bots.builtin import make
 from bots.referee import InProcessPlayer, TimeControl, game_seed, play_match
+from bots.referee.encoding import ActEncoder
 from bots.referee.match import rotations, schedule
-from bots.sdk import Bot
+from bots.sdk import Bot, History
 
 
 def randoms(n, seed=0):
@@ -234,3 +238,82 @@ def test_no_message_to_a_bot_carries_the_seed():
     hello = next(value for kind, value in log if kind == "hello")
     assert hello["match"] == {"player": 0}
     assert "987654321" not in json.dumps(hello)
+
+
+# -- incremental act encoding (bots/referee/encoding.py) ------------------------------------
+
+
+def act_messages(variant: str, seed: int, choices: list[int], games_count: int = 2):
+    """(seat, act message) for each decision of ``games_count`` games played by ``choices``."""
+    game = games.load(variant)
+    picks = iter(choices)
+    for index in range(games_count):
+        state = game.new_game(seed + index)
+        for _ in range(120):
+            if state.is_over():
+                break
+            seat = state.current_player()
+            legal = state.legal_actions()
+            message = protocol.act(
+                game=index,
+                observation=state.observation(seat),
+                legal=legal,
+                time_left_ms=5,
+                move_limit_ms=3,
+            )
+            message["seat"] = seat
+            yield seat, message
+            state.apply(legal[next(picks, 0) % len(legal)])
+
+
+@pytest.mark.parametrize("variant", games.variants())
+@settings(max_examples=4, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    choices=st.lists(st.integers(0, 50), min_size=40, max_size=240),
+)
+def test_the_incremental_encoding_sends_each_seat_exactly_the_plain_observation(
+    variant, seed, choices
+):
+    plain = [ActEncoder() for _ in range(5)]
+    since_last = [ActEncoder(delta=True) for _ in range(5)]
+    rebuilt = [History() for _ in range(5)]
+
+    for seat, message in act_messages(variant, seed, choices):
+        expected = protocol.encode(message)
+        assert plain[seat].encode(message) == expected  # byte for byte
+        sent = json.loads(since_last[seat].encode(message))
+        assert sent["history_from"] <= len(rebuilt[seat].known)
+        observation = rebuilt[seat].complete(sent)
+        del sent["history_from"]
+        assert {**sent, "observation": observation} == json.loads(expected)
+
+
+def test_since_last_move_sends_the_last_history_element_and_the_new_ones_only():
+    encoder = ActEncoder(delta=True)
+    first = {"type": "act", "game": 0, "observation": {"seat": 1, "history": [[0, "a"]]}}
+    later = {
+        "type": "act",
+        "game": 0,
+        "observation": {"seat": 1, "history": [[0, "a"], [1, "b"], [0, "c"]]},
+    }
+    next_game = {"type": "act", "game": 1, "observation": {"seat": 1, "history": [[1, "x"]]}}
+
+    assert json.loads(encoder.encode(first))["history_from"] == 0
+    sent = json.loads(encoder.encode(later))
+    assert sent["history_from"] == 0 and sent["observation"]["history"] == [
+        [0, "a"],
+        [1, "b"],
+        [0, "c"],
+    ]
+    sent = json.loads(
+        encoder.encode(
+            {
+                **later,
+                "observation": {"seat": 1, "history": [*later["observation"]["history"], [1, "d"]]},
+            }
+        )
+    )
+    assert sent["history_from"] == 2 and sent["observation"]["history"] == [[0, "c"], [1, "d"]]
+    sent = json.loads(encoder.encode(next_game))  # a new game starts from nothing
+    assert sent["history_from"] == 0 and sent["observation"]["history"] == [[1, "x"]]
