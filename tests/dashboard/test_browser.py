@@ -1,4 +1,6 @@
-"""End to end in a real browser: uvicorn serves the dashboard, results arrive live.
+"""End to end in a real browser: uvicorn serves the site, results arrive live; a visitor
+walks from the home page to a competition, a match and a game's replay, on a 1200 px
+screen and on a 390 px phone.
 
 Debian's chromium (``/usr/bin/chromium``) driven by Playwright; the server is a
 uvicorn subprocess on the test database, and the events cross processes through
@@ -172,7 +174,10 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
                 [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": server}]
             )
             page = context.new_page()
-            page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
+            page.goto(f"{server}/")
+            expect(page.locator("nav")).to_contain_text("olga")
+            page.locator("#home-competitions a", has_text="Live night").click()
+            expect(page).to_have_url(f"{server}/dashboard/competitions/{competition.pk}/")
             expect(page.locator("#live")).to_have_text("live", timeout=10_000)
             expect(page.locator("#progress")).to_contain_text(f"0 / {total} matches done")
             expect(page.locator("#standings td.trend").first).to_have_text("\N{EN DASH}")
@@ -187,8 +192,8 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             expect(page.locator("#progress")).to_contain_text(
                 re.compile(r"^2 / \d+ matches done"), timeout=10_000
             )
-            expect(page.locator("#recent li").first).to_contain_text(f"#{second.pk}")
-            expect(page.locator("#recent")).to_contain_text(f"#{first.pk}")
+            expect(page.locator("#recent li").first).to_contain_text(f"Match {second.pk}:")
+            expect(page.locator("#recent")).to_contain_text(f"Match {first.pk}:")
             games = page.locator("#standings tbody td:nth-child(5)").all_inner_texts()
             assert sorted(games, key=int)[-1] == str(competition.games_per_match)
             expect(page.locator("#standings td.trend.up").first).to_contain_text("▲")
@@ -196,7 +201,7 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             first_round = page.locator('#rounds li[data-round="1"]')
             expect(first_round).to_contain_text("finished")
             expect(first_round).to_contain_text("2 / 2 done")
-            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("running")
+            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("in play")
             expect(page.locator("#current-round h3")).to_have_text("Round 2 pairings")
             expect(page.locator("#rating-chart polyline")).to_have_count(6)
             page.wait_for_function(f"() => ({chart_points})() === 12")  # six starts, six results
@@ -214,15 +219,25 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             expect(page.locator("#workers")).to_contain_text(f"#{held.pk}", timeout=10_000)
             expect(page.locator("#workers")).to_contain_text(re.compile(r"worker-[0-9a-f]{8}"))
             expect(page.locator("#workers")).not_to_contain_text("worker-3/103")
-            expect(page.locator("#running")).to_contain_text(f"#{held.pk}")
+            expect(page.locator("#running")).to_contain_text(f"Match {held.pk}:")
             expect(page.locator(f'#current-round tr[data-match="{held.pk}"]')).to_contain_text(
-                "running"
+                "being played"
             )
             expect(page.locator("#queue-counts")).to_contain_text("4 done")
             assert page.evaluate("window.notReloaded") is True
             page.screenshot(path=str(IMAGES / "dashboard.png"), full_page=True)
 
-            page.locator("#recent a").first.click()
+            # The match page: every game numbered from 1, each with its replay.
+            page.locator("#recent li").last.locator("a", has_text="Match").click()
+            expect(page.locator("h1")).to_contain_text("Match")
+            games = page.locator("#games tbody tr")
+            expect(games).to_have_count(competition.games_per_match)
+            expect(games.first.locator("td").first).to_have_text("1")
+            match_url = page.url
+            page.locator("#games a", has_text="replay game 2").click()
+            expect(page.locator("h1")).to_contain_text(f"game 2 of {competition.games_per_match}")
+            page.click("#previous-game")
+            expect(page.locator("h1")).to_contain_text("game 1 of")
             expect(page.locator("#position")).to_contain_text("step 0")
             # The deal: three seats named after their bots, every hand face down.
             expect(page.locator(".felt .table-seat")).to_have_count(3)
@@ -263,5 +278,25 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             page.click("#first")
             expect(page.locator("#position")).to_contain_text("step 0")
             expect(page.locator("#result")).to_be_hidden()
+
+            # A phone: every page fits 390 px, the standings too (wide tables scroll in
+            # their own box, never the page).
+            page.set_viewport_size({"width": 390, "height": 800})
+            wide = "() => document.documentElement.scrollWidth"
+            for url in (
+                f"{server}/",
+                f"{server}/dashboard/competitions/{competition.pk}/",
+                match_url,
+            ):
+                page.goto(url)
+                page.wait_for_load_state("load")
+                assert page.evaluate(wide) <= 390, url
+            page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
+            expect(page.locator("#standings tbody tr")).to_have_count(8)
+            box = page.locator("#standings-box").bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+            page.set_viewport_size({"width": 1200, "height": 760})
+            page.goto(f"{server}/")
+            page.screenshot(path=str(IMAGES / "home.png"), full_page=True)
         finally:
             browser.close()

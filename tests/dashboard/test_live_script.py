@@ -283,7 +283,7 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
     assert page.inner_text("#progress").startswith("1 / 2 matches done, 1 running")
     assert page.inner_text("#queue-counts").startswith("0 waiting · 1 running · 1 done")
     assert "host-c/99" not in page.inner_text("#workers")
-    assert page.inner_text("#status") == "live"
+    assert page.inner_text("#status") == "in progress"
     assert page.inner_text("#running li").startswith(f"Match {painted.running.pk}: ")
     recent = page.locator("#recent li").first
     assert recent.locator("a").first.get_attribute("href") == (

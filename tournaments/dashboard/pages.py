@@ -212,7 +212,7 @@ def competition_page(*, competition: Competition) -> dict[str, Any]:
 ROUND_STATUS_WORDS = {"pending": "waiting", "running": "in play", "finished": "finished"}
 COMPETITION_STATUS_WORDS = {
     "draft": "not started",
-    "running": "live",
+    "running": "in progress",
     "finished": "finished",
     "cancelled": "cancelled",
 }

@@ -1,4 +1,9 @@
-"""Reads of the dashboard: a competition's live state as plain, JSON-safe data."""
+"""Reads of the dashboard: a competition's live state as plain, JSON-safe data.
+
+The web tier builds the live events here (:func:`live_events`), from the
+notifications the write path sends (``tournaments.events``), and each socket's
+first ``snapshot`` (:func:`competition_snapshot`).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +18,12 @@ from django.conf import settings
 from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
-from tournaments import pairing
-from tournaments.events import SNAPSHOT, celery_backlog, event, match_payload, worker_label
+from tournaments import events, pairing
+from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
-from tournaments.selectors import standings_for_competition
+from tournaments.selectors import competition_progress, standings_for_competition
 
 log = logging.getLogger(__name__)
 
@@ -573,3 +578,180 @@ def _recent_results(competition_ids: list[int]) -> dict[int, int]:
         .order_by()
     )
     return dict(rows)
+
+
+# --- the live events, built in the web tier from notifications ---
+
+
+def match_payload(match: Match) -> dict[str, Any]:
+    """A match with its seats (bot names, and ranks once it is done)."""
+    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
+    return {
+        "id": match.pk,
+        "round": match.round.number if match.round_id else None,
+        "table": match.table,
+        "node": match.node,
+        "status": match.status,
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        "seats": [
+            {
+                "seat": s.seat,
+                "entry": s.entry_id,
+                "name": str(s.entry.bot),
+                "rank": s.rank,
+                "score": s.score,
+                "points": s.points,
+            }
+            for s in seats
+        ],
+        "decided_by": match.decided_by,
+        "tiebreak": describe_decision(
+            match.decided_by, [str(s.entry.bot) for s in seats], [s.score for s in seats]
+        ),
+        "games": (
+            list(match.game_records.order_by("index").values_list("pk", flat=True))
+            if match.status == Match.Status.DONE
+            else []
+        ),
+    }
+
+
+#: Rows a live ``standings.updated`` carries: the top of the table (the whole
+#: table of a very large ladder is read through the API, not pushed per result).
+LIVE_STANDINGS_ROWS = 200
+#: The most matches one build announces as started or finished (the newest; the
+#: panels' lists are this long at most, and a reconnect reads a snapshot anyway).
+LIVE_MATCHES = 50
+
+
+def standings_event(competition: Competition) -> dict[str, Any]:
+    """``standings.updated`` with the top of the standings and the progress."""
+    return event(
+        events.STANDINGS_UPDATED,
+        competition.pk,
+        standings=standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS),
+        progress=competition_progress(competition=competition),
+    )
+
+
+def round_payload(round_: Round) -> dict[str, Any]:
+    counts = dict(round_.matches.values_list("status").annotate(n=Count("id")).order_by())
+    return {
+        "number": round_.number,
+        "status": round_.status,
+        "matches": sum(counts.values()),
+        "done": counts.get(Match.Status.DONE, 0),
+    }
+
+
+def rating_changes(match: Match) -> list[dict[str, Any]]:
+    """The displayed rating (mu - 3 sigma) of each seat's entry before and after ``match``."""
+    rows = RatingEvent.objects.filter(match=match).order_by("entry_id")
+    return [
+        {
+            "entry": r.entry_id,
+            "sequence": r.sequence,
+            "before": r.mu_before - 3 * r.sigma_before,
+            "after": r.mu_after - 3 * r.sigma_after,
+        }
+        for r in rows
+    ]
+
+
+def queue_status_event(competition_id: int) -> dict[str, Any]:
+    """``queue.status`` of a competition, as of now, with the Celery backlog.
+
+    It names the worker processes: the fan-out (``tournaments.fanout``) hands non-staff
+    sockets its ``public_event_text``.
+    """
+    queue = queue_status(competition_id=competition_id, staff=True)
+    queue["backlog"] = celery_backlog()
+    return event(events.QUEUE_STATUS, competition_id, queue=queue)
+
+
+def _match_events(competition: Competition, changes: events.Changes) -> list[dict[str, Any]]:
+    out = []
+    started = changes.started[-LIVE_MATCHES:]
+    finished = changes.finished[-LIVE_MATCHES:]
+    by_id = Match.objects.select_related("round").in_bulk([*started, *finished])
+    for match_id in started:
+        if match_id in by_id:
+            match = by_id[match_id]
+            out.append(event(events.MATCH_STARTED, competition.pk, match=match_payload(match)))
+    for match_id in finished:
+        if match_id in by_id:
+            match = by_id[match_id]
+            out.append(
+                event(
+                    events.MATCH_FINISHED,
+                    competition.pk,
+                    match=match_payload(match),
+                    ratings=rating_changes(match),
+                )
+            )
+    return out
+
+
+def _round_events(competition: Competition, changes: events.Changes) -> list[dict[str, Any]]:
+    finished_numbers = sorted(set(changes.rounds_finished))
+    wants_started = bool(changes.kinds & {events.ROUND_STARTED, events.COMPETITION_STARTED})
+    if not finished_numbers and not wants_started:
+        return []
+    rounds = rounds_view(competition=competition)
+    out = []
+    for round_ in competition.rounds.filter(number__in=finished_numbers).order_by("number"):
+        out.append(
+            event(events.ROUND_FINISHED, competition.pk, round=round_payload(round_), rounds=rounds)
+        )
+    if wants_started:
+        for round_ in competition.rounds.filter(status=Round.Status.RUNNING).order_by("number"):
+            out.append(
+                event(
+                    events.ROUND_STARTED, competition.pk, round=round_payload(round_), rounds=rounds
+                )
+            )
+    return out
+
+
+def live_events(*, competition_id: int, changes: events.Changes) -> list[dict[str, Any]]:
+    """The events that the notifications gathered in ``changes`` call for, as of now.
+
+    In the order of ``tournaments.events``: started and finished matches (the newest
+    :data:`LIVE_MATCHES` of each), the standings (after a result or a start), the
+    rounds finished and started, the competition's end, the problem bots (after a
+    result) and the queue status (always). An unknown competition gives none.
+    """
+    competition = Competition.objects.filter(pk=competition_id).first()
+    if competition is None or not changes:
+        return []
+    out = _match_events(competition, changes)
+    results = bool(changes.finished)
+    standings = None
+    if results or changes.kinds & {events.COMPETITION_STARTED, events.ROUND_FINISHED}:
+        standings = standings_event(competition)
+        out.append(standings)
+    out += _round_events(competition, changes)
+    if events.COMPETITION_FINISHED in changes.kinds:
+        rows = (
+            standings["standings"]
+            if standings
+            else standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS)
+        )
+        out.append(
+            event(
+                events.COMPETITION_FINISHED,
+                competition.pk,
+                status=competition.status,
+                standings=rows,
+            )
+        )
+    if results:
+        out.append(
+            event(
+                events.PROBLEMS_UPDATED,
+                competition.pk,
+                problems=problem_bots(competition=competition),
+            )
+        )
+    out.append(queue_status_event(competition.pk))
+    return out

@@ -354,7 +354,7 @@
       document.getElementById("queue-counts").replaceChildren(
         b(c.queued + c.pending), " waiting · ", b(c.running), " running · ", b(c.done), " done · ",
         b(c.failed), " failed", el("br"),
-        el("span", { class: "muted" }, `${q.results_per_minute} results in the last minute · `,
+        el("span", { class: "muted" }, `${q.results_per_minute} result${q.results_per_minute === 1 ? "" : "s"} in the last minute · `,
           el("span", { title: "Matches of every competition waiting for a worker" }, `Celery backlog ${backlog}`)),
       );
       const rows = (c.running ? q.workers : []).map((w) =>
@@ -468,7 +468,7 @@
         );
       }
       if (!view.rounds.length) list.append(el("li", { class: "muted" }, "no rounds yet"));
-      const parts = [el("h2", {}, view.bracket ? "Bracket" : "Rounds"), list];
+      const parts = [el("h2", {}, "Rounds"), list];
       if (view.bracket) {
         const bracket = el("div", { id: "bracket" });
         if (view.bracket.champion) {
