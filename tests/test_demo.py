@@ -16,6 +16,7 @@ import pytest
 
 from tournaments.demo import (
     Child,
+    address_problem,
     free_port,
     redis_argv,
     redis_ping,
@@ -112,6 +113,15 @@ def test_a_busy_port_is_refused_before_anything_is_created(tmp_path):
                 assert db.execute("SELECT count(*) FROM auth_user").fetchone()[0] == 0
     assert not (tmp_path / "var" / "demo" / "admin-password").exists()
     assert processes_with_env(marker) == []
+
+
+def test_address_problem_says_why_the_server_could_not_listen():
+    with socket.socket() as held:  # bound, not listening: nothing answers, yet it is taken
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        assert address_problem("127.0.0.1", port).startswith(f"cannot listen on 127.0.0.1:{port}")
+    assert address_problem("127.0.0.1", port) is None
+    assert "cannot listen on 192.0.2.1" in address_problem("192.0.2.1", port)  # not ours
 
 
 def test_pace_must_not_be_negative():

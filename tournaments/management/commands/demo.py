@@ -39,7 +39,6 @@ import io
 import os
 import secrets
 import signal
-import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -61,6 +60,7 @@ from tournaments import execution, selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
+    address_problem,
     asgi_server_argv,
     free_port,
     port_in_use,
@@ -594,19 +594,6 @@ def admin_password_reset(password_file: Path) -> str:
     with os.fdopen(fd, "w") as out:
         out.write(password + "\n")
     return password
-
-
-def address_problem(host: str, port: int) -> str | None:
-    """Why the web server could not listen on ``host:port`` (in use, not ours), or None."""
-    if port_in_use("127.0.0.1" if host in ("0.0.0.0", "") else host, port):
-        return f"{host}:{port} is in use"
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            return f"cannot listen on {host}:{port} ({exc.strerror})"
-    return None
 
 
 def demo_bot_names(count: int) -> list[tuple[str, str]]:
