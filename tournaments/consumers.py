@@ -30,8 +30,8 @@ from channels.layers import get_channel_layer
 from tournaments.dashboard.selectors import competition_snapshot
 from tournaments.fanout import Outbox, unwatch, watch
 from tournaments.models import Competition
+from tournaments.permissions import can_manage
 from tournaments.selectors import competitions_visible_to
-from tournaments.services import can_manage
 
 #: Close code for a competition the user may not watch (or that does not exist).
 CLOSE_FORBIDDEN = 4403

@@ -1,10 +1,34 @@
-"""Live events of a competition, sent to its channel-layer group ``competition.<id>``.
+"""Live events of a competition: their names and shapes, and the notifications that
+announce a change (a leaf: it imports nothing of the project).
 
-The services announce what changed after their transaction commits; the
-consumers (``tournaments.consumers``) relay the events to the browsers. Every
-event is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
+The write path only writes. A service that changed a competition sends, after its
+transaction commits, a small **notification** to the competition's channel-layer
+group ``competition.<id>`` (:func:`notify`)::
+
+    {"type": "competition.changed", "competition": 42, "match": 7 | null,
+     "changes": ["match.finished", "round.finished", ...], "round": 3 | null}
+
+``changes`` lists what happened: :data:`MATCH_STARTED` (a worker claimed ``match``),
+:data:`MATCH_FINISHED` (its result was recorded), :data:`ROUND_FINISHED`,
+:data:`ROUND_STARTED` (round ``round`` was paired), :data:`COMPETITION_STARTED`,
+:data:`COMPETITION_FINISHED` and :data:`QUEUE_CHANGED` (matches queued, released,
+failed or reaped). A notification holds no data the worker read back: it costs
+the recorder no query.
+
+The web tier turns notifications into the events below (``tournaments.fanout``:
+only in processes where someone watches the competition, at most a few builds a
+second per competition however fast results arrive, each build reading the
+database once for all the notifications that arrived since the last). The events
+reach the browsers (``tournaments/dashboard/static/dashboard/live.js``); every event
+is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 
 =======================  ==========================================================
+``snapshot``             sent first to every socket: the whole page
+                         (``dashboard.selectors.competition_snapshot``: ``name``,
+                         ``status``, ``format``, ``standings``, ``progress``,
+                         ``matches`` (``running``, ``recent``), ``problems``,
+                         ``rounds``, ``chart``, ``queue``, ``admin`` and for
+                         organisers ``failed``).
 ``match.started``        ``match``: the match (id, round, table, bracket ``node``,
                          status, seats).
 ``match.finished``       ``match``: the match, its seats with ``rank``, ``score`` and
@@ -22,6 +46,9 @@ event is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          ``rounds``: ``dashboard.selectors.rounds_view``, the
                          rounds, the current round's pairings and the bracket.
 ``round.finished``       ``round`` and ``rounds``, as for ``round.started``.
+``problems.updated``     ``problems``: ``dashboard.selectors.problem_bots``, per bot
+                         with faults ``{"name", "statuses", "total"}`` (the
+                         snapshot's ``problems`` panel).
 ``queue.status``         ``queue``: ``dashboard.selectors.queue_status``, the
                          competition's matches by status (``pending``, ``queued``,
                          ``running``, ``done``, ``failed``, ``total``),
@@ -31,24 +58,18 @@ event is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          holding a lease (``worker``, ``match``, ``since``,
                          ``until``) and ``at``, when it was read. ``worker`` is the
                          process (``host/pid``) for staff only; everyone else gets
-                         an opaque label of it (:func:`worker_label`). At most about
-                         one per second per competition
-                         (:data:`QUEUE_STATUS_INTERVAL_S`).
+                         an opaque label of it (:func:`worker_label`).
 ``competition.finished`` ``status``: the final status; ``standings``: the final rows.
 =======================  ==========================================================
 
-Events are notifications, delivered at most once to the sockets connected at the
-time and possibly repeated (two results recorded at the same moment may both see
-a round finished); a socket that (re)connects first receives a ``snapshot`` of the
-current state, so nothing depends on having seen every event. Sending never
-breaks a service: if the channel layer is down the failure is logged and the
-caller goes on.
-
-``queue.status`` is announced after every claim, result, release, failure and
-reaper pass, and coalesced: the first in a window of
-:data:`QUEUE_STATUS_INTERVAL_S` goes out at once, the newest of the rest when the
-window closes (from the process that read it; with several processes, a
-browser keeps the status with the latest ``at``).
+One build sends its events in that order (``match.started``, ``match.finished``,
+``standings.updated``, ``round.finished``, ``round.started``,
+``competition.finished``, ``problems.updated``, ``queue.status``), each only if a
+notification called for it. Events are delivered at most once to the sockets
+connected at the time; a socket that (re)connects first receives a ``snapshot``
+of the current state, so nothing depends on having seen every event. Sending
+never breaks a service: if the channel layer is down the failure is logged and
+the caller goes on.
 """
 
 from __future__ import annotations
@@ -57,17 +78,14 @@ import hashlib
 import hmac
 import json
 import logging
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-
-from tournaments.formats.match_result import describe_decision
-from tournaments.models import Competition, Match, RatingEvent, Round
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +95,7 @@ STANDINGS_UPDATED = "standings.updated"
 ROUND_STARTED = "round.started"
 ROUND_FINISHED = "round.finished"
 COMPETITION_FINISHED = "competition.finished"
+PROBLEMS_UPDATED = "problems.updated"
 QUEUE_STATUS = "queue.status"
 SNAPSHOT = "snapshot"
 
@@ -88,7 +107,25 @@ EVENT_TYPES = frozenset(
         ROUND_STARTED,
         ROUND_FINISHED,
         COMPETITION_FINISHED,
+        PROBLEMS_UPDATED,
         QUEUE_STATUS,
+    }
+)
+
+#: The notification's type (the web tier builds events from it; browsers never see it).
+CHANGED = "competition.changed"
+#: Changes a notification may name besides the event types above.
+COMPETITION_STARTED = "competition.started"
+QUEUE_CHANGED = "queue.changed"
+CHANGES = frozenset(
+    {
+        MATCH_STARTED,
+        MATCH_FINISHED,
+        ROUND_STARTED,
+        ROUND_FINISHED,
+        COMPETITION_STARTED,
+        COMPETITION_FINISHED,
+        QUEUE_CHANGED,
     }
 )
 
@@ -103,9 +140,57 @@ def group_name(competition_id: int) -> str:
 
 def event(kind: str, competition_id: int, **payload: Any) -> dict[str, Any]:
     """An event of type ``kind``; raises ``ValueError`` for an unknown type."""
-    if kind not in EVENT_TYPES and kind != SNAPSHOT:
+    if kind not in EVENT_TYPES and kind not in (SNAPSHOT, CHANGED):
         raise ValueError(f"unknown event type {kind!r}")
     return {"type": kind, "competition": int(competition_id), **payload}
+
+
+def notification(
+    competition_id: int,
+    changes: Iterable[str],
+    *,
+    match_id: int | None = None,
+    round_number: int | None = None,
+) -> dict[str, Any]:
+    """The notification of ``changes``; raises ``ValueError`` naming an unknown change."""
+    changes = list(dict.fromkeys(changes))
+    unknown = [c for c in changes if c not in CHANGES]
+    if unknown or not changes:
+        raise ValueError(f"unknown or no changes {unknown or changes!r}; known: {sorted(CHANGES)}")
+    return event(
+        CHANGED,
+        competition_id,
+        match=None if match_id is None else int(match_id),
+        changes=changes,
+        round=round_number,
+    )
+
+
+@dataclass
+class Changes:
+    """The notifications of one competition gathered since its last build."""
+
+    started: list[int] = field(default_factory=list)
+    finished: list[int] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)
+    rounds_finished: list[int] = field(default_factory=list)
+
+    def add(self, note: dict[str, Any]) -> None:
+        """Fold one notification in (malformed parts are ignored)."""
+        kinds = {c for c in note.get("changes") or () if c in CHANGES}
+        self.kinds |= kinds
+        match = note.get("match")
+        if isinstance(match, int):
+            if MATCH_STARTED in kinds and match not in self.started:
+                self.started.append(match)
+            if MATCH_FINISHED in kinds and match not in self.finished:
+                self.finished.append(match)
+        number = note.get("round")
+        if ROUND_FINISHED in kinds and isinstance(number, int):
+            self.rounds_finished.append(number)
+
+    def __bool__(self) -> bool:
+        return bool(self.kinds)
 
 
 def worker_label(process: str) -> str:
@@ -160,161 +245,25 @@ def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
         return False
 
 
-def match_payload(match: Match) -> dict[str, Any]:
-    """A match with its seats (bot names, and ranks once it is done)."""
-    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
-    return {
-        "id": match.pk,
-        "round": match.round.number if match.round_id else None,
-        "table": match.table,
-        "node": match.node,
-        "status": match.status,
-        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
-        "seats": [
-            {
-                "seat": s.seat,
-                "entry": s.entry_id,
-                "name": str(s.entry.bot),
-                "rank": s.rank,
-                "score": s.score,
-                "points": s.points,
-            }
-            for s in seats
-        ],
-        "decided_by": match.decided_by,
-        "tiebreak": describe_decision(
-            match.decided_by, [str(s.entry.bot) for s in seats], [s.score for s in seats]
-        ),
-        "games": (
-            list(match.game_records.order_by("index").values_list("pk", flat=True))
-            if match.status == Match.Status.DONE
-            else []
-        ),
-    }
-
-
-#: Rows a live ``standings.updated`` carries: the top of the table (the whole
-#: table of a very large ladder is read through the API, not pushed per result).
-LIVE_STANDINGS_ROWS = 200
-
-
-def standings_event(competition: Competition) -> dict[str, Any]:
-    """``standings.updated`` with the top of the standings and the progress."""
-    from tournaments.execution import competition_progress
-    from tournaments.selectors import standings_for_competition
-
-    return event(
-        STANDINGS_UPDATED,
-        competition.pk,
-        standings=standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS),
-        progress=competition_progress(competition=competition),
-    )
-
-
-def _round_payload(round_: Round) -> dict[str, Any]:
-    done = round_.matches.filter(status=Match.Status.DONE).count()
-    return {
-        "number": round_.number,
-        "status": round_.status,
-        "matches": round_.matches.count(),
-        "done": done,
-    }
-
-
-def _round_event(kind: str, round_: Round, rounds: dict[str, Any]) -> dict[str, Any]:
-    return event(kind, round_.competition_id, round=_round_payload(round_), rounds=rounds)
-
-
-def _rounds_view(competition: Competition) -> dict[str, Any]:
-    from tournaments.dashboard.selectors import rounds_view
-
-    return rounds_view(competition=competition)
-
-
-def rating_changes(match: Match) -> list[dict[str, Any]]:
-    """The displayed rating (mu - 3 sigma) of each seat's entry before and after ``match``."""
-    rows = RatingEvent.objects.filter(match=match).order_by("entry_id")
-    return [
-        {
-            "entry": r.entry_id,
-            "sequence": r.sequence,
-            "before": r.mu_before - 3 * r.sigma_before,
-            "after": r.mu_after - 3 * r.sigma_after,
-        }
-        for r in rows
-    ]
-
-
-def announce_match_recorded(*, match_id: int) -> None:
-    """After a result is committed: the match, the standings, and any round or end change."""
+def notify(
+    *,
+    competition_id: int,
+    changes: Iterable[str],
+    match_id: int | None = None,
+    round_number: int | None = None,
+) -> bool:
+    """Send the notification of ``changes`` (call it after commit); never raises."""
     try:
-        match = Match.objects.select_related("competition", "round").get(pk=match_id)
-        competition = match.competition
-        finished = event(
-            MATCH_FINISHED,
-            competition.pk,
-            match=match_payload(match),
-            ratings=rating_changes(match),
-        )
-        events = [finished, standings_event(competition)]
-        round_ = match.round
-        if round_ is not None and round_.status == Round.Status.FINISHED:
-            rounds = _rounds_view(competition)
-            events.append(_round_event(ROUND_FINISHED, round_, rounds))
-            following = competition.rounds.filter(number=round_.number + 1).first()
-            if following is not None:
-                events.append(_round_event(ROUND_STARTED, following, rounds))
-        if competition.status == Competition.Status.FINISHED:
-            events.append(_finished_event(competition, events[1]["standings"]))
-    except Exception:
-        log.warning("could not build the events of match %s", match_id, exc_info=True)
-        return
-    for item in events:
-        broadcast(competition.pk, item)
+        note = notification(competition_id, changes, match_id=match_id, round_number=round_number)
+    except ValueError:
+        log.warning("not a notification: %s", list(changes), exc_info=True)
+        return False
+    return broadcast(competition_id, note)
 
 
-def announce_match_started(*, match_id: int) -> None:
-    """After a worker claimed a match: ``match.started`` for its competition."""
-    match = Match.objects.filter(pk=match_id).select_related("competition").first()
-    if match is not None:
-        broadcast(
-            match.competition_id,
-            event(MATCH_STARTED, match.competition_id, match=match_payload(match)),
-        )
+# --- the Celery backlog (read by the web tier for the queue panel) ---
 
-
-def announce_competition_started(*, competition_id: int) -> None:
-    """After a competition started: its first round and the (initial) standings."""
-    announce_rounds_started(competition_id=competition_id, with_standings=True)
-
-
-def announce_rounds_started(*, competition_id: int, with_standings: bool = False) -> None:
-    """``round.started`` for each running round (a new ladder batch paired by the reaper)."""
-    try:
-        competition = Competition.objects.get(pk=competition_id)
-        running = list(competition.rounds.filter(status=Round.Status.RUNNING))
-        rounds = _rounds_view(competition) if running else {}
-        events = [_round_event(ROUND_STARTED, r, rounds) for r in running]
-        if with_standings:
-            events.append(standings_event(competition))
-    except Exception:
-        log.warning("could not build the start events of %s", competition_id, exc_info=True)
-        return
-    for item in events:
-        broadcast(competition.pk, item)
-
-
-def _finished_event(competition: Competition, standings: list[dict[str, Any]]) -> dict[str, Any]:
-    return event(
-        COMPETITION_FINISHED, competition.pk, status=competition.status, standings=standings
-    )
-
-
-# --- queue.status: read at every change, sent at most once a second ---
-
-#: At most one ``queue.status`` per competition per this many seconds.
-QUEUE_STATUS_INTERVAL_S = 1.0
-#: Redis calls of the throttle and the backlog give up after this long (a worker goes on),
+#: Redis calls of the backlog give up after this long (the caller goes on),
 REDIS_TIMEOUT_S = 0.5
 #: ... and after a failure that Redis is left alone for this long.
 REDIS_RETRY_S = 5.0
@@ -349,80 +298,6 @@ def _redis_call(url: str, call: Callable[[Any], Any]) -> Any:
         raise RedisUnavailable(f"{url}: {exc}") from exc
 
 
-def _layer_redis() -> tuple[str, str] | None:
-    """(Redis URL, key prefix) of the Redis channel layer; None for any other layer."""
-    layer = settings.CHANNEL_LAYERS.get("default", {})
-    if "redis" not in layer.get("BACKEND", "").lower():
-        return None
-    config = layer.get("CONFIG", {})
-    host = (config.get("hosts") or [None])[0]
-    if isinstance(host, dict):
-        host = host.get("address")
-    if not isinstance(host, str):
-        return None
-    return host, config.get("prefix", "asgi")
-
-
-class Throttle:
-    """One pass per key per ``interval_s``, shared by the processes that share the broadcasts.
-
-    With the Redis channel layer the gate is ``SET <prefix>:throttle:<key> NX PX`` in that
-    Redis (every worker process sees it); with another layer, whose broadcasts stay in one
-    process, and whenever Redis fails, a timestamp per key in this process.
-    """
-
-    def __init__(self, interval_s: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval_s = interval_s
-        self.clock = clock
-        self._next: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def wait(self, key: str) -> float:
-        """0.0 if the caller may pass now (and the window restarts), else seconds to wait."""
-        shared = _layer_redis()
-        if shared is not None:
-            try:
-                return self._wait_redis(key, *shared)
-            except RedisUnavailable:
-                log.debug("throttle: Redis unavailable, throttling in this process", exc_info=True)
-        return self._wait_local(key)
-
-    def _wait_local(self, key: str) -> float:
-        with self._lock:
-            now = self.clock()
-            opens = self._next.get(key, 0.0)
-            if now >= opens:
-                self._next[key] = now + self.interval_s
-                return 0.0
-            return opens - now
-
-    def _wait_redis(self, key: str, url: str, prefix: str) -> float:
-        name = f"{prefix}:throttle:{key}"
-        px = max(1, int(self.interval_s * 1000))
-
-        def gate(client) -> float:
-            if client.set(name, "1", nx=True, px=px):
-                return 0.0
-            left_ms = client.pttl(name)  # -2: expired meanwhile; try again very soon
-            return left_ms / 1000 if left_ms > 0 else 0.001
-
-        return _redis_call(url, gate)
-
-
-_queue_throttle = Throttle(QUEUE_STATUS_INTERVAL_S)
-_pending: dict[int, dict[str, Any]] = {}  # competition id -> newest unsent queue.status
-_timers: dict[int, threading.Timer] = {}
-_pending_lock = threading.Lock()
-
-
-def _schedule(delay_s: float, function: Callable[[], None]) -> threading.Timer:
-    """Run ``function`` in ``delay_s`` seconds on a daemon thread (it only talks to the layer)."""
-    timer = threading.Timer(delay_s, function)
-    timer.daemon = True
-    timer.start()
-    return timer
-
-
 def celery_backlog() -> int | None:
     """Messages waiting in the Celery matches queue (all competitions); None if unknown.
 
@@ -446,57 +321,3 @@ def celery_backlog() -> int | None:
     except RedisUnavailable:
         log.debug("no backlog: the broker is unavailable", exc_info=True)
         return None
-
-
-def queue_status_event(competition_id: int) -> dict[str, Any]:
-    """``queue.status`` of a competition, as of now (the backlog is added when it is sent).
-
-    It names the worker processes: the fan-out (``tournaments.fanout``) hands non-staff
-    sockets its :func:`public_event_text`.
-    """
-    from tournaments.dashboard.selectors import queue_status
-
-    return event(
-        QUEUE_STATUS,
-        competition_id,
-        queue=queue_status(competition_id=competition_id, staff=True),
-    )
-
-
-def announce_queue_status(*, competition_id: int) -> None:
-    """After a claim, a result, a release, a failure or a reaper pass: ``queue.status``.
-
-    Read now, sent at once if no status of this competition went out in the last
-    :data:`QUEUE_STATUS_INTERVAL_S`, else kept (the newest wins) and sent when the
-    window closes. Never raises.
-    """
-    try:
-        item = queue_status_event(competition_id)
-    except Exception:
-        log.warning("could not read the queue status of %s", competition_id, exc_info=True)
-        return
-    with _pending_lock:
-        _pending[competition_id] = item
-        if competition_id in _timers:
-            return  # the scheduled send takes the newest
-    _flush_queue_status(competition_id)
-
-
-def _flush_queue_status(competition_id: int) -> None:
-    try:
-        with _pending_lock:
-            _timers.pop(competition_id, None)
-        wait = _queue_throttle.wait(f"{QUEUE_STATUS}:{competition_id}")
-        with _pending_lock:
-            if wait > 0:
-                if competition_id not in _timers and competition_id in _pending:
-                    _timers[competition_id] = _schedule(
-                        wait, lambda: _flush_queue_status(competition_id)
-                    )
-                return
-            item = _pending.pop(competition_id, None)
-        if item is not None:
-            item["queue"]["backlog"] = celery_backlog()
-            broadcast(competition_id, item)
-    except Exception:
-        log.warning("could not send the queue status of %s", competition_id, exc_info=True)

@@ -35,15 +35,18 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import Count, F, Q
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 from bots.sandbox.errors import SandboxUnavailable
-from tournaments import events, services
+from tournaments import events, selectors, services
 from tournaments.models import Competition, Match
+from tournaments.services import PlayedMatch
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +65,10 @@ Status = Match.Status
 Sender = Callable[[list[int]], None]
 
 
+#: The Celery task that plays one match (``tournaments.tasks.match_run``).
+MATCH_RUN_TASK = "tournaments.match_run"
+
+
 class InfrastructureFault(Exception):
     """Playing or recording a match failed for a reason outside the bots; retry it."""
 
@@ -72,14 +79,13 @@ def worker_name(task_id: str = "") -> str:
 
 
 def send_match_tasks(match_ids: list[int]) -> None:
-    """One ``tournaments.match_run`` task per id, on the matches queue."""
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from tournaments.tasks import match_run
-
+    """One ``tournaments.match_run`` task per id, on the matches queue (sent by name,
+    so that this module needs no import of the tasks that call it)."""
     try:
         for match_id in match_ids:
-            match_run.apply_async(args=[match_id], queue=settings.CARDROOM_MATCH_QUEUE)
+            current_app.send_task(
+                MATCH_RUN_TASK, args=[match_id], queue=settings.CARDROOM_MATCH_QUEUE
+            )
     except BrokerError as exc:  # the matches stay queued: the reaper sends them again
         log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)
 
@@ -121,10 +127,11 @@ def matches_enqueue(*, competition: Competition, send: Sender = send_match_tasks
 
 
 def _announce_queue_status(competition_ids: Iterable[int]) -> None:
-    """``queue.status`` of each competition once the current transaction commits."""
+    """A ``queue.changed`` notification of each competition once the transaction commits."""
     for competition_id in competition_ids:
         transaction.on_commit(
-            partial(events.announce_queue_status, competition_id=competition_id), robust=True
+            partial(events.notify, competition_id=competition_id, changes=[events.QUEUE_CHANGED]),
+            robust=True,
         )
 
 
@@ -151,28 +158,80 @@ def competition_launch(
     return matches
 
 
+def _claim_sql(*, with_competition: bool) -> str:
+    """The claim: one ``UPDATE ... RETURNING`` of the match row; on PostgreSQL the
+    competition's columns come back in the same statement (``c_<column>``)."""
+    quote = connection.ops.quote_name
+    table = quote(Match._meta.db_table)
+    columns = ", ".join(quote(f.column) for f in Match._meta.concrete_fields)
+    update = (
+        f"UPDATE {table} SET status = %s, claimed_by = %s, lease_until = %s, "
+        "attempts = attempts + 1 "
+        "WHERE id = %s AND (status IN (%s, %s) OR (status = %s AND lease_until < %s)) "
+        f"RETURNING {columns}"
+    )
+    if not with_competition:
+        return update
+    picked = ", ".join(f"claimed.{quote(f.column)}" for f in Match._meta.concrete_fields)
+    theirs = ", ".join(
+        f"c.{quote(f.column)} AS {quote('c_' + f.column)}"
+        for f in Competition._meta.concrete_fields
+    )
+    return (
+        f"WITH claimed AS ({update}) SELECT {picked}, {theirs} FROM claimed "
+        f"JOIN {quote(Competition._meta.db_table)} c ON c.id = claimed.competition_id"
+    )
+
+
+def _competition_from_claim(match: Match) -> None:
+    """Attach the competition read by the claim (``c_<column>`` attributes) to ``match``."""
+    fields = Competition._meta.concrete_fields
+    values = []
+    for f in fields:
+        value = getattr(match, f"c_{f.column}")
+        if hasattr(f, "from_db_value"):
+            value = f.from_db_value(value, None, connection)
+        values.append(value)
+    match.competition = Competition.from_db(connection.alias, [f.attname for f in fields], values)
+
+
 def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None) -> Match | None:
     """Take ``match_id`` for ``claimed_by`` with a lease; None if it is not claimable.
 
     Claimable: pending, queued, or running with an expired lease (its worker is
-    gone). One conditional UPDATE, so two workers never both succeed.
+    gone). One conditional ``UPDATE ... RETURNING`` (the claim and the read of the
+    claimed row, on PostgreSQL with its competition, in one statement), so two
+    workers never both succeed.
     """
     now = timezone.now()
     lease = timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S if lease_s is None else lease_s)
-    claimable = Q(status__in=[Status.PENDING, Status.QUEUED]) | Q(
-        status=Status.RUNNING, lease_until__lt=now
-    )
-    claimed = Match.objects.filter(claimable, pk=match_id).update(
-        status=Status.RUNNING,
-        claimed_by=claimed_by,
-        lease_until=now + lease,
-        attempts=F("attempts") + 1,
-    )
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [
+        Status.RUNNING,
+        claimed_by,
+        adapt(now + lease),
+        match_id,
+        Status.PENDING,
+        Status.QUEUED,
+        Status.RUNNING,
+        adapt(now),
+    ]
+    with_competition = connection.vendor == "postgresql"
+    claimed = list(Match.objects.raw(_claim_sql(with_competition=with_competition), params))
     if not claimed:
         return None
-    transaction.on_commit(lambda: events.announce_match_started(match_id=match_id), robust=True)
-    match = Match.objects.select_related("competition").get(pk=match_id)
-    _announce_queue_status([match.competition_id])
+    match = claimed[0]
+    if with_competition:
+        _competition_from_claim(match)
+    transaction.on_commit(
+        partial(
+            events.notify,
+            competition_id=match.competition_id,
+            changes=[events.MATCH_STARTED],
+            match_id=match_id,
+        ),
+        robust=True,
+    )
     return match
 
 
@@ -209,29 +268,26 @@ def match_record(
     *,
     match_id: int,
     claimed_by: str,
-    result: dict[str, Any],
+    result: PlayedMatch | dict[str, Any],
     send: Sender | None = send_match_tasks,
+    match: Match | None = None,
 ) -> bool:
     """Record ``result`` if ``claimed_by`` still holds the match, in one transaction.
 
     Returns False and changes nothing when the lease was taken over (or the
     match is already done). Matches paired by the recording (the next round or
     ladder batch) are queued and sent after commit unless ``send`` is None.
+    ``match`` is the claimed match if the caller has it (saves reading it again).
     """
-    competition_id = Match.objects.values_list("competition_id", flat=True).get(pk=match_id)
+    if match is None or match.pk != match_id:
+        match = Match.objects.select_related("competition").get(pk=match_id)
     with transaction.atomic():
-        # Lock order as in services.match_record_result: competition, then match.
-        competition = Competition.objects.select_for_update().get(pk=competition_id)
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Status.RUNNING or match.claimed_by != claimed_by:
+        recording = services.match_record_played(match=match, played=result, claimed_by=claimed_by)
+        if recording is None:
             return False
-        recorded = services.match_record_result(match=match, result=result)
-        if recorded:
-            Match.objects.filter(pk=match_id).update(lease_until=None, error="")
-            _announce_queue_status([competition_id])
-            if send is not None:
-                matches_enqueue(competition=competition, send=send)
-    return recorded
+        if recording.paired and send is not None:
+            matches_enqueue(competition=recording.competition, send=send)
+    return True
 
 
 def match_execute(
@@ -258,7 +314,9 @@ def match_execute(
         return SKIPPED
     try:
         result = services.match_play(match=match)
-        recorded = match_record(match_id=match_id, claimed_by=claimed_by, result=result, send=send)
+        recorded = match_record(
+            match_id=match_id, claimed_by=claimed_by, result=result, send=send, match=match
+        )
     except INFRASTRUCTURE_ERRORS as exc:
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
     except (ValidationError, ValueError) as exc:
@@ -358,19 +416,9 @@ def _ladder_batch(competition: Competition, send: Sender) -> list[int]:
         ):
             return []
         # The service's own pairing step: the ladder schedules its next batch.
-        services._pair_next(competition)
-        transaction.on_commit(
-            partial(events.announce_rounds_started, competition_id=competition.pk), robust=True
-        )
+        services._pair_next(competition)  # announces its round.started
         return matches_enqueue(competition=competition, send=send)
 
 
-def competition_progress(*, competition: Competition) -> dict[str, Any]:
-    """Match counts by status, games played, the competition's status."""
-    counts = dict(competition.matches.values_list("status").annotate(n=Count("id")).order_by())
-    competition.refresh_from_db(fields=["status"])
-    row = {status: counts.get(status, 0) for status in Status.values}
-    row["total"] = sum(counts.values())
-    row["games"] = row[Status.DONE] * competition.games_per_match
-    row["competition"] = competition.status
-    return row
+#: Kept for older callers: the read lives in ``tournaments.selectors``.
+competition_progress = selectors.competition_progress

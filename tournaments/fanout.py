@@ -7,6 +7,20 @@ through the channel layer themselves: with hundreds of watchers, a per-socket
 subscription costs a Redis fan-out, a deserialisation and a dispatch round per
 event per socket, where this costs one of each per process.
 
+The write path sends notifications, not events (``tournaments.events``): a worker
+claims, plays, records and says what changed. The events are built here, in the
+web tier, and only for competitions that someone watches in this process:
+
+* a notification (``competition.changed``) is folded into the competition's
+  pending :class:`tournaments.events.Changes`; a build reads the database once
+  for everything pending (:func:`tournaments.dashboard.selectors.live_events`,
+  on a thread) and hands the events to the sockets. Builds run at most once per
+  :attr:`Fanout.build_interval_s` per competition (a few a second), however fast
+  results arrive: the first notification after a quiet spell is built at once,
+  the rest wait for the window and go out together;
+* events sent as such (``competition.event`` messages carrying a built event)
+  are relayed unchanged.
+
 Bursts are coalesced here, once for all the sockets of the process:
 
 * ``standings.updated`` goes out at most once per :attr:`Fanout.standings_interval_s`,
@@ -31,13 +45,23 @@ worker process (host or pid).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from tournaments.events import STANDINGS_UPDATED, group_name, public_event_text
+from channels.db import database_sync_to_async
+
+from tournaments.dashboard.selectors import live_events
+from tournaments.events import (
+    CHANGED,
+    STANDINGS_UPDATED,
+    Changes,
+    group_name,
+    public_event_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +69,14 @@ log = logging.getLogger(__name__)
 MAX_BACKLOG = 500
 #: Close code for a socket that could not keep up (the browser reconnects).
 CLOSE_TOO_SLOW = 4008
+
+#: Builds the events of a competition's pending changes (on a thread: it reads the database).
+Builder = Callable[[int, Changes], Awaitable[list[dict[str, Any]]]]
+
+
+async def build_live_events(competition_id: int, changes: Changes) -> list[dict[str, Any]]:
+    """:func:`tournaments.dashboard.selectors.live_events` on the database thread."""
+    return await database_sync_to_async(live_events)(competition_id=competition_id, changes=changes)
 
 
 class Outbox:
@@ -120,10 +152,17 @@ class Fanout:
 
     standings_interval_s: float = 0.2
     batch_window_s: float = 0.005
+    #: At most one build of the events from notifications per this many seconds.
+    build_interval_s: float = 0.2
 
-    def __init__(self, layer: Any, competition_id: int) -> None:
+    def __init__(self, layer: Any, competition_id: int, build: Builder | None = None) -> None:
         self.layer = layer
+        self.competition_id = int(competition_id)
         self.group = group_name(competition_id)
+        self.build = build or build_live_events
+        self._changes = Changes()
+        self._builder: asyncio.Task | None = None
+        self._last_build = -1e9
         self.outboxes: set[Outbox] = set()
         self._channel: str | None = None
         self._receiver: asyncio.Task | None = None
@@ -153,6 +192,10 @@ class Fanout:
                 return not self.outboxes
             receiver, self._receiver = self._receiver, None
             receiver.cancel()
+            if self._builder is not None:
+                self._builder.cancel()
+                self._builder = None
+            self._changes = Changes()
             for timer in (self._flush, self._send_batch):
                 if timer is not None:
                     timer.cancel()
@@ -177,8 +220,12 @@ class Fanout:
             self.publish(message.get("event_type"), message.get("text"))
 
     def publish(self, event_type: str | None, text: str | None) -> None:
-        """Hand one encoded event to every socket, coalescing standings."""
+        """Hand one encoded event to every socket, coalescing standings; a notification
+        is gathered for the next build instead."""
         if not isinstance(text, str):
+            return
+        if event_type == CHANGED:
+            self.notified(text)
             return
         if event_type != STANDINGS_UPDATED:
             try:
@@ -196,6 +243,45 @@ class Fanout:
             self._flush_standings()
         else:
             self._flush = asyncio.get_running_loop().call_later(wait, self._flush_standings)
+
+    def notified(self, text: str) -> None:
+        """Gather one notification; start a build now or when the window closes."""
+        try:
+            note = json.loads(text)
+        except ValueError:
+            log.warning("live events of %s: undecodable notification", self.group)
+            return
+        if not isinstance(note, dict):
+            return
+        self._changes.add(note)
+        if self._builder is None and self._changes:
+            self._builder = asyncio.get_running_loop().create_task(self._build_loop())
+
+    async def _build_loop(self) -> None:
+        """Build while changes are pending, at most once per :attr:`build_interval_s`."""
+        try:
+            while self._changes:
+                wait = self._last_build + self.build_interval_s - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                changes, self._changes = self._changes, Changes()
+                self._last_build = time.monotonic()
+                try:
+                    built = await self.build(self.competition_id, changes)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.warning("live events of %s: build failed", self.group, exc_info=True)
+                    continue
+                self._send_built(built)
+        finally:
+            if asyncio.current_task() is self._builder:
+                self._builder = None
+
+    def _send_built(self, built: list[dict[str, Any]]) -> None:
+        for item in built:
+            text = json.dumps(item, separators=(",", ":"))
+            self._to_all(text, public_event_text(item.get("type"), text))
 
     def _flush_standings(self) -> None:
         self._flush = None

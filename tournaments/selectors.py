@@ -6,17 +6,17 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import F, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from bots.referee.match import game_seed
 from tournaments import comparison, deals
 from tournaments.formats.swiss import swiss_standings
-from tournaments.models import Competition, Entry, RatingEvent
+from tournaments.models import Competition, Entry, Match, RatingEvent
 from tournaments.pairing import competition_bracket, finished_results
+from tournaments.permissions import can_manage
 from tournaments.ratings import head_to_head
 from tournaments.ratings.confidence import with_confidence
-from tournaments.services import can_manage
 
 
 def competitions_visible_to(*, user) -> QuerySet[Competition]:
@@ -311,3 +311,14 @@ def deals_verification(*, competition: Competition, secret: str | None = None) -
             if problem:
                 problems.append(f"match {match.pk} game {game.index + 1}: {problem}")
     return {"matches": matches.count(), "games": checked_games, "problems": problems}
+
+
+def competition_progress(*, competition: Competition) -> dict[str, Any]:
+    """Match counts by status, games played, the competition's status."""
+    counts = dict(competition.matches.values_list("status").annotate(n=Count("id")).order_by())
+    competition.refresh_from_db(fields=["status"])
+    row = {status: counts.get(status, 0) for status in Match.Status.values}
+    row["total"] = sum(counts.values())
+    row["games"] = row[Match.Status.DONE] * competition.games_per_match
+    row["competition"] = competition.status
+    return row

@@ -8,23 +8,28 @@ call (a retry, a redelivered task) never changes anything twice.
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 import games
 from bots.builtin import make
 from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.referee.match import GameResult, MatchResult
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
-from tournaments import deals, events, pairing
+from tournaments import deals, events, pairing, selectors
 from tournaments.formats import league, match_result
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
+from tournaments.permissions import can_manage
 from tournaments.ratings import (
     PARTNER_SEATS,
     Rating,
@@ -84,17 +89,6 @@ def _check_table(game, *, format: str, seats_per_table: int | None, playoff_game
                 f"{PLAYOFF_GAMES_MAX}, got {playoff_games_cap!r}"
             }
         )
-
-
-def can_manage(*, competition: Competition, user) -> bool:
-    """Staff, the creator and the organisers may change a competition."""
-    if user is None or not user.is_authenticated:
-        return False
-    return (
-        user.is_staff
-        or competition.created_by_id == user.pk
-        or competition.organisers.filter(pk=user.pk).exists()
-    )
 
 
 def _require_manager(competition: Competition, user) -> None:
@@ -240,10 +234,22 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
         matches = _pair_next(competition)
     except ValueError as exc:  # e.g. a bracket these entries cannot fill
         raise ValidationError(f"cannot pair the first round: {exc}") from None
-    transaction.on_commit(
-        partial(events.announce_competition_started, competition_id=competition.pk), robust=True
-    )
+    _notify(competition.pk, events.COMPETITION_STARTED)
     return matches
+
+
+def _notify(competition_id: int, *changes: str, match_id: int | None = None, round_=None) -> None:
+    """The notification of ``changes`` (``tournaments.events``) once the transaction commits."""
+    transaction.on_commit(
+        partial(
+            events.notify,
+            competition_id=competition_id,
+            changes=list(changes),
+            match_id=match_id,
+            round_number=round_,
+        ),
+        robust=True,
+    )
 
 
 def _pair_next(competition: Competition) -> list[Match]:
@@ -259,6 +265,8 @@ def _pair_next(competition: Competition) -> list[Match]:
     )
     if plan.byes:
         round_.byes.set(plan.byes)
+    # The one place that announces a new round (start, next round, ladder batch).
+    _notify(competition.pk, events.ROUND_STARTED, round_=number)
     # Two inserts whatever the number of tables: pairing a ladder batch of
     # thousands of entries must not cost a query per match.
     matches = Match.objects.bulk_create(
@@ -283,13 +291,23 @@ def _pair_next(competition: Competition) -> list[Match]:
     return matches
 
 
-def match_ranks(result: dict[str, Any], players: int, teams=None) -> list[int]:
+def _games_of(result: PlayedMatch | dict[str, Any]) -> list[dict[str, Any]]:
+    return result.games_json() if isinstance(result, PlayedMatch) else result["games"]
+
+
+def _playoff_of(result: PlayedMatch | dict[str, Any]) -> list[dict[str, Any]]:
+    if isinstance(result, PlayedMatch):
+        return result.playoff_json()
+    return result.get("playoff") or []
+
+
+def match_ranks(result: PlayedMatch | dict[str, Any], players: int, teams=None) -> list[int]:
     """Rank of each player in a match: game points, then total score; ties share.
 
     The one rule of every format (``tournaments.formats.match_result``,
     docs/competitions.md); play-off games (``result["playoff"]``) never count here.
     """
-    return match_result.match_ranks(result["games"], players, teams)
+    return match_result.match_ranks(_games_of(result), players, teams)
 
 
 def _playoff_set_size(competition: Competition) -> int:
@@ -304,7 +322,11 @@ def _playoff_cap(competition: Competition) -> int:
 
 
 def match_decision(
-    *, competition: Competition, match: Match, result: dict[str, Any], playing: bool = False
+    *,
+    competition: Competition,
+    match: Match,
+    result: PlayedMatch | dict[str, Any],
+    playing: bool = False,
 ) -> match_result.Decision:
     """The ranks a match records and how its winner was found.
 
@@ -314,13 +336,13 @@ def match_decision(
     says whether the competition's cap leaves room for another play-off set.
     Other formats: the match ranks, level seats sharing a rank.
     """
-    players = len(result["players"])
+    players = len(result.players if isinstance(result, PlayedMatch) else result["players"])
     teams = PARTNER_SEATS if is_partnership(competition.variant) else None
     if competition.format not in KNOCKOUTS:
         return match_result.Decision(tuple(match_ranks(result, players, teams)))
-    playoff = result.get("playoff") or []
+    playoff = _playoff_of(result)
     return match_result.knockout_decision(
-        result["games"],
+        _games_of(result),
         players,
         seed=match.seed,
         playoff=playoff,
@@ -329,63 +351,212 @@ def match_decision(
     )
 
 
-@transaction.atomic
-def match_record_result(*, match: Match, result: dict[str, Any]) -> bool:
-    """Store a played match, its records and the rating update, once.
+@dataclass
+class PlayoffGame:
+    """One play-off game of a level knockout match: its set number and the game."""
 
-    ``result`` is ``bots.referee.MatchResult.to_json()`` with players in seat
-    order of the match (and, for a level knockout match, its ``playoff`` games, as
-    :func:`match_play` returns them). Returns False (and changes nothing) if the match
-    was already recorded. The competition row is locked so rating updates are
-    applied one match at a time, in the order results are recorded.
+    set: int
+    game: GameResult
 
-    The seats record the match's ranks (a knockout's with its tie-break, see
-    :func:`match_decision`); ratings and points are updated from the ranks of the
-    match's own games, where level seats stay level.
+
+@dataclass
+class PlayedMatch:
+    """What crosses from the referee to the recorder: a played, not yet stored, match.
+
+    ``result`` is the referee's :class:`bots.referee.match.MatchResult` of the match's
+    own games (players in seat order); ``versions`` the bot version each player ran
+    (None for built-ins); ``playoff`` a level knockout match's play-off games, numbered
+    after the match's games; ``logs`` each player's captured stderr over all of them.
     """
-    competition = Competition.objects.select_for_update().get(pk=match.competition_id)
-    match = Match.objects.select_for_update().get(pk=match.pk)
-    if match.status == Match.Status.DONE:
-        return False
-    seats = list(match.seats.select_related("entry").order_by("seat"))
-    if len(result.get("players", ())) != len(seats) or not result.get("games"):
-        raise ValidationError("the result does not fit the match's seats")
-    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
-    decision = match_decision(competition=competition, match=match, result=result)
-    points = match_result.game_points(result["games"], len(seats), teams)
-    _store_games(match, result)
-    _store_seats(seats, result, list(decision.ranks), points)
-    _rate(
-        competition,
-        match,
-        seats,
-        match_ranks(result, len(seats), teams),
-        teams,
-        result.get("versions"),
+
+    result: MatchResult
+    versions: list[int | None] = dataclasses.field(default_factory=list)
+    playoff: list[PlayoffGame] = dataclasses.field(default_factory=list)
+    logs: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def players(self) -> list[str]:
+        return self.result.players
+
+    def games_json(self) -> list[dict[str, Any]]:
+        """The match's own games as ``tournaments.formats.match_result`` reads them."""
+        return [_game_json(g) for g in self.result.games]
+
+    def playoff_json(self) -> list[dict[str, Any]]:
+        return [{**_game_json(p.game), "playoff": p.set} for p in self.playoff]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PlayedMatch:
+        """From ``MatchResult.to_json()`` with ``versions`` and ``playoff`` (the older
+        dict form); raises ``ValidationError`` if it is not a match result."""
+        try:
+            games_ = [_game_from_json(g) for g in data["games"]]
+            playoff = [
+                PlayoffGame(int(g.get("playoff", 1)), _game_from_json(g))
+                for g in data.get("playoff") or []
+            ]
+            result = MatchResult(
+                variant=data.get("variant", ""),
+                options=data.get("options") or {},
+                seed=data.get("seed", 0),
+                duplicate=bool(data.get("duplicate", False)),
+                time_control=data.get("time_control") or {},
+                players=list(data["players"]),
+                games=games_,
+                seconds=data.get("seconds", 0.0),
+                logs=list(data.get("logs") or []),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValidationError(f"not a match result: {exc!r}") from None
+        versions = list(data.get("versions") or [None] * len(result.players))
+        return cls(result, versions, playoff, list(data.get("logs") or []))
+
+
+def _game_json(game: GameResult) -> dict[str, Any]:
+    return {
+        "index": game.index,
+        "seats": game.seats,
+        "scores": game.scores,
+        "ranking": game.ranking,
+        "statuses": game.statuses,
+    }
+
+
+def _game_from_json(game: dict[str, Any]) -> GameResult:
+    return GameResult(
+        index=int(game["index"]),
+        seed=int(game.get("seed", 0)),
+        seats=list(game["seats"]),
+        scores=list(game["scores"]),
+        ranking=list(game["ranking"]),
+        statuses=list(game["statuses"]),
+        record=game.get("record") or {},
     )
-    _played_versions(seats, result)
-    match.status = Match.Status.DONE
-    match.finished_at = timezone.now()
-    match.decided_by = decision.decided_by
-    match.save(update_fields=["status", "finished_at", "decided_by"])
-    _finish_round_if_complete(competition, match)
-    transaction.on_commit(partial(events.announce_match_recorded, match_id=match.pk), robust=True)
-    return True
 
 
-def _store_games(match: Match, result: dict[str, Any]) -> None:
-    games_ = [(0, game) for game in result["games"]]
-    games_ += [(game.get("playoff", 1), game) for game in result.get("playoff") or []]
+def _played(result: PlayedMatch | dict[str, Any]) -> PlayedMatch:
+    if isinstance(result, PlayedMatch):
+        return result
+    if isinstance(result, dict):
+        return PlayedMatch.from_json(result)
+    raise TypeError(f"a match result must be a PlayedMatch, not {type(result).__name__}")
+
+
+@dataclass
+class Recording:
+    """What recording one result changed: the notification and the queue read it."""
+
+    competition: Competition
+    match_id: int
+    round_number: int | None = None
+    round_finished: bool = False
+    paired: list[Match] = dataclasses.field(default_factory=list)
+    competition_finished: bool = False
+
+    def changes(self) -> list[str]:
+        """The notification's ``changes`` (``tournaments.events``)."""
+        out = [events.MATCH_FINISHED]
+        if self.round_finished:
+            out.append(events.ROUND_FINISHED)
+        if self.competition_finished:
+            out.append(events.COMPETITION_FINISHED)
+        return out
+
+
+def match_record_result(
+    *, match: Match, result: PlayedMatch | dict[str, Any], claimed_by: str | None = None
+) -> bool:
+    """Store a played match once; True if stored, False if it was already recorded.
+
+    See :func:`match_record_played`, which this calls (and which says what changed).
+    """
+    return match_record_played(match=match, played=result, claimed_by=claimed_by) is not None
+
+
+@transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
+def match_record_played(
+    *, match: Match, played: PlayedMatch | dict[str, Any], claimed_by: str | None = None
+) -> Recording | None:
+    """Store a played match, its records and the rating update, once, in one transaction.
+
+    ``played`` is what :func:`match_play` returned for ``match`` (players in seat order).
+    With ``claimed_by`` the result is stored only while that worker holds the match
+    (running, claimed by it). Returns None, changing nothing, when it is not stored
+    (already done, or the lease was taken over); raises ``ValidationError`` (changing
+    nothing) if the result does not fit the match's seats.
+
+    A handful of statements whatever the seats and games: one guarded ``UPDATE`` of
+    the match, the seats read with their entries locked (in entry order, so two
+    recordings never deadlock), bulk writes of seats, games, entries and rating
+    events, the round's check, and the competition's rating sequence, taken last so
+    that the competition row stays locked only for the end of the transaction. Two
+    results that share an entry are serialised by its row lock, so the sequence
+    order is the order in which their updates were applied (a recompute replays it).
+    The seats record the match's ranks (a knockout's with its tie-break, see
+    :func:`match_decision`); ratings and points follow the ranks of the match's own
+    games, where level seats stay level.
+    """
+    played = _played(played)
+    competition = match.competition
+    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    players = len(played.players)
+    if not played.result.games:
+        raise ValidationError("the result holds no game")
+    try:
+        decision = match_decision(competition=competition, match=match, result=played)
+        ranks = match_ranks(played, players, teams)
+        points = match_result.game_points(played.games_json(), players, teams)
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ValidationError(f"the result does not fit the match: {exc}") from None
+    guard = Match.objects.filter(pk=match.pk).exclude(status=Match.Status.DONE)
+    if claimed_by is not None:
+        guard = guard.filter(status=Match.Status.RUNNING, claimed_by=claimed_by)
+    finished_at = timezone.now()
+    if not guard.update(
+        status=Match.Status.DONE,
+        finished_at=finished_at,
+        decided_by=decision.decided_by,
+        lease_until=None,
+        error="",
+    ):
+        return None
+    match.status, match.finished_at = Match.Status.DONE, finished_at
+    seats = _locked_seats(match)
+    if len(seats) != players:
+        raise ValidationError("the result does not fit the match's seats")
+    _store_games(match, played)
+    _store_seats(seats, played, list(decision.ranks), points)
+    recording = Recording(competition=competition, match_id=match.pk)
+    _close_round_if_complete(competition, match, recording)
+    _rate(competition, match, seats, ranks, teams, played.versions)
+    _notify(competition.pk, *recording.changes(), match_id=match.pk, round_=recording.round_number)
+    return recording
+
+
+def _locked_seats(match: Match) -> list[MatchSeat]:
+    """The seats of ``match`` in seat order, their entries locked in entry order."""
+    seats = (
+        MatchSeat.objects.filter(match_id=match.pk)
+        .select_related("entry")
+        .select_for_update(of=("entry",))
+        .order_by("entry_id")
+    )
+    return sorted(seats, key=lambda s: s.seat)
+
+
+def _store_games(match: Match, played: PlayedMatch) -> None:
+    games_ = [(0, game) for game in played.result.games]
+    games_ += [(p.set, p.game) for p in played.playoff]
     GameRecord.objects.bulk_create(
         [
             GameRecord(
                 match=match,
-                index=game["index"],
+                index=game.index,
                 playoff=playoff,
-                scores=game["scores"],
-                ranking=game["ranking"],
-                statuses=game["statuses"],
-                data=GameRecord.pack(game["record"]),
+                scores=game.scores,
+                ranking=game.ranking,
+                statuses=game.statuses,
+                data=GameRecord.pack(game.record),
             )
             for playoff, game in games_
         ]
@@ -393,10 +564,12 @@ def _store_games(match: Match, result: dict[str, Any]) -> None:
 
 
 def _store_seats(
-    seats: list[MatchSeat], result: dict[str, Any], ranks: list[int], points: list[float]
+    seats: list[MatchSeat], played: PlayedMatch, ranks: list[int], points: list[float]
 ) -> None:
-    standings = result.get("standings") or [{} for _ in seats]
-    logs = result.get("logs") or ["" for _ in seats]
+    """Scores, points, ranks, wins, statuses, logs and the version played, in one UPDATE."""
+    standings = played.result.standings()
+    logs = played.logs or played.result.logs or ["" for _ in seats]
+    versions = played.versions or [None] * len(seats)
     for player, seat in enumerate(seats):
         row = standings[player]
         seat.score = row.get("score", 0)
@@ -404,33 +577,100 @@ def _store_seats(
         seat.rank = ranks[player]
         seat.wins = row.get("wins", 0)
         seat.statuses = row.get("statuses", {})
-        seat.log = logs[player][-8_000:]
-    MatchSeat.objects.bulk_update(seats, ["score", "points", "rank", "wins", "statuses", "log"])
-
-
-def _played_versions(seats: list[MatchSeat], result: dict[str, Any]) -> None:
-    """Note on each seat the bot version that played (``result["versions"]``)."""
-    versions = result.get("versions") or [None] * len(seats)
-    for seat, version in zip(seats, versions, strict=False):
-        seat.version_id = version
-    MatchSeat.objects.bulk_update(seats, ["version"])
-
-
-def _starting_rating(entry: Entry, version_id: int | None) -> Rating:
-    """The entry's rating, widened when a new version of its bot plays for the first time."""
-    rating = Rating(entry.mu, entry.sigma)
-    if version_id is None:
-        return rating
-    last = (
-        MatchSeat.objects.filter(entry=entry, match__status=Match.Status.DONE)
-        .exclude(version=None)
-        .order_by("-match_id")
-        .values_list("version_id", flat=True)
-        .first()
+        seat.log = logs[player][-8_000:] if player < len(logs) else ""
+        seat.version_id = versions[player] if player < len(versions) else None
+    MatchSeat.objects.bulk_update(
+        seats, ["score", "points", "rank", "wins", "statuses", "log", "version"]
     )
-    if last is not None and last != version_id:
-        return inherit(rating.mu, rating.sigma)  # a new version: same mu, wider sigma
-    return rating
+
+
+def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:
+    """The bot version each entry played in its last recorded match before ``match``."""
+    last = (
+        MatchSeat.objects.filter(entry_id=OuterRef("pk"), match__status=Match.Status.DONE)
+        .exclude(version=None)
+        .exclude(match_id=match.pk)
+        .order_by("-match_id")
+        .values("version_id")[:1]
+    )
+    rows = Entry.objects.filter(pk__in=entry_ids).annotate(last=Subquery(last))
+    return dict(rows.values_list("pk", "last"))
+
+
+def _starting_ratings(
+    seats: list[MatchSeat], match: Match, versions: list[int | None]
+) -> dict[int, Rating]:
+    """Each entry's rating, widened when a new version of its bot plays for the first time
+    (one query, only when uploaded bots play)."""
+    before = {s.entry_id: Rating(s.entry.mu, s.entry.sigma) for s in seats}
+    played = dict(zip([s.entry_id for s in seats], versions or [None] * len(seats), strict=True))
+    if not any(v is not None for v in played.values()):
+        return before
+    last = _last_versions(list(played), match)
+    for entry_id, version in played.items():
+        if version is not None and last.get(entry_id) not in (None, version):
+            rating = before[entry_id]  # a new version: same mu, wider sigma
+            before[entry_id] = inherit(rating.mu, rating.sigma)
+    return before
+
+
+def _rating_events_insert(
+    competition: Competition, match: Match, rows: list[tuple[int, Rating, Rating]]
+) -> int:
+    """Take the competition's next rating sequence number and append the rating events
+    of ``rows`` (entry, before, after) with it; returns the number.
+
+    The number comes from ``UPDATE ... RETURNING``, which locks the competition row
+    until the transaction (now at its end) commits. On PostgreSQL both are one
+    statement (the update in a ``WITH`` feeding the insert); elsewhere two.
+    """
+    table = connection.ops.quote_name(Competition._meta.db_table)
+    bump = (
+        f"UPDATE {table} SET rating_sequence = rating_sequence + 1 "
+        "WHERE id = %s RETURNING rating_sequence"
+    )
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(bump, [competition.pk])
+            (sequence,) = cursor.fetchone()
+        RatingEvent.objects.bulk_create(
+            [
+                RatingEvent(
+                    entry_id=entry_id,
+                    match=match,
+                    sequence=sequence,
+                    mu_before=before.mu,
+                    sigma_before=before.sigma,
+                    mu_after=after.mu,
+                    sigma_after=after.sigma,
+                )
+                for entry_id, before, after in rows
+            ]
+        )
+        competition.rating_sequence = sequence
+        return sequence
+    events_table = connection.ops.quote_name(RatingEvent._meta.db_table)
+    values = ", ".join(
+        "(%s::bigint, %s::double precision, %s::double precision, "
+        "%s::double precision, %s::double precision)"
+        for _ in rows
+    )
+    sql = (
+        f"WITH seq AS ({bump}) "
+        f"INSERT INTO {events_table} (entry_id, match_id, sequence, mu_before, sigma_before, "
+        "mu_after, sigma_after, created_at) "
+        "SELECT v.entry, %s, seq.rating_sequence, v.mu_b, v.sigma_b, v.mu_a, v.sigma_a, %s "
+        f"FROM seq, (VALUES {values}) AS v(entry, mu_b, sigma_b, mu_a, sigma_a) "
+        "RETURNING sequence"
+    )
+    params: list[Any] = [competition.pk, match.pk, timezone.now()]
+    for entry_id, before, after in rows:
+        params += [entry_id, before.mu, before.sigma, after.mu, after.sigma]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        sequence = cursor.fetchone()[0]
+    competition.rating_sequence = sequence
+    return sequence
 
 
 def _rate(
@@ -439,48 +679,54 @@ def _rate(
     seats: list[MatchSeat],
     ranks: list[int],
     teams,
-    versions: list[int | None] | None,
+    versions: list[int | None],
 ) -> None:
-    entries = {
-        s.entry_id: Entry.objects.select_for_update().get(pk=s.entry_id)
-        for s in sorted(seats, key=lambda s: s.entry_id)
-    }
-    played = dict(zip([s.entry_id for s in seats], versions or [None] * len(seats), strict=True))
-    before = {e: _starting_rating(entries[e], played[e]) for e in entries}
+    before = _starting_ratings(seats, match, versions)
     table = [s.entry_id for s in seats]
     after = rate_game(before, table, ranks, teams=teams)
     points = table_points(TableResult(tuple(table), tuple(ranks), teams))
-    competition.rating_sequence += 1  # the competition row is locked by the caller
-    competition.save(update_fields=["rating_sequence"])
-    sequence = competition.rating_sequence
-    games_played = competition.games_per_match
-    for entry_id, entry in entries.items():
-        RatingEvent.objects.create(
-            entry=entry,
-            match=match,
-            sequence=sequence,
-            mu_before=before[entry_id].mu,
-            sigma_before=before[entry_id].sigma,
-            mu_after=after[entry_id].mu,
-            sigma_after=after[entry_id].sigma,
-        )
-        entry.mu, entry.sigma = after[entry_id].mu, after[entry_id].sigma
-        entry.games += games_played
-        entry.points += points[entry_id]
-        entry.save(update_fields=["mu", "sigma", "games", "points"])
+    entries = [s.entry for s in sorted(seats, key=lambda s: s.entry_id)]
+    for entry in entries:
+        entry.mu, entry.sigma = after[entry.pk].mu, after[entry.pk].sigma
+        entry.games += competition.games_per_match
+        entry.points += points[entry.pk]
+    Entry.objects.bulk_update(entries, ["mu", "sigma", "games", "points"])
+    _rating_events_insert(competition, match, [(e.pk, before[e.pk], after[e.pk]) for e in entries])
 
 
-def _finish_round_if_complete(competition: Competition, match: Match) -> None:
-    round_ = match.round
-    if round_ is None or round_.matches.exclude(status=Match.Status.DONE).exists():
+def _close_round_if_complete(competition: Competition, match: Match, recording: Recording) -> None:
+    """Finish the match's round if this was its last open match, and pair the next one.
+
+    The round row is locked first, so of two last matches recorded at once the second
+    waits and then sees the first: exactly one of them closes the round.
+    """
+    if match.round_id is None:
         return
-    round_.status = Round.Status.FINISHED
-    round_.save(update_fields=["status"])
+    status = (
+        Round.objects.select_for_update()
+        .filter(pk=match.round_id)
+        .values_list("number", "status")
+        .first()
+    )
+    if status is None:
+        return
+    recording.round_number = status[0]
+    if status[1] == Round.Status.FINISHED or (
+        Match.objects.filter(round_id=match.round_id).exclude(status=Match.Status.DONE).exists()
+    ):
+        return
+    Round.objects.filter(pk=match.round_id).update(status=Round.Status.FINISHED)
+    recording.round_finished = True
     if competition.format == Format.LADDER and settings.CARDROOM_LADDER_PAUSE_S > 0:
         return  # a paced ladder: the reaper pairs the next batch after the pause
-    if not _pair_next(competition) and competition.format != Format.LADDER:
+    locked = Competition.objects.select_for_update().get(pk=competition.pk)
+    if locked.status != Competition.Status.RUNNING:
+        return  # closed meanwhile
+    recording.paired = _pair_next(locked)
+    if not recording.paired and competition.format != Format.LADDER:
+        Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.FINISHED)
         competition.status = Competition.Status.FINISHED
-        competition.save(update_fields=["status"])
+        recording.competition_finished = True
 
 
 def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
@@ -505,8 +751,8 @@ def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
     return players, versions
 
 
-def match_play(*, match: Match) -> dict[str, Any]:
-    """Play ``match`` with the referee (no database writes) and return its JSON result.
+def match_play(*, match: Match) -> PlayedMatch:
+    """Play ``match`` with the referee (no database writes) and return it, typed.
 
     Built-in bots run in-process; uploaded bots run sandboxed from the version
     the entry pins, else the bot's newest ready version. A knockout match that is
@@ -514,37 +760,30 @@ def match_play(*, match: Match) -> dict[str, Any]:
     play-off sets in the same run, each on one fresh deal (played once per seat
     rotation if the competition is duplicate, by fresh players), until the cut is
     made or the competition's ``playoff_games_cap`` leaves no room for another set.
-    The play-off games are returned as ``result["playoff"]``, numbered after the
-    match's games and marked with their set (``"playoff": 1, 2, ...``).
+    The play-off games are :attr:`PlayedMatch.playoff`, numbered after the match's
+    games and marked with their set (1, 2, ...).
     """
     competition = match.competition
     players, versions = _players(match, match.seed)
-    out = _play(competition, players, competition.games_per_match, match.seed).to_json()
-    out["versions"] = versions
-    out["playoff"] = []
+    result = _play(competition, players, competition.games_per_match, match.seed)
+    out = PlayedMatch(result, versions, [], list(result.logs))
     if competition.format not in KNOCKOUTS:
         return out
     size, cap = _playoff_set_size(competition), _playoff_cap(competition)
-    while len(out["playoff"]) + size <= cap:
+    while len(out.playoff) + size <= cap:
         decision = match_decision(competition=competition, match=match, result=out, playing=True)
         if not decision.needs_playoff:
             break
-        number = len(out["playoff"]) // size + 1
+        number = len(out.playoff) // size + 1
         seed = deals.playoff_seed(match.seed, number)
         fresh, _ = _players(match, seed)
-        extra = _play(competition, fresh, size, seed).to_json()
-        for game in extra["games"]:
-            game["playoff"] = number
-        _renumber(out, extra["games"])
-        out["logs"] = [a + b for a, b in zip(out["logs"], extra["logs"], strict=True)]
+        extra = _play(competition, fresh, size, seed)
+        first = len(result.games) + len(out.playoff)
+        for offset, game in enumerate(extra.games):
+            game.index = first + offset
+            out.playoff.append(PlayoffGame(number, game))
+        out.logs = [a + b for a, b in zip(out.logs, extra.logs, strict=True)]
     return out
-
-
-def _renumber(out: dict[str, Any], games_: list[dict[str, Any]]) -> None:
-    first = len(out["games"]) + len(out["playoff"])
-    for offset, game in enumerate(games_):
-        game["index"] = first + offset
-        out["playoff"].append(game)
 
 
 def _play(competition: Competition, players: list, games_count: int, seed: int):
@@ -601,9 +840,7 @@ def league_next_season(
         raise ValidationError("only league seasons have a next season")
     if competition.status != Competition.Status.FINISHED:
         raise ValidationError("the season is not finished yet")
-    from tournaments.selectors import standings_for_competition
-
-    rows = standings_for_competition(competition=competition)
+    rows = selectors.standings_for_competition(competition=competition)
     division_of = dict(competition.entries.values_list("pk", "division"))
     orders: dict[int, list[int]] = {}
     for row in rows:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tournaments.events import event, relay_message
+from tournaments.events import Changes, event, notification, relay_message
 from tournaments.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Fanout, Outbox, join_frames
 
 pytestmark = pytest.mark.asyncio
@@ -172,3 +172,58 @@ async def test_sockets_joining_together_share_one_snapshot_reading():
     assert await fanout.snapshot(False, later, read) == '{"n":2}'
     # Organisers' and spectators' snapshots differ: never shared across keys.
     assert await fanout.snapshot(True, 0.0, read) == '{"n":3}'
+
+
+async def test_notifications_are_built_into_events_at_most_once_per_window():
+    """A burst of results costs the web tier one build at once and one per window after."""
+    builds: list[list[int]] = []
+
+    async def build(competition_id: int, changes: Changes) -> list[dict]:
+        builds.append(list(changes.finished))
+        return [event("match.finished", competition_id, match={"id": m}) for m in changes.finished]
+
+    layer = Layer()
+    fanout = Fanout(layer, 7, build=build)
+    fanout.build_interval_s = 0.2
+    socket = Socket()
+    outbox = Outbox(socket.send, socket.close)
+    await fanout.join(outbox)
+    outbox.open()
+
+    for n in range(30):  # 30 results within a few milliseconds
+        layer.send_to_group("competition.7", notification(7, ["match.finished"], match_id=n))
+        await asyncio.sleep(0.001)
+    await asyncio.sleep(0.05)
+    assert builds == [[0]]  # the first at once, the rest wait for the window
+    await asyncio.sleep(0.25)
+
+    assert builds == [[0], list(range(1, 30))]
+    assert [e["match"]["id"] for e in socket.events()] == list(range(30))
+    assert all(e["type"] == "match.finished" for e in socket.events())  # no notification
+    await fanout.leave(outbox)
+
+
+async def test_a_failed_build_is_logged_and_the_next_notification_builds_again(caplog):
+    calls: list[int] = []
+
+    async def build(competition_id: int, changes: Changes) -> list[dict]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("database away")
+        return [event("queue.status", competition_id, queue={"workers": []})]
+
+    fanout = Fanout(Layer(), 7, build=build)
+    fanout.build_interval_s = 0.01
+    socket = Socket()
+    outbox = Outbox(socket.send, socket.close)
+    fanout.outboxes.add(outbox)
+    outbox.open()
+    text = json.dumps(notification(7, ["queue.changed"]))
+
+    fanout.publish("competition.changed", text)
+    await asyncio.sleep(0.05)
+    fanout.publish("competition.changed", text)
+    await asyncio.sleep(0.05)
+
+    assert len(calls) == 2 and "build failed" in caplog.text
+    assert [e["type"] for e in socket.events()] == ["queue.status"]

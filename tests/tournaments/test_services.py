@@ -244,7 +244,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
         seat = match.seats.filter(entry=entry).values_list("seat", flat=True).first()
         if seat is not None:
             version = v1 if played == 0 else v2
-            result["versions"] = [version.pk if s == seat else None for s in range(3)]
+            result.versions = [version.pk if s == seat else None for s in range(3)]
             played += 1
         services.match_record_result(match=match, result=result)
     events = list(RatingEvent.objects.filter(entry=entry).order_by("sequence"))

@@ -342,9 +342,9 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monk
     assert reaped.ladders and comp.matches.filter(status=Match.Status.QUEUED).count() == len(
         reaped.ladders
     )
-    # The dashboards hear of the new batch at once.
-    started = [e for e in sent if e["type"] == events.ROUND_STARTED]
-    assert [e["round"]["number"] for e in started] == [2]
+    # The dashboards hear of the new batch at once: a notification naming its round.
+    started = [e for e in sent if events.ROUND_STARTED in e.get("changes", ())]
+    assert [e["round"] for e in started] == [2]
 
 
 def test_run_competition_inline_plays_to_the_final_standings(capsys):

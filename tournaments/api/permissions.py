@@ -6,7 +6,7 @@ from rest_framework import permissions
 from rest_framework.request import Request
 
 from tournaments.models import Competition
-from tournaments.services import can_manage
+from tournaments.permissions import can_manage
 
 ORGANISE = "tournaments.organise_competitions"
 

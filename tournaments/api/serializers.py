@@ -22,8 +22,9 @@ import games
 from bots.models import Bot, BotVersion
 from tournaments.deals import SEEDED_WARNING, commitment
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
+from tournaments.permissions import can_manage
 from tournaments.selectors import ENDED, competitions_visible_to, full_view_allowed
-from tournaments.services import PLAYOFF_GAMES_MAX, can_manage
+from tournaments.services import PLAYOFF_GAMES_MAX
 
 BIGINT_MAX = 2**63 - 1
 

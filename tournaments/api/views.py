@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from config.api import ApiDefaults
 from config.filters import FilterSet, IntegerFilter, id_filter
-from tournaments import selectors, services
+from tournaments import execution, selectors, services
 from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
     CompetitionCreateSerializer,
@@ -37,8 +37,8 @@ from tournaments.api.serializers import (
     RoundSerializer,
     StandingSerializer,
 )
-from tournaments.execution import competition_progress
 from tournaments.models import Competition, Entry, GameRecord, Match, Round
+from tournaments.selectors import competition_progress
 
 
 def visible_competitions(request: Request | None) -> QuerySet[Competition]:
@@ -130,10 +130,14 @@ class CompetitionViewSet(
     @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str) -> Response:
-        """Close entries and pair the first round (draft competitions only)."""
+        """Close entries, pair the first round and queue its matches (drafts only).
+
+        The same door as ``manage.py run_competition`` and the demo
+        (``execution.competition_launch``): the first matches go to the workers
+        when the start commits.
+        """
         competition = self.get_object()
-        with transaction.atomic():
-            services.competition_start(competition=competition, by=request.user)
+        execution.competition_launch(competition=competition, by=request.user)
         return self._detail(competition)
 
     @extend_schema(request=None, responses={200: CompetitionDetailSerializer})

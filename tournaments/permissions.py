@@ -1,0 +1,20 @@
+"""Who may do what with a competition: the one module every door asks.
+
+Reads only (no writes, no services): the API's permission classes, the consumers,
+the dashboard views and the services themselves call these.
+"""
+
+from __future__ import annotations
+
+from tournaments.models import Competition
+
+
+def can_manage(*, competition: Competition, user) -> bool:
+    """Staff, the creator and the organisers may change a competition."""
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        user.is_staff
+        or competition.created_by_id == user.pk
+        or competition.organisers.filter(pk=user.pk).exists()
+    )
