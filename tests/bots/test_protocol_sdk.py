@@ -10,7 +10,7 @@ import pytest
 
 import games
 from bots import protocol
-from bots.sdk import Bot, FunctionBot, run
+from bots.sdk import Bot, FunctionBot, History, run
 
 
 def test_messages_carry_the_documented_fields():
@@ -112,3 +112,91 @@ def test_act_encoder_gives_the_same_messages_as_plain_encoding(variant):
             assert line.endswith(b"\n") and line.count(b"\n") == 1
             assert json.loads(line) == json.loads(protocol.encode(message))
             state.apply(rnd.choice(state.legal_actions()))
+
+
+def serve(bot: Bot, messages: list[dict]) -> list[dict]:
+    stdout = io.StringIO()
+    run(bot, io.StringIO("".join(json.dumps(m) + "\n" for m in messages)), stdout)
+    return [json.loads(line) for line in stdout.getvalue().splitlines()]
+
+
+class Seeing(Bot):
+    name = "seeing"
+
+    def __init__(self, history_delta: bool = True) -> None:
+        self.history_delta = history_delta
+        self.seen: list[dict] = []
+
+    def act(self, observation, legal):
+        self.seen.append(observation)
+        return legal[0]
+
+
+OFFER = {"type": "hello", "protocol": 1, "seat": 0, "extensions": {"history_delta": 1}}
+
+
+@pytest.mark.parametrize(
+    ("hello", "history_delta", "accepted"),
+    [
+        (OFFER, True, {"history_delta": 1}),
+        (OFFER, False, None),
+        ({**OFFER, "extensions": {"history_delta": 2}}, True, None),  # a version it does not know
+        ({"type": "hello", "protocol": 1, "seat": 0}, True, None),  # a version 1 platform
+    ],
+)
+def test_sdk_accepts_history_delta_only_when_offered_and_allowed(hello, history_delta, accepted):
+    [ready] = serve(Seeing(history_delta), [hello])
+
+    assert ready.get("extensions") == accepted
+
+
+def test_sdk_puts_the_history_back_so_act_sees_the_whole_observation():
+    bot = Seeing()
+    messages = [
+        OFFER,
+        {"type": "act", "game": 0, "history_from": 0, "observation": {"history": [[0, "a"]]}},
+        {
+            "type": "act",
+            "game": 0,
+            "history_from": 0,
+            "observation": {"history": [[0, "a"], [1, "b"]]},
+        },
+        {
+            "type": "act",
+            "game": 0,
+            "history_from": 1,
+            "observation": {"history": [[1, "b"], [0, "c"]]},
+        },
+        {"type": "act", "game": 1, "history_from": 0, "observation": {"history": [[1, "x"]]}},
+        {"type": "act", "game": 1, "observation": {"history": [[1, "x"], [0, "y"]]}},  # version 1
+    ]
+    for message in messages[1:]:
+        message["legal"] = ["keep"]
+
+    serve(bot, messages)
+
+    assert [o["history"] for o in bot.seen] == [
+        [[0, "a"]],
+        [[0, "a"], [1, "b"]],
+        [[0, "a"], [1, "b"], [0, "c"]],
+        [[1, "x"]],
+        [[1, "x"], [0, "y"]],
+    ]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"game": 0, "history_from": 3, "observation": {"history": []}},  # more than it was sent
+        {"game": 0, "history_from": -1, "observation": {"history": []}},
+        {"game": 0, "history_from": "1", "observation": {"history": []}},
+        {"game": 0, "history_from": 0, "observation": {"history": "all of it"}},
+        {"game": 1, "history_from": 1, "observation": {"history": [[0, "b"]]}},  # a new game
+    ],
+)
+def test_sdk_refuses_a_history_that_does_not_follow_what_it_got(message):
+    history = History()
+    history.complete({"game": 0, "history_from": 0, "observation": {"history": [[0, "a"]]}})
+
+    with pytest.raises(ValueError, match="does not follow"):
+        history.complete(message)
