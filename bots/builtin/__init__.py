@@ -37,3 +37,4 @@ def make(name: str, *, seed: int = 0) -> Bot:
 
 # Registration of the rule-based players (they import this module's register()).
 from bots.builtin import greedy  # noqa: E402, F401  isort: skip
+from bots.builtin import ismcts  # noqa: E402, F401  isort: skip
