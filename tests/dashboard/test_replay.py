@@ -163,6 +163,22 @@ def test_a_money_capture_shows_the_pile_it_took():
     }
 
 
+def test_a_money_game_says_how_it_ended_in_words():
+    record = random_record("money-jordan")
+    final = games.replay(record)
+    assert final.is_over()
+
+    info = {row[0]: row[1] for row in replay_steps(record)[-1]["table"]["info"]}
+
+    result = info["result"]
+    loser = final.ranking().index(2) if 2 in final.ranking() else None
+    if isinstance(result, list):  # a seat lost: named, with the rule
+        assert result[0] == {"seat": loser} and "lost (MONEY-JO-16)" in result[1]
+    else:
+        assert result == "the play limit was reached: the greater wealth wins (LIMIT-1)"
+    assert "loser" not in json.dumps(result) and "reason" not in json.dumps(result)
+
+
 def test_a_money_ground_buy_shows_the_cards_bought():
     steps = replay_steps(random_record("money-jordan"))
 

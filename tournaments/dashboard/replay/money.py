@@ -54,14 +54,29 @@ def money_table(replay: Replay, view: dict, move: Move, private: list | None) ->
         ["capture", view.get("capture_mode")],
         ["money", ", ".join(f"{k} = {v}" for k, v in values.items())],
     ]
-    for key in ("purchase", "pending_purchase", "result"):
+    for key in ("purchase", "pending_purchase"):
         if view.get(key):
             table["info"].append([key.replace("_", " "), generic(view[key], frozenset())])
+    if view.get("result"):
+        table["info"].append(["result", result_words(view["result"])])
     table["info"] += forfeit_info(view)
     table["said"] = money_words(view, move, captured)
     if move.label == "turn" and turned_card(move):  # the move list shows the card turned up
         table["move"] = f"turn {turned_card(move)}" + (" and capture" if captured else "")
     return table
+
+
+def result_words(result: dict[str, Any]) -> Any:
+    """How a Money game ended, in words, with the seat that lost named (MONEY-JO-16,
+    LIMIT-1, FORFEIT-2)."""
+    reason, loser = result.get("reason"), result.get("loser")
+    if reason == "loss" and loser is not None:
+        return [seat(loser), " had to act with no numeral and no money left and lost (MONEY-JO-16)"]
+    if reason == "forfeit" and loser is not None:
+        return [seat(loser), " forfeited and lost (FORFEIT-2)"]
+    if reason == "cap":
+        return "the play limit was reached: the greater wealth wins (LIMIT-1)"
+    return generic(result, frozenset())
 
 
 def turned_card(move: Move) -> str | None:
