@@ -39,6 +39,24 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+#: ``CARD_BITS[c]``: the one-card set ``1 << c`` (a lookup is cheaper than a shift).
+CARD_BITS: tuple[int, ...] = tuple(1 << c for c in range(64))
+
+
+def packet_masks(deck: list[int], size: int, hands: int, count: int) -> list[int]:
+    """The hands dealt from the first ``count`` cards of ``deck`` in packets of ``size``.
+
+    Packet ``p`` goes to hand ``p % hands`` (hand 0 is the first to receive); the
+    result is one mask per hand. Cards of a deck are distinct, so the sum of
+    their bits is their set.
+    """
+    bits = [*map(CARD_BITS.__getitem__, deck[:count])]
+    masks = [0] * hands
+    for packet, start in enumerate(range(0, count, size)):
+        masks[packet % hands] += sum(bits[start : start + size])
+    return masks
+
+
 def suit_tables(width: int, suits: int) -> list[list[tuple[int, ...]]]:
     """``table[s][m]``: the card numbers of the ``width``-bit suit pattern ``m`` of suit ``s``.
 

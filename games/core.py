@@ -230,11 +230,21 @@ class State:
         ``deal_only`` the playout stops once the current deal is scored (before the
         next deal's first decision), or at the end of the game.
         """
-        random = rng.random
+        random, is_over, legal_ids, apply_id = (
+            rng.random,
+            self.is_over,
+            self.legal_ids,
+            self.apply_id,
+        )
+        if not deal_only:
+            while not is_over():
+                ids = legal_ids()
+                apply_id(ids[int(random() * len(ids))])
+            return
         deal = self.deal_number()
-        while not self.is_over() and not (deal_only and self.deal_number() != deal):
-            ids = self.legal_ids()
-            self.apply_id(ids[int(random() * len(ids))])
+        while not is_over() and self.deal_number() == deal:
+            ids = legal_ids()
+            apply_id(ids[int(random() * len(ids))])
 
     def deal_number(self) -> int:
         """The number of the deal in progress (1 for the first); one-deal games keep 1."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -57,17 +57,15 @@ def shuffled(items: Sequence[T], seed: int, purpose: str) -> list[T]:
     """A uniform permutation of ``items`` (Fisher-Yates), the first element on top."""
     out = list(items)
     count = len(out)
+    if count <= _FAST_MAX:
+        key = f"cardroom:{seed}:{purpose}".encode()  # as Stream's key
+        words = _unpack_words[count](hashlib.shake_256(key).digest(4 * (count + 8)))
+        if max(words) < _NEVER_REJECTED:
+            # No word is rejected, so swap i takes word count - 1 - i: the loop below
+            # without a rejection test, straight-line code made once per deck size.
+            return _swaps(count)(out, words)
     stream = Stream(seed, purpose, reserve=count + 8)
-    words = stream._words
-    if count <= _FAST_MAX and (count < 2 or max(words[: count - 1]) < _NEVER_REJECTED):
-        # No word can be rejected, so swap i takes word k = count - 1 - i modulo i + 1:
-        # the same permutation as the loop below, without a rejection test per card.
-        for i, j in zip(
-            range(count - 1, 0, -1), map(int.__mod__, words, _MODULI[count]), strict=False
-        ):
-            out[i], out[j] = out[j], out[i]
-        return out
-    pos = 0
+    words, pos = stream._words, 0
     for i in range(count - 1, 0, -1):
         n = i + 1
         limit = _WORD - _WORD % n
@@ -91,10 +89,28 @@ _FAST_MAX = 64
 #: ``below(n)`` never rejects a word under this for n <= ``_FAST_MAX``: its limit
 #: ``2**32 - 2**32 % n`` is above ``2**32 - n``.
 _NEVER_REJECTED = _WORD - _FAST_MAX
-#: ``_MODULI[count]``: the moduli ``count, count - 1, ..., 2`` of a Fisher-Yates pass.
-_MODULI: tuple[tuple[int, ...], ...] = tuple(
-    tuple(range(count, 1, -1)) for count in range(_FAST_MAX + 1)
-)
+_unpack_words = [struct.Struct(f"<{count + 8}I").unpack for count in range(_FAST_MAX + 1)]
+_SWAPS: dict[int, Callable[[list[Any], tuple[int, ...]], list[Any]]] = {}
+
+
+def _swaps(count: int) -> Callable[[list[Any], tuple[int, ...]], list[Any]]:
+    """The Fisher-Yates swaps of a ``count``-card deck as one straight-line function.
+
+    ``f(out, words)`` swaps ``out[i]`` with ``out[words[count - 1 - i] % (i + 1)]``
+    for ``i = count - 1 .. 1`` and returns ``out``: the fast path's loop unrolled,
+    three times quicker in CPython than the loop, for every deal.
+    """
+    swaps = _SWAPS.get(count)
+    if swaps is None:
+        lines = [
+            f"    j = words[{k}] % {i + 1}; out[{i}], out[j] = out[j], out[{i}]"
+            for k, i in enumerate(range(count - 1, 0, -1))
+        ]
+        source = "def swaps(out, words):\n" + "\n".join([*lines, "    return out"])
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<games.rng swaps of {count}>", "exec"), namespace)
+        swaps = _SWAPS[count] = namespace["swaps"]
+    return swaps
 
 
 def draw(n: int, seed: int, purpose: str) -> int:

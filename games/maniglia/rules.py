@@ -8,7 +8,7 @@ suit a higher number is a stronger card (MANIGLIA-GEN-1). A set of cards is an
 
 from __future__ import annotations
 
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, suit_tables
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks, suit_tables
 
 COINS, CUPS, SWORDS, BATONS = range(4)
 SUIT_BITS = 0x3FF
@@ -156,11 +156,8 @@ def deal_hands(deck: list[int], dealer: int, players: int) -> list[int]:
     dealer's right, the dealer last, until the deck is used up; the last card of
     the deck is therefore the dealer's final card (the turn-up of MANIGLIA-4P-2).
     """
-    size = PACKET_SIZES[players]
-    order = deal_order(dealer, players)
+    dealt = packet_masks(deck, PACKET_SIZES[players], players, len(deck))
     hands = [0] * players
-    for packet in range(len(deck) // size):
-        seat = order[packet % players]
-        for card in deck[size * packet : size * packet + size]:
-            hands[seat] |= 1 << card
+    for i, seat in enumerate(deal_order(dealer, players)):
+        hands[seat] = dealt[i]
     return hands

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.cards import packet_masks
 from games.core import Option
 from games.manni.rules import BASIC_TRUMPS, PACK_WITHOUT_TWOS, basic_game_over
 from games.manni.state import KEEP, P_CHOICE, TAKE, ManniState
@@ -34,15 +35,10 @@ class ManniBasicState(ManniState):
     def _deal_cards(self, deck: list[int]) -> None:
         # MANNI-BASIC-4: three rounds of 4-card packets to L, R, D; 12 left are the Manni.
         left = (self.dealer + 1) % 3
-        hands = self.hands
-        for packet in range(9):
-            seat = (left + packet) % 3
-            for card in deck[4 * packet : 4 * packet + 4]:
-                hands[seat] |= 1 << card
-        manni = 0
-        for card in deck[36:48]:
-            manni |= 1 << card
-        self.manni = manni
+        dealt = packet_masks(deck, 4, 3, 36)
+        for i in range(3):
+            self.hands[(left + i) % 3] = dealt[i]
+        self.manni = self.PACK & ~(dealt[0] | dealt[1] | dealt[2])  # the 12 cards left
         self.taker = None
         self.asked = 0
         self.phase = P_CHOICE

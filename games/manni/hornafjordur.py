@@ -6,12 +6,13 @@ game ends after a deal in which someone has 10 or more plus points.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from games.cards import FRENCH_NAMES
+from games.cards import CARD_BITS, FRENCH_NAMES
 from games.core import Option
 from games.manni.rules import FULL_PACK, NULLO, horn_contract, horn_tally
-from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids
+from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids, hand_cards
 
 MAX_DEALS = 100  # LIMIT-3
 TARGET = 10  # HORN-9
@@ -55,16 +56,13 @@ class HornState(ManniState):
         self.contract, self.contract_trump = horn_contract(self.contract_card, table)
         # HORN-5: four cycles of 4 to the Manni, then 3 to L, 3 to R, 3 to D.
         left = (self.dealer + 1) % 3
-        manni: list[int] = []
-        for cycle in range(4):
-            base = 13 * cycle
-            manni.extend(deck[base : base + 4])
-            for i in range(3):
-                seat = (left + i) % 3
-                for card in deck[base + 4 + 3 * i : base + 7 + 3 * i]:
-                    self.hands[seat] |= 1 << card
-        manni.reverse()  # drawn from its top: the last card dealt comes first
-        self.manni = manni
+        bits = [*map(CARD_BITS.__getitem__, deck)]  # distinct cards: their bits sum to their set
+        for i in range(3):
+            self.hands[(left + i) % 3] = sum(
+                sum(bits[start : start + 3]) for start in range(4 + 3 * i, 52, 13)
+            )
+        # Drawn from its top: the last card dealt comes first.
+        self.manni = [*deck[42:38:-1], *deck[29:25:-1], *deck[16:12:-1], *deck[3::-1]]
         self.exchanges: list[int] = []
         self.phase = P_EXCHANGE
         self._begin_exchange(left)
@@ -100,6 +98,17 @@ class HornState(ManniState):
         else:
             ace_low = self.contract == NULLO  # HORN-3
             self._start_play((self.dealer + 1) % 3, self.contract_trump, ace_low)  # HORN-7
+
+    def _play_out_exchange(self, random: Callable[[], float]) -> None:
+        """HORN-6 at random for every seat still to exchange (the draws of ``playout``)."""
+        append = self.history.append
+        while self.phase == P_EXCHANGE:
+            seat = self.to_move
+            cards = hand_cards(self.hands[seat]) if self.discards < self.limit else []
+            k = int(random() * (len(cards) + 1))  # the legal list: the discards, then draw
+            action = DISCARD + cards[k] if k < len(cards) else DRAW
+            append(seat << 8 | action)
+            self._apply_other(seat, action)
 
     def _score_deal(self) -> bool:
         for seat in range(3):

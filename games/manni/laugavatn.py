@@ -7,8 +7,10 @@ great-call sequence of LAUG-7 may make another player the declarer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from games.cards import packet_masks
 from games.core import Option, parse_bool, parse_int
 from games.manni.rules import (
     FULL_PACK,
@@ -30,6 +32,7 @@ from games.manni.state import (
     PASS,
     ManniState,
     discard_ids,
+    hand_cards,
 )
 
 DEALS = 18  # LAUG-5, LIMIT-5
@@ -94,10 +97,9 @@ class LaugState(ManniState):
     def _deal_cards(self, deck: list[int]) -> None:
         # LAUG-3: four rounds of 4-card packets to L, R, D; the last 4 are the Manni.
         left = (self.dealer + 1) % 3
-        for packet in range(12):
-            seat = (left + packet) % 3
-            for card in deck[4 * packet : 4 * packet + 4]:
-                self.hands[seat] |= 1 << card
+        dealt = packet_masks(deck, 4, 3, 48)
+        for i in range(3):
+            self.hands[(left + i) % 3] = dealt[i]
         self.manni = deck[48:52][::-1]  # top = last card dealt
         self.announced = -1
         self.calls: list[tuple[int, int]] = []  # (seat, great type), in call order
@@ -216,6 +218,19 @@ class LaugState(ManniState):
         self.discards += 1
         if self.discards == 4 and self.game.options["laug.exchange"] == "skat":
             self._begin_play()
+
+    def _play_out_exchange(self, random: Callable[[], float]) -> None:
+        """LAUG-8 at random: the declarer's whole exchange (the draws of ``playout``)."""
+        seat = self.to_move
+        skat = self.game.options["laug.exchange"] == "skat"
+        append = self.history.append
+        while self.phase == P_EXCHANGE:
+            cards = hand_cards(self.hands[seat]) if skat or self.discards < 4 else []
+            # The legal list: the discards, then draw (never in skat).
+            k = int(random() * (len(cards) + (not skat)))
+            action = DISCARD + cards[k] if k < len(cards) else DRAW
+            append(seat << 8 | action)
+            self._exchange(seat, action)
 
     def _begin_play(self) -> None:
         opts = self.game.options

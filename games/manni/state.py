@@ -14,6 +14,7 @@ rank ``2..A``, discards before ``draw``, ``pass`` last.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -46,9 +47,9 @@ PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
 
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x1FFF
-_BIT = tuple(1 << c for c in range(52))
 _SUIT = tuple(c // 13 for c in range(52))
-_SHIFT = (0, 13, 26, 39)
+#: The card numbers of each suit are ``low <= c < high``.
+_SUIT_BOUNDS = tuple((13 * s, 13 * s + 13) for s in range(4))
 _NEXT = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
 PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
@@ -255,50 +256,56 @@ class ManniState(State):
         random = rng.random
         deal = self.deal
         while self.phase != P_OVER and not (deal_only and self.deal != deal):
-            if self.phase == P_PLAY and not self.trick:
+            phase = self.phase
+            if phase == P_PLAY and not self.trick:
                 self._play_out_tricks(random)
+            elif phase == P_EXCHANGE:
+                self._play_out_exchange(random)
             else:
                 ids = self.legal_ids()
                 self.apply_id(ids[int(random() * len(ids))])
+
+    def _play_out_exchange(self, random: Callable[[], float]) -> None:
+        """Hook: random exchange decisions (at least one), as ``playout`` draws them."""
+        ids = self.legal_ids()
+        self.apply_id(ids[int(random() * len(ids))])
 
     def _play_out_tricks(self, random: Callable[[], float]) -> None:
         """Play the deal's remaining tricks at random, from a trick's lead, and score it.
 
         The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
         each card (MANNI-BASIC-6, HORN-7, LAUG-9: follow suit if you can; COMMON-5).
+        Hands are sorted lists here: a suit is a contiguous run, found by bisection.
         """
-        hands, won, keys_of = self.hands, self.won, self.keys
+        won, keys_of = self.won, self.keys
         append = self.history.append
+        hands = [hand_cards(h) for h in self.hands]
         seat = self.leader
         while True:
-            hand = hands[seat]
-            cards = [*_S0[hand & _M], *_S1[(hand >> 13) & _M], *_S2[(hand >> 26) & _M]]
-            cards += _S3[hand >> 39]
-            c0 = cards[int(random() * len(cards))]
-            hands[seat] = hand ^ _BIT[c0]
+            cards = hands[seat]
+            c0 = cards.pop(int(random() * len(cards)))
             append(seat << 8 | c0)
             led = _SUIT[c0]
-            suit_mask, suit_cards, shift = SUIT_MASKS[led], SUIT_CARDS[led], _SHIFT[led]
+            low, high = _SUIT_BOUNDS[led]
             s1 = _NEXT[seat]
-            hand = hands[s1]
-            follow = hand & suit_mask
-            cards = suit_cards[follow >> shift] if follow else hand_cards(hand)
-            c1 = cards[int(random() * len(cards))]
-            hands[s1] = hand ^ _BIT[c1]
+            cards = hands[s1]
+            lo = bisect_left(cards, low)
+            n = bisect_left(cards, high, lo) - lo  # cards of the led suit held
+            c1 = cards.pop(lo + int(random() * n) if n else int(random() * len(cards)))
             append(s1 << 8 | c1)
             s2 = _NEXT[s1]
-            hand = hands[s2]
-            follow = hand & suit_mask
-            cards = suit_cards[follow >> shift] if follow else hand_cards(hand)
-            c2 = cards[int(random() * len(cards))]
-            hands[s2] = hand ^ _BIT[c2]
+            cards = hands[s2]
+            lo = bisect_left(cards, low)
+            n = bisect_left(cards, high, lo) - lo
+            c2 = cards.pop(lo + int(random() * n) if n else int(random() * len(cards)))
             append(s2 << 8 | c2)
             keys = keys_of[led]
             k0, k1, k2 = keys[c0], keys[c1], keys[c2]
             seat = (seat if k0 > k2 else s2) if k0 > k1 else (s1 if k1 > k2 else s2)
             won[seat] += 1
-            if not hands[seat]:
+            if not cards:  # every hand is empty after the same trick
                 break
+        self.hands = [0, 0, 0]
         self.led = led
         self.leader = self.to_move = seat
         self._finish_deal()

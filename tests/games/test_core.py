@@ -134,6 +134,33 @@ def test_shuffle_is_uniform_and_seeded():
     assert rng.shuffled(range(10), 1, "x") == [7, 8, 6, 3, 9, 5, 1, 0, 4, 2]
 
 
+def reference_shuffle(items, seed: int, purpose: str) -> list:
+    """Fisher-Yates drawn one ``Stream.below`` at a time: what every deal must equal."""
+    out = list(items)
+    stream = rng.Stream(seed, purpose, reserve=len(out) + 8)
+    for i in range(len(out) - 1, 0, -1):
+        j = stream.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 36, 40, 48, 52, 64, 65, 120])
+def test_shuffle_fast_path_deals_the_reference_permutation(size):
+    for seed in range(40):
+        assert rng.shuffled(range(size), seed, f"deck/{seed}") == reference_shuffle(
+            range(size), seed, f"deck/{seed}"
+        )
+
+
+def test_shuffle_with_rejected_words_deals_the_reference_permutation(monkeypatch):
+    # Every word counts as possibly rejected: the rejection-sampling loop deals.
+    monkeypatch.setattr(rng, "_NEVER_REJECTED", 0)
+    for seed in range(20):
+        assert rng.shuffled(range(52), seed, "deck/1") == reference_shuffle(
+            range(52), seed, "deck/1"
+        )
+
+
 def test_rng_stream_extends_past_its_reserve():
     stream = rng.Stream(3, "long", reserve=2)
     values = [stream.below(6) for _ in range(100)]
