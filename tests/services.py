@@ -113,7 +113,7 @@ def postgres_server(workdir: Path) -> Iterator[str]:
         argv = [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(root)]
         log = root / "postgres.log"
         child = Child("postgres", [*argv, *settings], log, cwd=root, user=user).start()
-        if wait_until(lambda p=port: port_in_use("127.0.0.1", p), timeout=30, child=child):
+        if wait_until(lambda p=port: _accepts(bindir, p), timeout=30, child=child):
             break
         child.stop(timeout=10)
     else:
@@ -122,6 +122,17 @@ def postgres_server(workdir: Path) -> Iterator[str]:
         yield f"postgres://postgres@127.0.0.1:{port}/postgres"
     finally:
         child.stop(timeout=20)
+
+
+def _accepts(bindir: Path, port: int) -> bool:
+    """True once the server on ``port`` accepts connections (not merely listens)."""
+    if not port_in_use("127.0.0.1", port):
+        return False
+    ready = bindir / "pg_isready"
+    if not ready.exists():
+        return True
+    argv = [str(ready), "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres"]
+    return subprocess.run(argv, check=False).returncode == 0
 
 
 @contextlib.contextmanager
