@@ -176,12 +176,13 @@ def competition_create(
 def entry_create(
     *, competition: Competition, bot: Bot, by=None, pinned_version: BotVersion | None = None
 ) -> Entry:
-    """Enter ``bot``: only its owner (or staff), only while the competition is a draft."""
+    """Enter ``bot``: only its owner (or staff), only while the competition is a draft,
+    or while it is a ladder not yet ended (its next batches pair the new entry too)."""
     if by is not None and not (by.is_staff or bot.owner_id == by.pk or bot.builtin):
         raise PermissionDenied("you may only enter your own bots")
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
-    if competition.status != Competition.Status.DRAFT:
-        raise ValidationError("entries close when the competition starts")
+    if competition.status not in entries_open_statuses(competition.format):
+        raise ValidationError("entries close when the competition starts (ladders: when it ends)")
     if pinned_version is not None and pinned_version.bot_id != bot.pk:
         raise ValidationError({"pinned_version": "that version belongs to another bot"})
     if competition.entries.filter(bot=bot).exists():
@@ -190,6 +191,13 @@ def entry_create(
     return Entry.objects.create(
         competition=competition, bot=bot, pinned_version=pinned_version, seed_order=order
     )
+
+
+def entries_open_statuses(format: str) -> tuple[str, ...]:
+    """The statuses in which a competition of ``format`` takes entries."""
+    if format == Format.LADDER:
+        return (Competition.Status.DRAFT, Competition.Status.RUNNING, Competition.Status.PAUSED)
+    return (Competition.Status.DRAFT,)
 
 
 def entry_withdraw(*, entry: Entry, by=None) -> Entry:
@@ -919,7 +927,7 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
     competition.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).delete()
     competition.status = (
         Competition.Status.FINISHED
-        if competition.status == Competition.Status.RUNNING
+        if competition.status in (Competition.Status.RUNNING, Competition.Status.PAUSED)
         else Competition.Status.CANCELLED
     )
     competition.save(update_fields=["status"])

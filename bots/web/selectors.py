@@ -19,6 +19,7 @@ from bots.models import Bot, BotVersion
 from bots.web import words
 from tournaments.models import Competition, Entry, MatchSeat
 from tournaments.selectors import competitions_visible_to, rating_history_for_entry
+from tournaments.services import entries_open_statuses
 
 #: The bot page lists this many recent matches and this many most frequent opponents.
 RECENT_MATCHES = 20
@@ -198,6 +199,9 @@ def head_to_head(*, bot: Bot, user, limit: int = TOP_OPPONENTS) -> list[dict[str
 
 
 def open_competitions_for(*, user) -> QuerySet[Competition]:
-    """Competitions ``user`` may enter a bot into: those still taking entries (drafts:
-    tournaments, league seasons and ladders) that ``user`` may watch."""
-    return competitions_visible_to(user=user).filter(status=Competition.Status.DRAFT)
+    """Competitions ``user`` may watch that take entries (``entries_open_statuses``):
+    drafts, and ladders until they end."""
+    ladders = Q(format=Competition.Format.LADDER) & Q(
+        status__in=entries_open_statuses(Competition.Format.LADDER)
+    )
+    return competitions_visible_to(user=user).filter(Q(status=Competition.Status.DRAFT) | ladders)

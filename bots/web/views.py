@@ -134,11 +134,12 @@ def _bot_page(
         "matches": recent_matches(bot=bot, user=request.user),
         "head_to_head": head_to_head(bot=bot, user=request.user),
     }
-    if manage and not bot.builtin:
+    if manage:
         competitions = open_competitions_for(user=request.user).exclude(entries__bot=bot)
-        context["upload_form"] = upload_form or VersionUploadForm()
         context["entry_form"] = entry_form or EntryForm(competitions=competitions)
         context["has_open"] = competitions.exists()
+    if manage and not bot.builtin:  # a bot that runs a built-in player takes no uploads
+        context["upload_form"] = upload_form or VersionUploadForm()
     return _render(request, "bot_detail.html", context, status=status)
 
 

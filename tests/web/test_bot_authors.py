@@ -240,3 +240,57 @@ def test_my_bots_asks_a_visitor_to_log_in():
     response = Client().get(reverse("bots-web:my-bots"))
 
     assert response.status_code == 302 and reverse("site:login") in response["Location"]
+
+
+def test_a_running_ladder_takes_a_bot_from_its_page_and_pairs_it_next():
+    from tournaments import execution
+
+    ada, olga = make_user("ada"), make_user("olga", organiser=True)
+    ladder = tournament_services.competition_create(
+        created_by=olga,
+        name="Open ladder",
+        kind="ladder",
+        variant="money-jordan",
+        format="ladder",
+        games_per_match=2,
+    )
+    for i in range(2):
+        bot = Bot.objects.create(name=f"random-{i}", builtin="random")
+        tournament_services.entry_create(competition=ladder, bot=bot)
+    tournament_services.competition_start(competition=ladder)
+    ladder.matches.all().update(status="done")  # the first batch has been played
+    mine = Bot.objects.create(owner=ada, name="late-comer", builtin="greedy")
+    browser = logged_in(ada)
+    page = browser.get(reverse("bots-web:bot-detail", args=[mine.pk])).content.decode()
+    assert "Open ladder" in page[page.index('id="enter-form"') :]
+
+    entered = browser.post(
+        reverse("bots-web:bot-enter", args=[mine.pk]),
+        {"competition": ladder.pk, "once": once_value(page, "enter-form")},
+    )
+
+    assert entered.status_code == 302
+    entry = Entry.objects.get(competition=ladder, bot=mine)
+    execution.matches_reap(send=lambda ids: None)  # the idle ladder's next batch
+    assert ladder.matches.filter(seats__entry=entry).exists()
+
+
+def test_a_started_tournament_takes_no_more_entries():
+    ada = make_user("ada")
+    cup = open_tournament(make_user("olga", organiser=True))
+    for i in range(3):
+        bot = Bot.objects.create(name=f"random-{i}", builtin="random")
+        tournament_services.entry_create(competition=cup, bot=bot)
+    mine = Bot.objects.create(owner=ada, name="too-late", builtin="greedy")
+    browser = logged_in(ada)
+    page = browser.get(reverse("bots-web:bot-detail", args=[mine.pk])).content.decode()
+    tournament_services.competition_start(competition=cup)  # starts while the page is open
+
+    refused = browser.post(
+        reverse("bots-web:bot-enter", args=[mine.pk]),
+        {"competition": cup.pk, "once": once_value(page, "enter-form")},
+    )
+
+    assert refused.status_code == 400
+    assert "Select a valid choice" in error_next_to(refused.content.decode(), "competition")
+    assert not Entry.objects.filter(bot=mine).exists()

@@ -148,6 +148,7 @@ def _competition_page(
         "progress": {words.match_status(k): v for k, v in progress.items() if k in MATCH_KEYS},
         "total": progress["total"],
         "draft": competition.status == Competition.Status.DRAFT,
+        "taking_entries": competition.status in services.entries_open_statuses(competition.format),
         "running": competition.status == Competition.Status.RUNNING,
         "paused": competition.status == Competition.Status.PAUSED,
         "open": competition.status
@@ -212,11 +213,6 @@ def _act(action: str, competition: Competition, user) -> None:
     elif action == "resume":
         organise_services.competition_resume(competition=competition, by=user)
     else:
-        competition.refresh_from_db(fields=["status"])
-        if competition.status == Competition.Status.PAUSED:
-            # competition_close finishes a running competition (a draft is cancelled):
-            # a paused one has been played, so it is running again for the close.
-            organise_services.competition_resume(competition=competition, by=user)
         services.competition_close(competition=competition, by=user)
     if action in ("start", "resume"):
         execution.matches_enqueue(competition=competition)
