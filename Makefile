@@ -36,16 +36,18 @@ install: host-packages-demo $(STAMP)
 test: host-packages-test $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m tests.services run -- $(PY) -m pytest
 
 ## The suite without tests marked slow, for the edit-test loop.
 test-fast: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m tests.services run -- $(PY) -m pytest -m "not slow"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 ## The whole platform on embedded defaults (SQLite in var/, an embedded Redis, a worker,
 ## the ASGI server on http://$(HOST):$(PORT)/); Ctrl-C stops it all.
