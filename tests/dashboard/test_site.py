@@ -113,9 +113,9 @@ def test_the_home_page_names_recent_upsets(organiser):
     page = html_of(Client(), "/")
 
     upsets = page[page.index('id="upsets"') :]
-    assert (
-        f"<b>{winner.entry.bot.name}</b> beat {loser.entry.bot.name}, rated 35.0 higher" in upsets
-    )
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", upsets[: upsets.index("</li>")]))
+    assert f"{winner.entry.bot.name} beat {loser.entry.bot.name}, rated 35.0 higher" in text
+    assert f'href="/bots/{winner.entry.bot_id}/"' in upsets
     assert f'href="/dashboard/matches/{match.pk}/"' in upsets
 
 
