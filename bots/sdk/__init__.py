@@ -145,3 +145,7 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
             bot.game_over(message)
         elif kind == "bye":
             return
+
+
+# The tracked game state (needs ``games``; imported last because it subclasses Bot).
+from bots.sdk.tracking import GameTracker, TrackingBot, TrackingError  # noqa: E402, F401
