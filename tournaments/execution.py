@@ -79,12 +79,12 @@ def worker_name(task_id: str = "") -> str:
 
 
 def send_match_tasks(match_ids: list[int]) -> None:
-    """One ``tournaments.match_run`` task per id, on the matches queue (sent by name,
-    so that this module needs no import of the tasks that call it)."""
+    """One ``tournaments.match_run`` task per id, on the matches queue (found by name
+    in the app's registry, so that this module needs no import of the tasks that call it)."""
     try:
         for match_id in match_ids:
-            current_app.send_task(
-                MATCH_RUN_TASK, args=[match_id], queue=settings.CARDROOM_MATCH_QUEUE
+            current_app.tasks[MATCH_RUN_TASK].apply_async(
+                args=[match_id], queue=settings.CARDROOM_MATCH_QUEUE
             )
     except BrokerError as exc:  # the matches stay queued: the reaper sends them again
         log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)

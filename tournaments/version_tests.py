@@ -21,11 +21,13 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 import games
 from bots import builtin
@@ -52,16 +54,17 @@ FILLER = "random"
 
 Status = VersionTest.Status
 Sender = Callable[[int], None]
+#: The Celery task that plays a slice of a version test (``tournaments.tasks``).
+VERSION_TEST_TASK = "tournaments.version_test_run"
 
 
 def send_version_test_task(test_id: int) -> None:
-    """One ``tournaments.version_test_run`` task for ``test_id`` on the matches queue."""
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from tournaments.tasks import version_test_run
-
+    """One ``tournaments.version_test_run`` task for ``test_id`` on the matches queue (found by
+    name in the app's registry: the tasks module calls this one, never the reverse)."""
     try:
-        version_test_run.apply_async(args=[test_id], queue=settings.CARDROOM_MATCH_QUEUE)
+        current_app.tasks[VERSION_TEST_TASK].apply_async(
+            args=[test_id], queue=settings.CARDROOM_MATCH_QUEUE
+        )
     except BrokerError as exc:
         log.warning("broker unavailable, version test %s stays pending: %s", test_id, exc)
 
