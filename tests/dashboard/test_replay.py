@@ -323,7 +323,7 @@ def test_a_forfeit_is_the_last_step():
     last = steps[-1]
     assert len(steps) == 32
     assert last["actor"] == 2 and last["action"] == "forfeit: timeout"
-    assert last["table"]["said"] == [{"seat": 2}, " forfeits (", "timeout", ")"]
+    assert last["table"]["said"] == [{"seat": 2}, " forfeits (", "ran out of time", ")"]
     assert last["table"]["result"]["ranking"] == [2, 1, 2, 1]  # the offender's team loses
 
 

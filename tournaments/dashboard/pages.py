@@ -13,6 +13,7 @@ from django.db.models import Case, IntegerField, Value, When
 import games
 from tournaments.dashboard.replay import seat_names
 from tournaments.dashboard.selectors import progress_by_competition
+from tournaments.dashboard.words import STATUS_WORDS, status_words
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import (
     competitions_visible_to,
@@ -29,19 +30,6 @@ UPSETS_SHOWN, UPSETS_SCANNED = 5, 200
 #: An upset: the better placed seat was rated at least this much lower (mu - 3 sigma) before.
 UPSET_MARGIN = 1.0
 
-#: A seat's game status in words (bots.referee.players; RULES.md FORFEIT-1).
-STATUS_WORDS = {
-    "ok": "played to the end",
-    "illegal": "illegal move",
-    "timeout": "ran out of time",
-    "crash": "crashed",
-    "malformed": "sent a malformed answer",
-    "flood": "flooded its output",
-    "not-ready": "never said it was ready",
-    "out-of-turn": "answered out of turn",
-    "memory": "used too much memory",
-}
-
 #: Match statuses in words.
 MATCH_STATUS_WORDS = {
     Match.Status.PENDING: "waiting",
@@ -50,11 +38,6 @@ MATCH_STATUS_WORDS = {
     Match.Status.DONE: "finished",
     Match.Status.FAILED: "failed (the platform gave up on it)",
 }
-
-
-def status_words(status: str) -> str:
-    """A game status in words; an unknown one as it is."""
-    return STATUS_WORDS.get(status, status)
 
 
 def home_page(*, user) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from games.cards import FRENCH_INDEX, FRENCH_SUITS, LATIN_INDEX, LATIN_SUITS
 from games.maniglia.rules import trick_winner as maniglia_trick_winner
 from games.manni.rules import NO_TRUMP
 from games.manni.rules import trick_winner as manni_trick_winner
+from tournaments.dashboard.words import status_words
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ def forfeit_info(view: dict[str, Any]) -> list[list[Any]]:
     forfeit = view.get("forfeit")
     if not forfeit:
         return []
-    return [["forfeit", [seat(forfeit.get("seat")), f" ({forfeit.get('reason', '')})"]]]
+    reason = status_words(forfeit.get("reason", ""))
+    return [["forfeit", [seat(forfeit.get("seat")), f" ({reason})"]]]
 
 
 def opening_words(view: dict[str, Any]) -> list[Any]:
@@ -90,7 +92,7 @@ def opening_words(view: dict[str, Any]) -> list[Any]:
 
 def fallback_words(move: Move) -> list[Any]:
     if move.label.startswith("forfeit"):
-        return [seat(move.actor), " forfeits (", move.label.split(": ", 1)[-1], ")"]
+        return [seat(move.actor), " forfeits (", status_words(move.label.split(": ", 1)[-1]), ")"]
     return [seat(move.actor), ": ", move.label]
 
 
