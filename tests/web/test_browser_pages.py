@@ -1,0 +1,177 @@
+"""The authors' and organisers' pages in a real browser (Debian's chromium via Playwright).
+
+An author drops a bot file on the upload form and watches the validation end without
+reloading; an organiser picks a variant (only its options show), creates a
+competition, adds entries and starts it. Each page fits a 390 px phone and a
+1920 px screen; screenshots go to ``docs/img/``. The site is served by pytest-django's
+live server (these pages need no WebSocket).
+"""
+
+from __future__ import annotations
+
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from django.db import connections
+
+from bots.models import Bot, BotVersion
+from tests.web.conftest import FIRST_LEGAL_BOT, PASSWORD, make_user
+from tournaments.models import Competition, Match
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = ROOT / "docs" / "img"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--no-first-run"]
+WIDTHS = (390, 1920)
+OVERFLOWS = "() => document.documentElement.scrollWidth > window.innerWidth + 1"
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def in_thread(function, *args):
+    """Run database code outside Playwright's event loop (which owns this thread)."""
+
+    def run():
+        try:
+            return function(*args)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+@pytest.fixture
+def chromium():
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.fail("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def no_broker(monkeypatch):
+    """Validation tasks are kept here instead of going to a broker; the test plays the
+    worker."""
+    from bots.tasks import version_validate
+
+    sent: list[int] = []
+    monkeypatch.setattr(version_validate, "apply_async", lambda args, **kw: sent.extend(args))
+    return sent
+
+
+def log_in(browser, base: str, username: str):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(f"{base}/")
+    return page
+
+
+def fits_everywhere(page, path: str, shot: str | None = None) -> None:
+    """The page has no horizontal overflow at each width; a screenshot at 1280 px."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(path)
+        assert not page.evaluate(OVERFLOWS), f"{path} overflows at {width} px"
+    if shot:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(path)
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(IMAGES / shot), full_page=True)
+
+
+def test_an_author_drops_a_bot_and_watches_it_validated(live_server, chromium, no_broker):
+    from playwright.sync_api import expect
+
+    in_thread(make_user, "ada")
+    base = live_server.url
+    page = log_in(chromium, base, "ada")
+    page.locator("nav a", has_text="My bots").click()
+    page.fill("#id_name", "first-legal")
+    page.fill("#id_description", "Plays the first legal card.")
+    page.locator("#bot-create button[type=submit]").click()
+    expect(page.locator("#bot-name")).to_have_text("first-legal")
+    expect(page.locator("#upload-form .drop-hint")).to_be_visible()  # the script runs
+
+    page.evaluate(
+        """(source) => {
+            const data = new DataTransfer();
+            data.items.add(new File([source], "bot.py", {type: "text/x-python"}));
+            const form = document.getElementById("upload-form");
+            form.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true}));
+        }""",
+        FIRST_LEGAL_BOT.decode(),
+    )
+    page.locator("#upload-form button[type=submit]").click()
+    badge = page.locator("#version-1 .version-status")
+    expect(badge).to_have_text("being validated")
+    assert len(no_broker) == 1  # the validation task was sent, once
+
+    def validate():
+        from bots.services import bot_version_validate
+
+        return bot_version_validate(version=BotVersion.objects.get(pk=no_broker[0])).status
+
+    assert in_thread(validate) == "ready"  # as the worker would, while the page is open
+    expect(badge).to_have_text("ready to play", timeout=15_000)
+    expect(page.locator("#version-1")).to_contain_text("Validation passed")
+    expect(page.locator("#version-1")).to_contain_text("Game 1: played to the end")
+
+    bot_id = in_thread(lambda: Bot.objects.get(name="first-legal").pk)
+    fits_everywhere(page, f"{base}/bots/{bot_id}/", "bot-page.png")
+    fits_everywhere(page, f"{base}/bots/", "my-bots.png")
+
+
+def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, monkeypatch):
+    from playwright.sync_api import expect
+
+    from tournaments.tasks import match_run
+
+    monkeypatch.setattr(match_run, "apply_async", lambda *a, **kw: None)  # no broker here
+    in_thread(lambda: make_user("olga", organiser=True))
+
+    def builtins():
+        for i in range(4):
+            Bot.objects.create(name=f"random-{i}", builtin="random")
+
+    in_thread(builtins)
+    base = live_server.url
+    page = log_in(chromium, base, "olga")
+    fits_everywhere(page, f"{base}/organise/new/")
+    page.select_option("#id_variant", "money-jordan")
+    expect(page.locator("#options-money-jordan")).to_be_visible()
+    expect(page.locator("#options-manni-basic")).to_be_hidden()
+    page.fill("#id_name", "Spring cup")
+    page.select_option("#id_kind", "tournament")
+    page.select_option("#id_format", "single-elimination")
+    page.fill("#id_games_per_match", "2")
+    page.select_option('[id="id_opt:money-jordan:money.capture"]', "choice")
+    page.screenshot(path=str(IMAGES / "organise-new.png"), full_page=True)
+    page.locator("#competition-form button[type=submit]").click()
+    expect(page.locator("h1")).to_have_text("Spring cup")
+
+    for i in range(4):
+        page.select_option("#id_bot", label=f"random-{i}")
+        page.locator("#entry-form button[type=submit]").click()
+        expect(page.locator("#entries li")).to_have_count(i + 1)
+    page.locator("#start").click()
+    expect(page.locator("#competition-status")).to_have_text("being played")
+
+    def stored():
+        competition = Competition.objects.get(name="Spring cup")
+        statuses = set(competition.matches.values_list("status", flat=True))
+        return competition.options["money.capture"], competition.entries.count(), statuses
+
+    assert in_thread(stored) == ("choice", 4, {Match.Status.QUEUED})
+    fits_everywhere(page, page.url, "organise-competition.png")
