@@ -219,6 +219,23 @@ def test_the_same_sign_up_sent_twice_creates_one_account():
     assert get_user_model().objects.filter(username__iexact="nina").count() == 1
 
 
+def test_sign_ups_are_limited_per_address_as_in_the_api(settings):
+    settings.CARDROOM_THROTTLE_RATES = {**settings.CARDROOM_THROTTLE_RATES, "register": "2/min"}
+    for name in ("nina", "nino"):
+        data = {"username": name, "password": "a long passphrase 7"}
+        signed_up = Client().post("/accounts/signup/", {**data, "password_again": data["password"]})
+        assert signed_up.status_code == 302
+
+    blocked = Client().post(
+        "/accounts/signup/",
+        {"username": "nine", "password": "a long pass 7", "password_again": "a long pass 7"},
+    )
+
+    assert blocked.status_code == 429 and "Retry-After" in blocked
+    assert "Too many accounts created from here" in blocked.content.decode()
+    assert not get_user_model().objects.filter(username="nine").exists()
+
+
 def test_logging_in_goes_on_to_next_and_logging_out_ends_the_session(organiser):
     client = Client()
 

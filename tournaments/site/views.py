@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from config.throttles import login_blocked_for, login_failed
+from config.throttles import RegisterThrottle, login_blocked_for, login_failed
 from tournaments.dashboard.pages import home_page
 from tournaments.site.forms import SignupForm
 
@@ -32,6 +32,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     """A sign-up form; a new account is logged in at once and sent on to ``next``."""
     if request.user.is_authenticated:
         return redirect(_next_url(request))
+    if request.method == "POST":
+        throttle = RegisterThrottle()
+        if not throttle.allow_request(request, None):  # the API's limit per address
+            wait = int(throttle.wait() or 1) + 1
+            context = {"form": SignupForm(), "next": _next_url(request), "blocked": wait}
+            response = render(request, "registration/signup.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
