@@ -360,7 +360,7 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     enqueued = _mark_queued_and_send(
         Match.objects.filter(status=Status.PENDING, competition__status=running), send
     )
-    ladders = [m for c in _idle_ladders() for m in _ladder_batch(c, send)]
+    ladders = [m for c in selectors.ladders_idle() for m in _ladder_batch(c, send)]
     if requeued or failed or resent:
         log.warning("reaper: requeued %s, failed %s, resent %s", requeued, failed, resent)
     touched = [*requeued, *failed, *resent, *enqueued, *ladders]
@@ -391,32 +391,10 @@ def _fail_exhausted(expired) -> list[int]:
     return ids
 
 
-def _idle_ladders() -> list[Competition]:
-    """Running ladders with no open match (and, paced, none finished within the pause)."""
-    open_ = [Status.PENDING, Status.QUEUED, Status.RUNNING]
-    ladders = Competition.objects.filter(
-        status=Competition.Status.RUNNING, format=Competition.Format.LADDER
-    ).exclude(matches__status__in=open_)
-    pause = settings.CARDROOM_LADDER_PAUSE_S
-    if pause > 0:
-        ladders = ladders.exclude(
-            matches__finished_at__gt=timezone.now() - timedelta(seconds=pause)
-        )
-    return list(ladders.distinct())
-
-
 def _ladder_batch(competition: Competition, send: Sender) -> list[int]:
     with transaction.atomic():
-        competition = Competition.objects.select_for_update().get(pk=competition.pk)
-        if (
-            competition.status != Competition.Status.RUNNING
-            or competition.matches.filter(
-                status__in=[Status.PENDING, Status.QUEUED, Status.RUNNING]
-            ).exists()
-        ):
+        if not services.ladder_pair_batch(competition=competition):
             return []
-        # The service's own pairing step: the ladder schedules its next batch.
-        services._pair_next(competition)  # announces its round.started
         return matches_enqueue(competition=competition, send=send)
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from bots.referee.match import game_seed
 from tournaments import comparison, deals
@@ -322,3 +325,17 @@ def competition_progress(*, competition: Competition) -> dict[str, Any]:
     row["games"] = row[Match.Status.DONE] * competition.games_per_match
     row["competition"] = competition.status
     return row
+
+
+def ladders_idle() -> list[Competition]:
+    """Running ladders with no open match (and, paced, none finished within the pause)."""
+    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING]
+    ladders = Competition.objects.filter(
+        status=Competition.Status.RUNNING, format=Competition.Format.LADDER
+    ).exclude(matches__status__in=open_)
+    pause = settings.CARDROOM_LADDER_PAUSE_S
+    if pause > 0:
+        ladders = ladders.exclude(
+            matches__finished_at__gt=timezone.now() - timedelta(seconds=pause)
+        )
+    return list(ladders.distinct())

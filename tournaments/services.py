@@ -299,6 +299,21 @@ def _pair_next(competition: Competition) -> list[Match]:
     return matches
 
 
+@transaction.atomic
+def ladder_pair_batch(*, competition: Competition) -> list[Match]:
+    """The next batch of a running ladder with no open match; [] if it is not idle.
+
+    The competition row is locked, so two reapers never pair the same batch twice.
+    """
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
+    if competition.status != Competition.Status.RUNNING or competition.format != Format.LADDER:
+        return []
+    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING]
+    if competition.matches.filter(status__in=open_).exists():
+        return []
+    return _pair_next(competition)
+
+
 def _games_of(result: PlayedMatch | dict[str, Any]) -> list[dict[str, Any]]:
     return result.games_json() if isinstance(result, PlayedMatch) else result["games"]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from bots.services import builtin_bots_ensure
@@ -162,6 +164,35 @@ def test_organiser_starts_and_closes_a_competition(organiser, as_organiser, anon
     assert results(anon.get(f"/api/rounds/?competition={competition.pk}"))[0]["number"] == 1
     assert closed.status_code == 200 and closed.json()["status"] == "finished"
     assert again.status_code == 400 and "already" in again.json()["non_field_errors"][0]
+
+
+def test_starting_through_the_api_queues_the_first_matches_as_the_command_does(
+    organiser, as_organiser, alice, bob, monkeypatch, django_capture_on_commit_callbacks
+):
+    from django.core.management import call_command
+
+    from tournaments import tasks
+
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.match_run, "apply_async", lambda args, queue: sent.append(args[0]))
+    through_api, through_cli = (make_competition(organiser, name=n) for n in ("API", "CLI"))
+    bots = [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]
+    for competition in (through_api, through_cli):
+        for bot in bots:
+            Entry.objects.create(competition=competition, bot=bot)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        started = as_organiser.post(f"/api/competitions/{through_api.pk}/start/")
+        assert sent == []  # nothing goes to the workers before the start commits
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("run_competition", str(through_cli.pk), stdout=io.StringIO())
+
+    assert started.status_code == 200, started.content
+    api_matches = list(through_api.matches.values_list("pk", "status"))
+    cli_matches = list(through_cli.matches.values_list("pk", "status"))
+    assert api_matches and {status for _, status in api_matches} == {"queued"}
+    assert {status for _, status in cli_matches} == {"queued"}
+    assert sent == [pk for pk, _ in api_matches] + [pk for pk, _ in cli_matches]
 
 
 def test_a_draft_closed_is_cancelled(organiser, as_staff):
