@@ -295,6 +295,7 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
             expect(page.locator("#standings tbody tr")).to_have_count(8)
             box = page.locator("#standings-box").bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+            page.screenshot(path=str(IMAGES / "competition-phone.png"))
             page.set_viewport_size({"width": 1200, "height": 760})
             page.goto(f"{server}/")
             page.screenshot(path=str(IMAGES / "home.png"), full_page=True)
