@@ -7,18 +7,27 @@
 - ``in-process``: the same match with the same bot logic called in-process;
 - ``pipe floor``: no engine, no referee, no sandbox: the messages of that match
   replayed over plain pipes to three plain ``python3`` processes of the same
-  bot, each write followed by reading the answer line (the floor).
+  bot, each write followed by reading the answer line (the floor);
+- ``history_delta``: the same match with sandboxed bots that accept the
+  ``history_delta`` extension (``bench/bots/delta_bot.py``: the same choices,
+  the history put back at every decision), against its own pipe floor of the
+  lines those bots got.
 
 Then what each control costs per match, measured in the same run by turning it
 off: the seccomp filter, the cgroup (with it the CPU-time charging, which reads
 the group's counter around every decision), and in a duplicate match of the same
 length the fresh processes each seat rotation starts (``fresh_rotations``).
 
-Target: sandboxed at >= 70 % of the pipe floor. Bot start-up is paid once per
+Target: sandboxed at >= 85 % of the pipe floor. Bot start-up is paid once per
 match (once per rotation in duplicate mode): the figures include it, but not the
 host probe a worker runs once (bwrap, the filter, the cgroup), done first. Each
-sandboxed figure is the best of ``--repeat`` matches. The process pins itself
-(and so its bots) to one core unless ``--no-pin``.
+figure is the best of ``--repeat`` matches, the floors and the sandboxed
+matches taking turns so that a change in the machine's load reaches both. The
+process pins itself (and so its bots) to one core unless ``--no-pin``.
+
+Start-up: how long a sandboxed bot takes from spawn to its ``ready`` (the
+SDK and the engines are copied into every sandbox), for the bench bot and for
+a bot that imports ``games`` and loads its variant, and the staging copy alone.
 """
 
 from __future__ import annotations
@@ -27,8 +36,10 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,10 +47,25 @@ from typing import Any
 import games
 from bots import protocol, sandbox
 from bots.referee import InProcessPlayer, Player, ProcessPlayer, TimeControl, play_match
+from bots.referee.encoding import ActEncoder
+from bots.referee.players import OFFERED
+from bots.sandbox import isolation
 from bots.sdk import Bot
 
 BOT = Path(__file__).resolve().parent / "bots" / "pipe_bot.py"
+DELTA_BOT = Path(__file__).resolve().parent / "bots" / "delta_bot.py"
 RUNTIME = "/usr/bin/python3"
+#: A bot that thinks with the mounted engine: what importing it adds to start-up.
+ENGINE_BOT = """import json, sys
+import games
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        games.load(message["variant"], **message["options"]).new_game(1)
+        print('{"ready":true}', flush=True)
+    elif message["type"] == "bye":
+        break
+"""
 
 
 class SameBot(Bot):
@@ -61,8 +87,19 @@ class SameBot(Bot):
 
 
 class Recording(InProcessPlayer):
+    """Keeps the lines a bot program would get, encoded as ``ProcessPlayer`` encodes them."""
+
+    def __init__(self, bot: SameBot, *, delta: bool = False) -> None:
+        super().__init__(bot)
+        self.encoder = ActEncoder(delta=delta)
+
+    def start(self, hello: dict[str, Any], timeout_s: float) -> None:
+        super().start(hello, timeout_s)
+        line = protocol.encode({**hello, "extensions": OFFERED})
+        self.bot.transcript[-1] = (self.bot.player, line)
+
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
-        self.bot.transcript.append((self.bot.player, protocol.encode(message)))
+        self.bot.transcript.append((self.bot.player, self.encoder.encode(message)))
         return super().act(message, timeout_s)
 
 
@@ -85,30 +122,26 @@ CONFIGURATIONS = {
     "duplicate, fresh rotations": ({}, {"duplicate": True}),
     "duplicate, kept processes": ({}, {"duplicate": True, "fresh_rotations": False}),
 }
+#: The row of bots that accept the history_delta extension (bench/bots/delta_bot.py).
+DELTA = "sandboxed, history_delta bots"
 
 
 def sandboxed_seconds(
-    variant: str, games_count: int, seed: int, repeat: int
-) -> tuple[dict[str, float], set[str]]:
-    """Best-of-``repeat`` seconds of the match per configuration, and the statuses seen."""
+    variant: str, games_count: int, seed: int, spawn_options: dict, match_options: dict, bot: Path
+) -> tuple[float, set[str]]:
+    """Seconds of one sandboxed match, and the statuses seen."""
     n = games.load(variant).num_players
-    best = dict.fromkeys(CONFIGURATIONS, float("inf"))
-    statuses: set[str] = set()
-    for _ in range(repeat):
-        for name, (spawn_options, match_options) in CONFIGURATIONS.items():
-            boxed = [ProcessPlayer.from_path(BOT, spawn_options=spawn_options) for _ in range(n)]
-            result, seconds = run_match(variant, boxed, games_count, seed, **match_options)
-            statuses |= {s["status"] for g in result.games for s in g.statuses}
-            best[name] = min(best[name], seconds)
-    return best, statuses
+    boxed = [ProcessPlayer.from_path(bot, spawn_options=spawn_options) for _ in range(n)]
+    result, seconds = run_match(variant, boxed, games_count, seed, **match_options)
+    return seconds, {s["status"] for g in result.games for s in g.statuses}
 
 
-def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
+def pipe_floor(transcript: list[tuple[int, bytes]], players: int, bot: Path = BOT) -> float:
     """Seconds to replay ``transcript`` over plain pipes, answer by answer."""
     start = time.perf_counter()
     procs = [
         subprocess.Popen(
-            [RUNTIME, str(BOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+            [RUNTIME, str(bot)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
         )
         for _ in range(players)
     ]
@@ -123,6 +156,38 @@ def pipe_floor(transcript: list[tuple[int, bytes]], players: int) -> float:
     return time.perf_counter() - start
 
 
+def transcript_of(variant: str, games_count: int, seed: int, *, delta: bool) -> list:
+    """Every line of the match as the bots get it: (player, line) in order."""
+    n = games.load(variant).num_players
+    transcript: list[tuple[int, bytes]] = []
+    players = [Recording(SameBot(transcript, p), delta=delta) for p in range(n)]
+    run_match(variant, players, games_count, seed)
+    return transcript
+
+
+def start_up_ms(variant: str, rounds: int = 5) -> dict[str, float]:
+    """Median milliseconds: staging the copies, and spawn to ``ready`` of two bots."""
+    hello = protocol.encode(
+        protocol.hello(variant=variant, options={}, seat=0, players=3, match={}, time_control={})
+    )
+    with tempfile.TemporaryDirectory() as directory:
+        engine_bot = Path(directory) / "engine_bot.py"
+        engine_bot.write_text(ENGINE_BOT)
+        samples: dict[str, list[float]] = {"staging": [], "bench bot": [], "importing games": []}
+        for _ in range(rounds):
+            started = time.perf_counter()
+            isolation.stage(Path(directory), uid=None).remove()
+            samples["staging"].append(time.perf_counter() - started)
+            for name, program in (("bench bot", BOT), ("importing games", engine_bot)):
+                command, bot_dir = sandbox.resolve(program)
+                started = time.perf_counter()
+                with sandbox.spawn(command, bot_dir=bot_dir) as bot:
+                    bot.send(hello)
+                    bot.readline(timeout_s=30)
+                    samples[name].append(time.perf_counter() - started)
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+
+
 def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[str, Any]:
     n = games.load(variant).num_players
     if games_count % n:
@@ -132,12 +197,23 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
         variant, [InProcessPlayer(SameBot(unused, p)) for p in range(n)], games_count, seed
     )
     count = deals(result)
-    transcript: list[tuple[int, bytes]] = []  # the same match again, keeping every message
-    run_match(variant, [Recording(SameBot(transcript, p)) for p in range(n)], games_count, seed)
+    transcript = transcript_of(variant, games_count, seed, delta=False)
+    delta_transcript = transcript_of(variant, games_count, seed, delta=True)
     if not sandbox.available():  # the one-time host probe, paid by a worker once, not per match
         raise SystemExit(f"no sandbox here: {sandbox.describe()['probe']}")
-    seconds, statuses = sandboxed_seconds(variant, games_count, seed, repeat)
-    floor_s = min(pipe_floor(transcript, n) for _ in range(repeat))
+    seconds = dict.fromkeys([*CONFIGURATIONS, DELTA], float("inf"))
+    floor_s = delta_floor_s = float("inf")
+    statuses: set[str] = set()
+    for _ in range(repeat):  # floors and matches take turns, so load changes reach both
+        floor_s = min(floor_s, pipe_floor(transcript, n))
+        for name, (spawn_options, match_options) in CONFIGURATIONS.items():
+            figure, seen = sandboxed_seconds(
+                variant, games_count, seed, spawn_options, match_options, BOT
+            )
+            seconds[name], statuses = min(seconds[name], figure), statuses | seen
+        delta_floor_s = min(delta_floor_s, pipe_floor(delta_transcript, n, DELTA_BOT))
+        figure, seen = sandboxed_seconds(variant, games_count, seed, {}, {}, DELTA_BOT)
+        seconds[DELTA], statuses = min(seconds[DELTA], figure), statuses | seen
     boxed_s = seconds["sandboxed"]
     return {
         "variant": variant,
@@ -151,7 +227,15 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
         "sandboxed_deals_per_s": count / boxed_s,
         "in_process_deals_per_s": count / in_s,
         "pipe_floor_deals_per_s": count / floor_s,
-        "sandboxed_vs_floor": (count / boxed_s) / (count / floor_s),
+        "sandboxed_vs_floor": floor_s / boxed_s,
+        "history_delta": {
+            "bytes_per_match": sum(len(line) for _, line in delta_transcript),
+            "version_1_bytes_per_match": sum(len(line) for _, line in transcript),
+            "sandboxed_deals_per_s": count / seconds[DELTA],
+            "pipe_floor_deals_per_s": count / delta_floor_s,
+            "sandboxed_vs_floor": delta_floor_s / seconds[DELTA],
+        },
+        "start_up_ms": start_up_ms(variant, rounds=max(3, repeat)),
         "cost_ms_per_match": {
             "seccomp filter": (boxed_s - seconds["no seccomp filter"]) * 1000,
             "cgroup and CPU-time charging": (boxed_s - seconds["no cgroup"]) * 1000,
@@ -192,7 +276,21 @@ def main(argv: list[str] | None = None) -> int:
         ("sandboxed_deals_per_s", "sandboxed bots"),
     ):
         print(f"  {label:<36}{report[key]:>10,.1f} deals/s")
-    print(f"  sandboxed / pipe floor: {report['sandboxed_vs_floor']:.2f} (target >= 0.70)")
+    print(f"  sandboxed / pipe floor: {report['sandboxed_vs_floor']:.2f} (target >= 0.85)")
+    delta = report["history_delta"]
+    print(
+        f"Bots with history_delta: {delta['bytes_per_match'] / 1e6:.2f} MB sent per match "
+        f"(version 1: {delta['version_1_bytes_per_match'] / 1e6:.2f} MB)"
+    )
+    print(f"  {'pipe floor of those lines':<36}{delta['pipe_floor_deals_per_s']:>10,.1f} deals/s")
+    print(f"  {'sandboxed bots':<36}{delta['sandboxed_deals_per_s']:>10,.1f} deals/s")
+    print(f"  sandboxed / pipe floor: {delta['sandboxed_vs_floor']:.2f}")
+    ups = report["start_up_ms"]
+    print(
+        f"Start-up, median: staging bots.sdk + games {ups['staging']:.1f} ms; spawn to ready: "
+        f"bench bot {ups['bench bot']:.1f} ms, a bot importing games "
+        f"{ups['importing games']:.1f} ms"
+    )
     print(f"Sandboxed match, best of {report['repeat']} (seconds):")
     for name, seconds in report["seconds"].items():
         print(f"  {name:<36}{seconds:>10.3f} s")

@@ -17,6 +17,7 @@ this folder says what is enforced on which host.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -98,10 +99,11 @@ _PROC_EMPTIED = (
 class Staging:
     """What one bot process needs on the host, released when it is killed.
 
-    ``root`` is a private host directory (the SDK copy and, unsandboxed only,
-    the scratch directory). ``fds`` are the open file descriptors that the
-    last ``bwrap_argv`` call named (the bot's files, synthetic files, the
-    seccomp program): pass them to bwrap, then ``close_fds()``.
+    ``root`` is a private host directory (unsandboxed only, it holds the
+    scratch directory; the SDK and engines come from ``packages()``). ``fds``
+    are the open file descriptors that the last ``bwrap_argv`` call named
+    (the bot's files, synthetic files, the seccomp program): pass them to
+    bwrap, then ``close_fds()``.
     """
 
     root: Path
@@ -214,15 +216,33 @@ def stage(bot_path: Path, *, uid: int | None) -> Staging:
     """
     root = Path(tempfile.mkdtemp(prefix="cardroom-bot-"))
     try:
-        sdk = root / "sdk"
-        for source, import_path in MOUNTED_PACKAGES:
-            _copy_package(source, sdk / import_path)
-        (sdk / "bots" / "__init__.py").write_text("")  # not the Django app's: a bare package
         _make_public(root)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return Staging(root=root, bot_source=bot_path)
+
+
+@functools.cache
+def packages() -> Path:
+    """The directory holding the copies of ``MOUNTED_PACKAGES`` that every bot gets.
+
+    Made once per process, when the first bot starts, so every bot of a
+    worker gets the engine that the worker's referee imported then (and no
+    bot pays for the copy); read-only, removed when the process exits.
+    Sandboxed bots get their own copy of it in the sandbox; unsandboxed
+    (trusted) bots have it on ``PYTHONPATH``.
+    """
+    root = Path(tempfile.mkdtemp(prefix="cardroom-packages-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    for source, import_path in MOUNTED_PACKAGES:
+        _copy_package(source, root / import_path)
+    (root / "bots" / "__init__.py").write_text("")  # not the Django app's: a bare package
+    _make_public(root)
+    for path in _walk(root):
+        if path.is_file() and not path.is_symlink():  # readable by any uid, written by nobody
+            path.chmod(0o444)
+    return root
 
 
 def _copy_package(source: Path, target: Path) -> None:
@@ -306,7 +326,7 @@ def _filesystem_args(staging: Staging, limits: Limits) -> list[str]:
     args += _copy_data(staging, "/etc/group", _GROUP.encode())
     args += ["--proc", "/proc", *_proc_masks(staging, limits), "--dev", "/dev"]
     args += ["--size", str(limits.scratch_mb * MIB), "--perms", "1777", "--tmpfs", "/tmp"]
-    args += _copy_tree(staging, staging.root / "sdk", SDK_MOUNT)
+    args += _copy_tree(staging, packages(), SDK_MOUNT)
     source = staging.bot_source
     if source.is_file():
         args += ["--dir", BOT_MOUNT, *_copy_file(staging, source, f"{BOT_MOUNT}/{source.name}")]

@@ -555,7 +555,7 @@ def _spawn_unsandboxed(command: list[str], bot_path: Path, limits: Limits) -> Bo
         popen = subprocess.Popen(
             argv,
             cwd=bot_home,
-            env=isolation.environment(home=str(scratch), sdk=str(staging.root / "sdk")),
+            env=isolation.environment(home=str(scratch), sdk=str(isolation.packages())),
             start_new_session=True,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

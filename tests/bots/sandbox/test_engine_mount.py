@@ -94,18 +94,10 @@ def test_a_hostile_bot_cannot_change_the_mounted_engine_or_sdk(tmp_path):
     assert report["load"]  # and the engine still works after the attempts
 
 
-def test_the_staged_copy_holds_every_module_of_games_and_the_sdk(tmp_path):
-    staging = isolation.stage(tmp_path, uid=None)
-    try:
-        copied = {
-            str(path.relative_to(staging.root / "sdk"))
-            for path in (staging.root / "sdk").rglob("*")
-            if path.is_file()
-        }
-        bare_bots = (staging.root / "sdk" / "bots" / "__init__.py").read_text()
-    finally:
-        staging.remove()
+def test_the_copied_packages_hold_every_module_of_games_and_the_sdk_read_only():
+    copies = isolation.packages()
 
+    copied = {str(path.relative_to(copies)) for path in copies.rglob("*") if path.is_file()}
     root = Path(isolation.__file__).resolve().parents[2]
     expected = {
         str(path.relative_to(root))
@@ -114,6 +106,7 @@ def test_the_staged_copy_holds_every_module_of_games_and_the_sdk(tmp_path):
         if "__pycache__" not in path.parts
     }
     assert expected <= copied
-    assert bare_bots == ""  # the Django app's package is not what a bot imports
+    assert (copies / "bots" / "__init__.py").read_text() == ""  # not the Django app's package
     assert not [name for name in copied if "__pycache__" in name or name.endswith(".pyc")]
-    assert not staging.root.exists()
+    assert {(copies / name).stat().st_mode & 0o777 for name in copied} == {0o444}
+    assert isolation.packages() == copies  # made once per process
