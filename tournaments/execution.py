@@ -164,10 +164,14 @@ def _claim_sql(*, with_competition: bool) -> str:
     quote = connection.ops.quote_name
     table = quote(Match._meta.db_table)
     columns = ", ".join(quote(f.column) for f in Match._meta.concrete_fields)
+    competitions = quote(Competition._meta.db_table)
     update = (
         f"UPDATE {table} SET status = %s, claimed_by = %s, lease_until = %s, "
         "attempts = attempts + 1 "
         "WHERE id = %s AND (status IN (%s, %s) OR (status = %s AND lease_until < %s)) "
+        # A paused competition's matches wait (tournaments.organise.services).
+        f"AND NOT EXISTS (SELECT 1 FROM {competitions} p "
+        f"WHERE p.id = {table}.competition_id AND p.status = %s) "
         f"RETURNING {columns}"
     )
     if not with_competition:
@@ -199,9 +203,9 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
     """Take ``match_id`` for ``claimed_by`` with a lease; None if it is not claimable.
 
     Claimable: pending, queued, or running with an expired lease (its worker is
-    gone). One conditional ``UPDATE ... RETURNING`` (the claim and the read of the
-    claimed row, on PostgreSQL with its competition, in one statement), so two
-    workers never both succeed.
+    gone), unless its competition is paused. One conditional ``UPDATE ... RETURNING``
+    (the claim and the read of the claimed row, on PostgreSQL with its competition,
+    in one statement), so two workers never both succeed.
     """
     now = timezone.now()
     lease = timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S if lease_s is None else lease_s)
@@ -215,6 +219,7 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
         Status.QUEUED,
         Status.RUNNING,
         adapt(now),
+        Competition.Status.PAUSED,
     ]
     with_competition = connection.vendor == "postgresql"
     claimed = list(Match.objects.raw(_claim_sql(with_competition=with_competition), params))
