@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  sandboxed / pipe floor: {delta['sandboxed_vs_floor']:.2f}")
     ups = report["start_up_ms"]
     print(
-        f"Start-up, median: staging bots.sdk + games {ups['staging']:.1f} ms; spawn to ready: "
+        f"Start-up, median: staging a bot {ups['staging']:.1f} ms; spawn to ready: "
         f"bench bot {ups['bench bot']:.1f} ms, a bot importing games "
         f"{ups['importing games']:.1f} ms"
     )
