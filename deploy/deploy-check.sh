@@ -51,8 +51,13 @@ if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     printf '[global]\ncert = /etc/ssl/host-ca-certificates.crt\n' >"$LOGS/pip.conf"
     TRUST="-v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/host-ca-certificates.crt:ro -v $PWD/$LOGS/pip.conf:/etc/pip.conf:ro"
 fi
+# The committed tree (HEAD, or DEPLOY_CHECK_REF), not the working tree's unfinished edits.
+CONTEXT=$(mktemp -d)
+git archive "${DEPLOY_CHECK_REF:-HEAD}" | tar -x -C "$CONTEXT"
 # shellcheck disable=SC2086
-podman build --network host $TRUST --build-arg BASE="$BASE" -f deploy/Dockerfile -t "$IMAGE" .
+podman build --network host $TRUST --build-arg BASE="$BASE" -f "$CONTEXT/deploy/Dockerfile" \
+    -t "$IMAGE" "$CONTEXT" || { rm -rf "$CONTEXT"; exit 1; }
+rm -rf "$CONTEXT"
 fi
 
 trap teardown EXIT
