@@ -4,8 +4,9 @@
 A paused competition queues nothing: matches waiting for a worker go back to
 ``pending``, the reaper and ``matches_enqueue`` take only running competitions'
 matches, and a ladder schedules no batch. Matches already being played finish and
-count (a round they complete is still paired, and stays pending), and so may a match
-whose task a worker had already received when the pause came. Resuming makes
+count (a round they complete is still paired, and stays pending); a worker that
+receives a task of a paused competition's match does not claim it
+(``tournaments.execution.match_claim``). Resuming makes
 it running again; the caller then queues its pending matches
 (``tournaments.execution.matches_enqueue``), as after a start.
 """
