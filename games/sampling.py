@@ -284,58 +284,112 @@ class TrickWorlds:
             return None
         return state
 
-    def _tallies_fit(self, state: State, last: bool) -> bool:
-        """Plus and minus tallies (HORN-8) only grow: earlier deals may not exceed them."""
-        obs = self.observation
-        if "plus" not in obs:
-            return True
-        seen = state.observation(obs["seat"])
-        if last:
-            return seen["plus"] == obs["plus"] and seen["minus"] == obs["minus"]
-        pairs = zip(seen["plus"] + seen["minus"], obs["plus"] + obs["minus"], strict=True)
-        return all(a <= b for a, b in pairs)
+    def _legal_draw(self, plan: DealPlan, rng: random.Random, cls: Any = None) -> tuple | None:
+        """A (deck, labels) of ``plan`` whose deal replays legally on its own, or None.
+
+        An earlier deal's cards are all known (played), so legality depends only
+        on what the observation leaves open there (an unseen contract card).
+        """
+        dealer = plan.deal.dealer if hasattr(plan, "deal") else plan.dealer  # type: ignore
+        for _ in range(PER_DEAL_ATTEMPTS):
+            drawn = plan.draw(rng) if cls is None else plan.draw_class(rng, cls)  # type: ignore
+            if drawn is None:
+                continue
+            deck, labels = drawn
+            state = self.game.new_game(0, dealer=dealer, decks=[deck])
+            try:
+                for label in labels:
+                    state.apply(label)
+            except IllegalAction:
+                continue
+            return deck, labels, state
+        return None
 
     def _build_prefix(self, rng: random.Random) -> None:
-        """Fix the earlier deals one at a time: a deck whose deal replays legally and,
-        where a plan has contract classes (an unseen Hornafjordur contract card), a
-        choice of classes, searched depth first, that gives the tallies seen."""
+        """Fix the earlier deals: for each, a deck whose deal replays legally.
+
+        Where a plan has contract classes (a Hornafjordur contract card of an
+        earlier deal is not in the observation) every legal class is tried and
+        its tallies (HORN-8) read; a choice of classes is then drawn among those
+        whose tallies add up to what the seat saw, no earlier deal ending the
+        game (HORN-9).
+        """
         plans = self.plans[:-1]
-        budget = [MAX_ATTEMPTS]
+        if not any(hasattr(plan, "classes") for plan in plans):
+            self._build_prefix_in_order(plans, rng)
+            return
+        options: list[list[tuple[tuple, tuple]]] = []  # per deal: (tally, (deck, labels))
+        for plan in plans:
+            found = []
+            for cls in plan.classes() if hasattr(plan, "classes") else [None]:
+                drawn = self._legal_draw(plan, rng, cls)
+                if drawn is not None:
+                    deck, labels, state = drawn
+                    found.append((self._tally(state), (deck, labels)))
+            if not found:
+                raise SamplingError("no consistent deal found for an earlier deal")
+            options.append(found)
+        chosen = self._choose_tallies(options, rng)
+        decks = [deck for deck, _ in chosen]
+        actions = [label for _, labels in chosen for label in labels]
+        state = self.game.new_game(0, dealer=self.first_dealer, decks=decks)
+        for label in actions[:-1]:
+            state.apply(label)
+        self.prefix, self.prefix_decks = state, decks
+        self.prefix_actions, self.tail = actions[:-1], actions[-1:]
 
-        def extend(i: int, decks: list, actions: list) -> tuple[list, list] | None:
-            if i == len(plans):
-                return decks, actions
-            plan = plans[i]
-            classes = list(plan.classes()) if hasattr(plan, "classes") else [None]
-            rng.shuffle(classes)
-            for cls in classes:
-                for _ in range(PER_DEAL_ATTEMPTS):
-                    budget[0] -= 1
-                    if budget[0] < 0:
-                        return None
-                    drawn = plan.draw(rng) if cls is None else plan.draw_class(rng, cls)
-                    if drawn is None:
-                        continue  # this draw gave the dealer no card of that class
-                    deck, labels = drawn
-                    state = self._replay([*decks, deck], [*actions, *labels])
-                    if state is None:
-                        continue
-                    if not self._tallies_fit(state, i == len(plans) - 1):
-                        break
-                    found = extend(i + 1, [*decks, deck], [*actions, *labels])
-                    if found is not None:
-                        return found
+    def _build_prefix_in_order(self, plans: list, rng: random.Random) -> None:
+        """Earlier deals whose rules depend on what came before (deal numbers, used
+        contracts): each deck is checked by replaying the game up to its deal."""
+        decks: list[list[str]] = []
+        actions: list[str] = []
+        for plan in plans:
+            for _ in range(PER_DEAL_ATTEMPTS):
+                deck, labels = plan.draw(rng)
+                if self._replay([*decks, deck], [*actions, *labels]) is not None:
                     break
-            return None
-
-        found = extend(0, [], [])
-        if found is None:
-            raise SamplingError("no consistent deal found for the earlier deals")
-        decks, actions = found
+            else:
+                raise SamplingError("no consistent deal found for an earlier deal")
+            decks.append(deck)
+            actions += labels
         state = self._replay(decks, actions[:-1])
         assert state is not None
         self.prefix, self.prefix_decks = state, decks
         self.prefix_actions, self.tail = actions[:-1], actions[-1:]
+
+    def _tally(self, state: State) -> tuple:
+        if "plus" not in self.observation:
+            return ()
+        seen = state.observation(0)
+        return (*seen["plus"], *seen["minus"])
+
+    def _choose_tallies(self, options: list, rng: random.Random) -> list:
+        """One option per deal whose tallies sum to the observation's (dynamic programming)."""
+        obs = self.observation
+        if "plus" not in obs:
+            return [rng.choice(found)[1] for found in options]
+        target = (*obs["plus"], *obs["minus"])
+        n = self.game.num_players
+        reach: list[dict[tuple, list]] = [{(0,) * len(target): []}]
+        for i, found in enumerate(options):
+            nxt: dict[tuple, list] = {}
+            for total, _ in reach[-1].items():
+                for k, (tally, _) in enumerate(found):
+                    new = tuple(a + b for a, b in zip(total, tally, strict=True))
+                    if any(a > b for a, b in zip(new, target, strict=True)):
+                        continue
+                    if i < len(options) - 1 and max(new[:n]) >= 10:  # HORN-9: it went on
+                        continue
+                    nxt.setdefault(new, []).append((total, k))
+            reach.append(nxt)
+        if target not in reach[-1]:
+            raise SamplingError("no choice of earlier contracts gives the tallies seen")
+        picks = []
+        total = target
+        for i in range(len(options), 0, -1):
+            total, k = rng.choice(reach[i][total])
+            picks.append(options[i - 1][k][1])
+        return picks[::-1]
 
     def sample(self, rng: random.Random) -> State:
         for _ in range(MAX_ATTEMPTS // 10):
