@@ -10,9 +10,10 @@ path and reports deals, games and actions per second:
 - ``fast``: the engine's own random playout (``State.playout``), the loop search
   bots run: the same uniform choices as ``step``, card play inlined.
 
-The three paths play the same kind of game (every decision uniform over the
-legal list); ``label`` and ``step`` draw with ``random.Random.choice``, ``fast``
-with ``random.Random.random``.
+The three paths play the very same games: the same seeds, and at every
+decision the legal entry ``int(r.random() * len(legal))`` of one
+``random.Random(0)`` stream (what ``State.playout`` draws), so their figures
+differ only by the cost of the path.
 
 When OpenSpiel (``pip install -e '.[bench]'``) is importable, the same run
 measures the baseline: OpenSpiel's C++ ``skat`` played by ``pyspiel.evaluate_bots``
@@ -57,6 +58,7 @@ def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
     game = games.load(variant)
     family = game.variant.family
     rnd = random.Random(0)
+    draw = rnd.random  # the draws of State.playout
     games_played = deals = actions = plays = 0
     seed = 0
     start = _clock()
@@ -66,11 +68,13 @@ def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
         seed += 1
         if path == "label":
             while not state.is_over():
-                state.apply(rnd.choice(state.legal_actions()))
+                legal = state.legal_actions()
+                state.apply(legal[int(draw() * len(legal))])
                 actions += 1
         elif path == "step":
             while not state.is_over():
-                state.apply_id(rnd.choice(state.legal_ids()))
+                ids = state.legal_ids()
+                state.apply_id(ids[int(draw() * len(ids))])
                 actions += 1
         else:
             state.playout(rnd)

@@ -10,6 +10,7 @@ bitmask with bit ``c`` set for card ``c``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 
 FRENCH_RANKS = "23456789TJQKA"
 FRENCH_SUITS = "SHDC"
@@ -50,11 +51,35 @@ def packet_masks(deck: list[int], size: int, hands: int, count: int) -> list[int
     result is one mask per hand. Cards of a deck are distinct, so the sum of
     their bits is their set.
     """
-    bits = [*map(CARD_BITS.__getitem__, deck[:count])]
-    masks = [0] * hands
-    for packet, start in enumerate(range(0, count, size)):
-        masks[packet % hands] += sum(bits[start : start + size])
-    return masks
+    pickers = _PICKERS.get((size, hands, count))
+    if pickers is None:
+        positions: list[list[int]] = [[] for _ in range(hands)]
+        for packet, start in enumerate(range(0, count, size)):
+            positions[packet % hands].extend(range(start, min(start + size, count)))
+        pickers = tuple(
+            itemgetter(*p) if len(p) > 1 else itemgetter(slice(p[0], p[0] + 1) if p else slice(0))
+            for p in positions
+        )
+        _PICKERS[(size, hands, count)] = pickers
+    bit = CARD_BITS.__getitem__
+    return [sum(map(bit, pick(deck))) for pick in pickers]
+
+
+#: Per (size, hands, count): for each hand, what picks its cards out of a deck.
+_PICKERS: dict[tuple[int, int, int], tuple[itemgetter, ...]] = {}
+
+
+def pop_nth(suits: list[list[int]], n: int) -> int:
+    """Remove and return card ``n`` (0-based, ascending) of a hand held as sorted suit lists.
+
+    Suits are in card-number order, so this is the ``n``-th card of the hand's
+    ascending card list (the engines' legal-list order).
+    """
+    for cards in suits:
+        if n < len(cards):
+            return cards.pop(n)
+        n -= len(cards)
+    raise IndexError(f"the hand holds fewer than {n + 1} cards")
 
 
 def suit_tables(width: int, suits: int) -> list[list[tuple[int, ...]]]:

@@ -175,6 +175,32 @@ def forfeit_view(forfeited: tuple[int, str] | None) -> dict[str, Any] | None:
     return None if forfeited is None else {"seat": forfeited[0], "reason": forfeited[1]}
 
 
+def _slot_copier(cls: type) -> Callable[[Any], Any]:
+    """``State.clone`` for ``cls`` as one straight-line function (made once per class).
+
+    Every slot is copied, a list or dict one level deep (``.copy()``); a slot the
+    engine has not set yet stays unset. Unrolled, this is about twice as quick
+    as a loop over the slot names with ``getattr`` / ``setattr``.
+    """
+    slots = [n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ())]
+    lines = ["def clone(self):", "    other = new(cls)"]
+    for name in dict.fromkeys(slots):
+        if not name.isidentifier():
+            raise TypeError(f"slot {name!r} of {cls.__name__} is not an identifier")
+        lines += [
+            "    try:",
+            f"        value = self.{name}",
+            "    except AttributeError:",  # a field the engine has not set yet
+            "        pass",
+            "    else:",
+            f"        other.{name} = value.copy() if value.__class__ in nested else value",
+        ]
+    lines.append("    return other")
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, "nested": (list, dict)}
+    exec(compile("\n".join(lines), f"<{cls.__name__}.clone>", "exec"), namespace)
+    return namespace["clone"]
+
+
 def competition_ranks(values: Sequence[int | float]) -> list[int]:
     """Standard competition ranking (1, 2, 2, 4), higher value is better."""
     return [1 + sum(1 for other in values if other > v) for v in values]
@@ -285,18 +311,10 @@ class State:
         Engines whose state nests mutable containers deeper override this.
         """
         cls = type(self)
-        slots = cls.__dict__.get("_all_slots")
-        if slots is None:
-            slots = tuple(n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ()))
-            cls._all_slots = slots
-        other = object.__new__(cls)
-        for name in slots:
-            try:
-                value = getattr(self, name)
-            except AttributeError:  # a field the engine has not set yet
-                continue
-            setattr(other, name, value.copy() if type(value) in (list, dict) else value)
-        return other
+        copier = cls.__dict__.get("_copier")
+        if copier is None:
+            copier = cls._copier = _slot_copier(cls)
+        return copier(self)
 
     def record(self) -> dict[str, Any]:
         raise NotImplementedError

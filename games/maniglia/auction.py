@@ -9,6 +9,7 @@ it. The first player to the target (the value of one deal) ends the game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from games.cards import bits_of
@@ -116,6 +117,31 @@ class AuctionState(ManigliaState):
         if action == PASS:
             return True
         return BID + self.min_bid() - MIN_BID <= action <= BID + self.MAX_BID - MIN_BID
+
+    def _play_out_other(self, random: Callable[[], float]) -> None:
+        """The auction and trump call at random, without building the legal lists.
+
+        Entry ``int(random() * len(legal))`` of ``_legal_other()``: bids from the
+        minimum up to MAX, then pass (MANIGLIA-AUC-2); a forced bid (AUC-3); a suit.
+        """
+        deal = self.deal
+        while self.phase == P_AUCTION and self.deal == deal:  # a deal thrown in ends it
+            if self._forced():
+                random()  # the only legal action still costs one draw, as in the step loop
+                action = BID
+            else:
+                first = BID + self.min_bid() - MIN_BID
+                count = self.MAX_BID - MIN_BID + BID - first + 1  # the bids, then pass
+                k = int(random() * (count + 1))
+                action = first + k if k < count else PASS
+            seat = self.to_move
+            self.history.append(seat << 8 | action)
+            self._apply_other(seat, action)
+        if self.phase == P_TRUMP and self.deal == deal:
+            action = TRUMP + int(random() * 4)  # MANIGLIA-AUC-4
+            seat = self.to_move
+            self.history.append(seat << 8 | action)
+            self._apply_other(seat, action)
 
     def _apply_other(self, seat: int, action: int) -> None:
         if self.phase == P_TRUMP:

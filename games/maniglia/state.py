@@ -18,12 +18,12 @@ Legal lists are ordered by action id: cards by suit ``D C S B`` and rank
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games import rng
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck, pop_nth
 from games.core import (
     Game,
     IllegalAction,
@@ -54,8 +54,6 @@ PHASE_NAMES = ("auction", "trump", "play", "over")
 
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x3FF
-#: The card numbers of each suit are ``low <= c < high``.
-_SUIT_BOUNDS = tuple((10 * s, 10 * s + 10) for s in range(4))
 #: ``_AFTER[n][seat]``: the next seat counter-clockwise at a table of n (MANIGLIA-GEN-3).
 _AFTER = {n: tuple((seat - 1) % n for seat in range(n)) for n in (3, 4, 5)}
 
@@ -309,69 +307,68 @@ class ManigliaState(State):
         random = rng.random
         deal = self.deal
         while self.phase != P_OVER and not (deal_only and self.deal != deal):
-            if self.phase == P_PLAY and not self.trick:
-                self._play_out_tricks(random)
+            if self.phase == P_PLAY:
+                if self.trick:
+                    ids = self.legal_ids()
+                    self.apply_id(ids[int(random() * len(ids))])
+                else:
+                    self._play_out_tricks(random)
             else:
-                ids = self.legal_ids()
-                self.apply_id(ids[int(random() * len(ids))])
+                self._play_out_other(random)
+
+    def _play_out_other(self, random: Callable[[], float]) -> None:
+        """Hook: one random decision before card play, as ``playout`` draws it."""
+        ids = self.legal_ids()
+        self.apply_id(ids[int(random() * len(ids))])
 
     def _play_out_tricks(self, random: Callable[[], float]) -> None:
         """Play the deal's remaining tricks at random, from a trick's lead, and score it.
 
         The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
         each card (MANIGLIA-GEN-5 as in ``_playable``, COMMON-5, MANIGLIA-GEN-6).
-        Hands are sorted lists here: a suit is a contiguous run, found by bisection.
+        Hands are held here as four sorted suit lists, so following is one pop.
         """
-        strict, side, won, points = self.strict, self.side, self.won, self.points
-        t_low, t_high = _SUIT_BOUNDS[self.trump]
+        strict, side, won, points, trump = self.strict, self.side, self.won, self.points, self.trump
         append = self.history.append
-        hands = [hand_cards(h) for h in self.hands]
+        size = self.hands[self.leader].bit_count()  # every hand has this many cards
+        hands = [[list(SUIT_CARDS[s][h >> 10 * s & _M]) for s in range(4)] for h in self.hands]
         after = _AFTER[self.n]
         followers = range(self.n - 1)
         seat = self.leader
-        while True:
-            cards = hands[seat]
-            win = cards.pop(int(random() * len(cards)))
+        while size:
+            win = pop_nth(hands[seat], int(random() * size))
             append(seat << 8 | win)
             win_seat = seat
-            low, high = _SUIT_BOUNDS[SUIT_OF[win]]
+            led = win_suit = SUIT_OF[win]
             total = POINTS[win]
             for _ in followers:
                 seat = after[seat]
-                cards = hands[seat]
-                lo = bisect_left(cards, low)
-                hi = bisect_left(cards, high, lo)
-                if strict or side[seat] != side[win_seat]:  # he must beat W if he can
-                    if hi == lo:
-                        lo = bisect_left(cards, t_low)
-                        hi = bisect_left(cards, t_high, lo)
-                        if hi == lo:
-                            lo, hi = 0, len(cards)  # no trump either: any card
-                        elif t_low <= win < t_high:  # W is a trump: a higher one, else...
-                            above = bisect_right(cards, win, lo, hi)
-                            if above < hi:
-                                lo = above
-                            elif not strict:
-                                lo, hi = 0, len(cards)  # ...any card (strict: any trump)
-                    elif low <= win < high:
-                        above = bisect_right(cards, win, lo, hi)
-                        if above < hi:
-                            lo = above
-                elif hi == lo:
-                    lo, hi = 0, len(cards)  # void, W held by his own side: any card
-                card = cards.pop(lo + int(random() * (hi - lo)))
+                suits = hands[seat]
+                must_beat = strict or side[seat] != side[win_seat]
+                cards = suits[led]
+                if not cards:  # void: a trump if he must beat W and has one (step 3)
+                    cards = suits[trump] if must_beat else None
+                if not cards:
+                    card = pop_nth(suits, int(random() * size))
+                elif must_beat and win_suit == SUIT_OF[cards[0]]:
+                    above = bisect_right(cards, win)  # the cards of W's suit that beat it
+                    if above < len(cards):
+                        card = cards.pop(above + int(random() * (len(cards) - above)))
+                    elif win_suit == led or strict:
+                        card = cards.pop(int(random() * len(cards)))  # none: any of them
+                    else:
+                        card = pop_nth(suits, int(random() * size))  # no winning trump
+                else:
+                    card = cards.pop(int(random() * len(cards)))
                 append(seat << 8 | card)
                 total += POINTS[card]
-                suit, win_suit = SUIT_OF[card], SUIT_OF[win]
-                if (suit == win_suit and card > win) or (
-                    suit != win_suit and t_low <= card < t_high
-                ):
-                    win, win_seat = card, seat
+                suit = SUIT_OF[card]
+                if (suit == win_suit and card > win) or (suit == trump and win_suit != trump):
+                    win, win_seat, win_suit = card, seat, suit
             won[win_seat] += 1
             points[win_seat] += total
             seat = win_seat
-            if not hands[seat]:  # every hand is empty after the same trick
-                break
+            size -= 1
         self.hands = [0] * self.n
         self.win_card, self.win_seat = win, win_seat
         self.led = -1

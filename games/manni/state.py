@@ -14,12 +14,11 @@ rank ``2..A``, discards before ``draw``, ``pass`` last.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games import rng
-from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck
+from games.cards import FRENCH_INDEX, FRENCH_NAMES, bits_of, parse_deck, pop_nth
 from games.core import (
     Game,
     IllegalAction,
@@ -48,8 +47,6 @@ PHASE_NAMES = ("manni", "exchange", "announce", "great", "play", "over")
 _S0, _S1, _S2, _S3 = SUIT_CARDS
 _M = 0x1FFF
 _SUIT = tuple(c // 13 for c in range(52))
-#: The card numbers of each suit are ``low <= c < high``.
-_SUIT_BOUNDS = tuple((13 * s, 13 * s + 13) for s in range(4))
 _NEXT = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
 PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
@@ -275,36 +272,36 @@ class ManniState(State):
 
         The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
         each card (MANNI-BASIC-6, HORN-7, LAUG-9: follow suit if you can; COMMON-5).
-        Hands are sorted lists here: a suit is a contiguous run, found by bisection.
+        Hands are held here as four sorted suit lists, so following is one pop.
         """
         won, keys_of = self.won, self.keys
         append = self.history.append
-        hands = [hand_cards(h) for h in self.hands]
+        size = self.hands[self.leader].bit_count()  # every hand has this many cards
+        hands = [[list(SUIT_CARDS[s][h >> 13 * s & _M]) for s in range(4)] for h in self.hands]
         seat = self.leader
-        while True:
-            cards = hands[seat]
-            c0 = cards.pop(int(random() * len(cards)))
+        while size:
+            c0 = pop_nth(hands[seat], int(random() * size))
             append(seat << 8 | c0)
             led = _SUIT[c0]
-            low, high = _SUIT_BOUNDS[led]
             s1 = _NEXT[seat]
-            cards = hands[s1]
-            lo = bisect_left(cards, low)
-            n = bisect_left(cards, high, lo) - lo  # cards of the led suit held
-            c1 = cards.pop(lo + int(random() * n) if n else int(random() * len(cards)))
+            cards = hands[s1][led]
+            if cards:
+                c1 = cards.pop(int(random() * len(cards)))
+            else:
+                c1 = pop_nth(hands[s1], int(random() * size))
             append(s1 << 8 | c1)
             s2 = _NEXT[s1]
-            cards = hands[s2]
-            lo = bisect_left(cards, low)
-            n = bisect_left(cards, high, lo) - lo
-            c2 = cards.pop(lo + int(random() * n) if n else int(random() * len(cards)))
+            cards = hands[s2][led]
+            if cards:
+                c2 = cards.pop(int(random() * len(cards)))
+            else:
+                c2 = pop_nth(hands[s2], int(random() * size))
             append(s2 << 8 | c2)
             keys = keys_of[led]
             k0, k1, k2 = keys[c0], keys[c1], keys[c2]
             seat = (seat if k0 > k2 else s2) if k0 > k1 else (s1 if k1 > k2 else s2)
             won[seat] += 1
-            if not cards:  # every hand is empty after the same trick
-                break
+            size -= 1
         self.hands = [0, 0, 0]
         self.led = led
         self.leader = self.to_move = seat

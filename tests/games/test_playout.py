@@ -101,3 +101,29 @@ def test_playout_of_a_finished_game_changes_nothing():
     record = state.record()
     state.playout(random.Random(5))
     assert state.record() == record
+
+
+class PassingSource:
+    """Draws near 1 seven times in ten: the last legal entry, ``pass`` in an auction."""
+
+    def __init__(self, seed: int) -> None:
+        self.rnd = random.Random(seed)
+
+    def random(self) -> float:
+        x = self.rnd.random()
+        return 0.999999 if x < 0.7 else x
+
+
+@pytest.mark.parametrize("all_pass", ["redeal", "dealer-forced"])
+def test_playout_through_thrown_in_and_forced_auctions(all_pass):
+    """MANIGLIA-AUC-3: a deal thrown in (or the dealer's forced bid) plays as one step at a time."""
+    thrown_in = 0
+    for seed in range(12):
+        for deal_only in (False, True):
+            playout = games.load("maniglia-4", maniglia_all_pass=all_pass).new_game(seed)
+            reference = playout.clone()
+            playout.playout(PassingSource(seed), deal_only=deal_only)
+            step_loop(reference, PassingSource(seed), deal_only=deal_only)
+            same_view(playout, reference)
+            thrown_in += sum(1 for d in playout.deal_log if d["result"].get("thrown_in"))
+    assert (thrown_in > 0) == (all_pass == "redeal")
