@@ -4,7 +4,8 @@ A :class:`Game` is a variant with its options fixed; ``Game.new_game`` deals a
 :class:`State`. States are mutated in place by ``apply``; ``clone`` copies them.
 Every action is a label string (RULES.md section 12); engines keep integer
 action ids internally and expose them as the fast path ``legal_ids`` /
-``apply_id`` that built-in bots use.
+``apply_id`` that built-in bots use; ``playout`` plays random legal actions to
+the end (the loop search bots run) and ``clone`` copies a state cheaply.
 """
 
 from __future__ import annotations
