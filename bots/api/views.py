@@ -162,11 +162,14 @@ class BotVersionViewSet(
         upload = serializer.validated_data["file"]
         # The (slow) validation match never runs in the request: the version is stored
         # "validating" and a worker's task moves it to ready or rejected after commit.
-        with transaction.atomic():
-            version = services.bot_version_upload(
-                bot=bot, filename=upload.name, content=upload.read()
-            )
-            version = services.bot_version_queue(version=version)
+        try:
+            with transaction.atomic():
+                version = services.bot_version_upload(
+                    bot=bot, filename=upload.name, content=upload.read()
+                )
+                version = services.bot_version_queue(version=version)
+        except store.StoreError as error:  # nothing was saved: the transaction rolled back
+            raise StoreUnavailable(f"The bot store cannot be written now: {error}") from None
         return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

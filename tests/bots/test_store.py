@@ -326,3 +326,25 @@ def test_a_validation_whose_store_is_down_is_not_a_rejection(bot, monkeypatch):
     assert version.status == BotVersion.Status.PENDING  # to be validated again, not rejected
     monkeypatch.undo()
     assert services.bot_version_validate(version=version).status == BotVersion.Status.READY
+
+
+def test_an_upload_while_the_store_is_down_is_a_503_and_saves_nothing(bot, monkeypatch):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    def down(self, sha256, content):
+        raise store.StoreUnavailable("bot store (s3) unreachable: connect timeout")
+
+    monkeypatch.setattr(store.DatabaseStore, "put", down)
+    client = APIClient()
+    client.force_authenticate(bot.owner)
+
+    answer = client.post(
+        f"/api/bots/{bot.pk}/versions/",
+        {"file": SimpleUploadedFile("bot.py", HONEST)},
+        format="multipart",
+    )
+
+    assert answer.status_code == 503, answer.content
+    assert "cannot be written now" in answer.json()["detail"]
+    assert not BotVersion.objects.filter(bot=bot).exists()
