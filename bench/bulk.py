@@ -9,7 +9,11 @@
   worker processes (``--concurrency 1`` each) through Redis; this process only
   starts it and waits for the final standings.
 
-Targets: one worker >= 90 % of direct; two workers >= 1.7x one worker. A
+A second row plays longer matches (``--long-games``, 6 by default) direct and on one
+worker, with fewer entries. The workers' memory (VmRSS) is sampled through each run.
+
+Targets: direct >= 0.25x referee only (one-game matches); one worker >= 90 % of
+direct; two workers >= 1.7x one worker; worker memory flat over the run. A
 scratch PostgreSQL database is created (and dropped at the end) so nothing else
 is touched; the queues have names of their own on the Redis of ``REDIS_URL``.
 """
@@ -29,12 +33,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _server(url: str) -> str:
+    """The server's maintenance database (``postgres``): ``url``'s own need not exist."""
+    return url.replace("postgres://", "postgresql://").rsplit("/", 1)[0] + "/postgres"
+
+
 def scratch_database(url: str) -> tuple[str, str]:
     """Create an empty database next to ``url``'s; returns (its url, its name)."""
     import psycopg
 
     name = f"cardroom_bench_{os.getpid()}"
-    with psycopg.connect(url.replace("postgres://", "postgresql://"), autocommit=True) as conn:
+    with psycopg.connect(_server(url), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return url.rsplit("/", 1)[0] + "/" + name, name
 
@@ -42,7 +51,7 @@ def scratch_database(url: str) -> tuple[str, str]:
 def drop_database(url: str, name: str) -> None:
     import psycopg
 
-    with psycopg.connect(url.replace("postgres://", "postgresql://"), autocommit=True) as conn:
+    with psycopg.connect(_server(url), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -154,7 +163,13 @@ def run_referee(args, comp) -> dict[str, Any]:
             options=comp.options, duplicate=comp.duplicate, time_control=tc,
         )  # fmt: skip
     seconds = time.perf_counter() - started
-    return {"matches": len(tables), "seconds": seconds, "matches_per_s": len(tables) / seconds}
+    games = len(tables) * comp.games_per_match
+    return {
+        "matches": len(tables),
+        "seconds": seconds,
+        "matches_per_s": len(tables) / seconds,
+        "games_per_s": games / seconds,
+    }
 
 
 def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
@@ -164,24 +179,44 @@ def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
     workers = [Worker(tmp / f"worker-{count}-{i}.log") for i in range(count)]
     for worker in workers:
         worker.wait_ready()
-    memory_start = [w.memory() for w in workers]
-    comp = new_competition(args, f"celery{count}")
+    samples: list[list[dict[str, int | None]]] = [[w.memory()] for w in workers]
+    comp = new_competition(args, f"celery{count}-{args.games}")
     started = time.perf_counter()
     execution.competition_launch(competition=comp)
+    next_sample = started + 0.5
     while Competition.objects.filter(pk=comp.pk, status=Competition.Status.RUNNING).exists():
         if comp.matches.filter(status=Match.Status.FAILED).exists():
             raise RuntimeError("a match failed: see " + str(tmp))
+        if time.perf_counter() >= next_sample:
+            for worker, series in zip(workers, samples, strict=True):
+                series.append(worker.memory())
+            next_sample += 0.5
         time.sleep(0.05)
     seconds = time.perf_counter() - started
-    memory_end = [w.memory() for w in workers]
+    for worker, series in zip(workers, samples, strict=True):
+        series.append(worker.memory())
     for worker in workers:
         worker.stop()
     out = summary(comp, seconds)
     out["workers"] = [
-        {"pid": w.proc.pid, "start": s, "end": e}
-        for w, s, e in zip(workers, memory_start, memory_end, strict=True)
+        memory_summary(w.proc.pid, series) for w, series in zip(workers, samples, strict=True)
     ]
     return out
+
+
+def memory_summary(pid: int, series: list[dict[str, int | None]]) -> dict[str, Any]:
+    """Start, peak and end VmRSS (kB) of a worker's main and pool processes; the pool's
+    growth from the first quarter of the run to its end (flat memory: close to 0)."""
+    pool = [m["pool_kb"] or 0 for m in series]
+    quarter = pool[: max(1, len(pool) // 4)]
+    return {
+        "pid": pid,
+        "start": series[0],
+        "end": series[-1],
+        "pool_peak_kb": max(pool),
+        "pool_growth_kb": pool[-1] - max(quarter),
+        "samples": len(series),
+    }
 
 
 def summary(comp, seconds: float) -> dict[str, Any]:
@@ -210,6 +245,12 @@ def measure(args) -> dict[str, Any]:
     referee = run_referee(args, comp)
     one = run_workers(args, 1, tmp)
     two = run_workers(args, 2, tmp)
+    long = argparse.Namespace(
+        **{**vars(args), "games": args.long_games, "entries": args.long_entries}
+    )
+    long_direct, long_comp = run_direct(long)
+    long_referee = run_referee(long, long_comp)
+    long_one = run_workers(long, 1, tmp)
     return {
         "variant": args.variant,
         "entries": args.entries,
@@ -219,9 +260,19 @@ def measure(args) -> dict[str, Any]:
         "direct": direct,
         "one_worker": one,
         "two_workers": two,
+        "direct_vs_referee": direct["matches_per_s"] / referee["matches_per_s"],
         "one_worker_vs_direct": one["matches_per_s"] / direct["matches_per_s"],
         "one_worker_vs_referee": one["matches_per_s"] / referee["matches_per_s"],
         "two_vs_one_worker": two["matches_per_s"] / one["matches_per_s"],
+        "long": {
+            "games_per_match": args.long_games,
+            "entries": args.long_entries,
+            "referee": long_referee,
+            "direct": long_direct,
+            "one_worker": long_one,
+            "direct_vs_referee": long_direct["matches_per_s"] / long_referee["matches_per_s"],
+            "one_worker_vs_direct": long_one["matches_per_s"] / long_direct["matches_per_s"],
+        },
     }
 
 
@@ -234,15 +285,30 @@ def report(r: dict[str, Any]) -> None:
     rows += [("1 worker", r["one_worker"]), ("2 workers", r["two_workers"])]
     for name, row in rows:
         print(f"  {name:<20} {row['matches_per_s']:8.1f} matches/s  ({row['seconds']:.1f} s)")
+    print(f"  direct / referee      {r['direct_vs_referee']:6.2f}  (target >= 0.25)")
     print(f"  1 worker / direct     {r['one_worker_vs_direct']:6.2f}  (target >= 0.90)")
     print(f"  1 worker / referee    {r['one_worker_vs_referee']:6.2f}")
     print(f"  2 workers / 1 worker  {r['two_vs_one_worker']:6.2f}  (target >= 1.70)")
-    for key in ("one_worker", "two_workers"):
-        for i, w in enumerate(r[key]["workers"]):
-            print(
-                f"  {key} #{i} VmRSS main {w['start']['main_kb']} -> {w['end']['main_kb']} kB, "
-                f"pool {w['start']['pool_kb']} -> {w['end']['pool_kb']} kB"
-            )
+    long = r["long"]
+    print(f"  {long['games_per_match']}-game matches, round robin of {long['entries']}:")
+    for name in ("referee", "direct", "one_worker"):
+        row = long[name]
+        print(
+            f"    {name.replace('_', ' '):<18} {row['matches_per_s']:8.1f} matches/s"
+            f"  {row['games_per_s']:8.1f} games/s  ({row['seconds']:.1f} s)"
+        )
+    print(f"    direct / referee    {long['direct_vs_referee']:6.2f}")
+    print(f"    1 worker / direct   {long['one_worker_vs_direct']:6.2f}")
+    workers = [("one_worker", w) for w in r["one_worker"]["workers"]]
+    workers += [("two_workers", w) for w in r["two_workers"]["workers"]]
+    workers += [("long one_worker", w) for w in long["one_worker"]["workers"]]
+    for i, (key, w) in enumerate(workers):
+        print(
+            f"  {key} worker {i}: VmRSS main {w['start']['main_kb']} -> {w['end']['main_kb']} kB,"
+            f" pool {w['start']['pool_kb']} -> {w['end']['pool_kb']} kB (peak"
+            f" {w['pool_peak_kb']}, growth after the first quarter {w['pool_growth_kb']} kB,"
+            f" {w['samples']} samples)"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -250,6 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variant", default="money-jordan")
     parser.add_argument("--entries", type=int, default=46, help="46 two-player: 1035 matches")
     parser.add_argument("--games", type=int, default=1, help="games per match")
+    parser.add_argument("--long-games", type=int, default=6, help="games of the longer row")
+    parser.add_argument("--long-entries", type=int, default=16, help="16: 120 longer matches")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -12,12 +12,16 @@ claims, plays, records and says what changed. The events are built here, in the
 web tier, and only for competitions that someone watches in this process:
 
 * a notification (``competition.changed``) is folded into the competition's
-  pending :class:`tournaments.events.Changes`; a build reads the database once
-  for everything pending (:func:`tournaments.dashboard.selectors.live_events`,
-  on a thread) and hands the events to the sockets. Builds run at most once per
-  :attr:`Fanout.build_interval_s` per competition (a few a second), however fast
-  results arrive: the first notification after a quiet spell is built at once,
-  the rest wait for the window and go out together;
+  pending :class:`tournaments.events.Changes`, and built into events by
+  :func:`tournaments.dashboard.selectors.live_events` (on the database thread) in
+  two lanes. The **matches** lane (``match.started`` and ``match.finished``, a few
+  rows each) builds at once, one build at a time: the notifications that arrive
+  during a build go into the next, so a burst costs a handful of builds. The
+  **panels** lane (standings, rounds, competition end, problem bots, queue: the
+  snapshots of the panels) builds at most once per :attr:`Fanout.panels_interval_s`
+  per competition (a few a second) however fast results arrive: the first
+  notification after a quiet spell is built at once, the rest wait for the window
+  and go out together;
 * events sent as such (``competition.event`` messages carrying a built event)
   are relayed unchanged.
 
@@ -70,13 +74,36 @@ MAX_BACKLOG = 500
 #: Close code for a socket that could not keep up (the browser reconnects).
 CLOSE_TOO_SLOW = 4008
 
-#: Builds the events of a competition's pending changes (on a thread: it reads the database).
-Builder = Callable[[int, Changes], Awaitable[list[dict[str, Any]]]]
+#: The two lanes of built events (see the module docstring).
+MATCHES, PANELS = "matches", "panels"
+#: Builds the events of one lane for a competition's pending changes (it reads the database).
+Builder = Callable[[int, Changes, str], Awaitable[list[dict[str, Any]]]]
 
 
-async def build_live_events(competition_id: int, changes: Changes) -> list[dict[str, Any]]:
-    """:func:`tournaments.dashboard.selectors.live_events` on the database thread."""
-    return await database_sync_to_async(live_events)(competition_id=competition_id, changes=changes)
+async def build_live_events(competition_id: int, changes: Changes, lane: str) -> list[dict]:
+    """:func:`tournaments.dashboard.selectors.live_events` of ``lane``, on the database thread."""
+    return await database_sync_to_async(live_events)(
+        competition_id=competition_id,
+        changes=changes,
+        matches=lane == MATCHES,
+        panels=lane == PANELS,
+    )
+
+
+class _Lane:
+    """The pending changes of one lane and its build task."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.changes = Changes()
+        self.task: asyncio.Task | None = None
+        self.last_build = -1e9
+
+    def pending(self) -> bool:
+        """Whether there is something for this lane to build."""
+        if self.name == MATCHES:
+            return bool(self.changes.started or self.changes.finished)
+        return bool(self.changes)
 
 
 class Outbox:
@@ -152,17 +179,16 @@ class Fanout:
 
     standings_interval_s: float = 0.2
     batch_window_s: float = 0.005
-    #: At most one build of the events from notifications per this many seconds.
-    build_interval_s: float = 0.2
+    #: At most one build of the panels' events per this many seconds (the matches lane
+    #: has no pause: one build at a time).
+    panels_interval_s: float = 0.25
 
     def __init__(self, layer: Any, competition_id: int, build: Builder | None = None) -> None:
         self.layer = layer
         self.competition_id = int(competition_id)
         self.group = group_name(competition_id)
         self.build = build or build_live_events
-        self._changes = Changes()
-        self._builder: asyncio.Task | None = None
-        self._last_build = -1e9
+        self._lanes = (_Lane(MATCHES), _Lane(PANELS))
         self.outboxes: set[Outbox] = set()
         self._channel: str | None = None
         self._receiver: asyncio.Task | None = None
@@ -192,10 +218,10 @@ class Fanout:
                 return not self.outboxes
             receiver, self._receiver = self._receiver, None
             receiver.cancel()
-            if self._builder is not None:
-                self._builder.cancel()
-                self._builder = None
-            self._changes = Changes()
+            for lane in self._lanes:
+                if lane.task is not None:
+                    lane.task.cancel()
+                lane.task, lane.changes = None, Changes()
             for timer in (self._flush, self._send_batch):
                 if timer is not None:
                     timer.cancel()
@@ -253,21 +279,23 @@ class Fanout:
             return
         if not isinstance(note, dict):
             return
-        self._changes.add(note)
-        if self._builder is None and self._changes:
-            self._builder = asyncio.get_running_loop().create_task(self._build_loop())
+        for lane in self._lanes:
+            lane.changes.add(note)
+            if lane.task is None and lane.pending():
+                lane.task = asyncio.get_running_loop().create_task(self._build_loop(lane))
 
-    async def _build_loop(self) -> None:
-        """Build while changes are pending, at most once per :attr:`build_interval_s`."""
+    async def _build_loop(self, lane: _Lane) -> None:
+        """Build ``lane`` while changes are pending (panels: once per window at most)."""
+        interval = self.panels_interval_s if lane.name == PANELS else 0.0
         try:
-            while self._changes:
-                wait = self._last_build + self.build_interval_s - time.monotonic()
+            while lane.pending():
+                wait = lane.last_build + interval - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                changes, self._changes = self._changes, Changes()
-                self._last_build = time.monotonic()
+                changes, lane.changes = lane.changes, Changes()
+                lane.last_build = time.monotonic()
                 try:
-                    built = await self.build(self.competition_id, changes)
+                    built = await self.build(self.competition_id, changes, lane.name)
                 except asyncio.CancelledError:
                     raise
                 except Exception:
@@ -275,8 +303,8 @@ class Fanout:
                     continue
                 self._send_built(built)
         finally:
-            if asyncio.current_task() is self._builder:
-                self._builder = None
+            if asyncio.current_task() is lane.task:
+                lane.task = None
 
     def _send_built(self, built: list[dict[str, Any]]) -> None:
         for item in built:

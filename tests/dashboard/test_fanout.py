@@ -175,16 +175,21 @@ async def test_sockets_joining_together_share_one_snapshot_reading():
 
 
 async def test_notifications_are_built_into_events_at_most_once_per_window():
-    """A burst of results costs the web tier one build at once and one per window after."""
+    """A burst of results costs the panels one build at once and one per window after;
+    the matches lane sends every result."""
     builds: list[list[int]] = []
 
-    async def build(competition_id: int, changes: Changes) -> list[dict]:
+    async def build(competition_id: int, changes: Changes, lane: str) -> list[dict]:
+        if lane == "matches":
+            return [
+                event("match.finished", competition_id, match={"id": m}) for m in changes.finished
+            ]
         builds.append(list(changes.finished))
-        return [event("match.finished", competition_id, match={"id": m}) for m in changes.finished]
+        return [event("standings.updated", competition_id, standings=[], progress={})]
 
     layer = Layer()
     fanout = Fanout(layer, 7, build=build)
-    fanout.build_interval_s = 0.2
+    fanout.panels_interval_s = 0.2
     socket = Socket()
     outbox = Outbox(socket.send, socket.close)
     await fanout.join(outbox)
@@ -198,22 +203,26 @@ async def test_notifications_are_built_into_events_at_most_once_per_window():
     await asyncio.sleep(0.25)
 
     assert builds == [[0], list(range(1, 30))]
-    assert [e["match"]["id"] for e in socket.events()] == list(range(30))
-    assert all(e["type"] == "match.finished" for e in socket.events())  # no notification
+    received = socket.events()
+    finished = [e["match"]["id"] for e in received if e["type"] == "match.finished"]
+    assert finished == list(range(30))
+    assert [e["type"] for e in received].count("standings.updated") == 2
+    assert {e["type"] for e in received} == {"match.finished", "standings.updated"}
     await fanout.leave(outbox)
 
 
 async def test_a_failed_build_is_logged_and_the_next_notification_builds_again(caplog):
     calls: list[int] = []
 
-    async def build(competition_id: int, changes: Changes) -> list[dict]:
+    async def build(competition_id: int, changes: Changes, lane: str) -> list[dict]:
+        assert lane == "panels"  # no match changed
         calls.append(1)
         if len(calls) == 1:
             raise RuntimeError("database away")
         return [event("queue.status", competition_id, queue={"workers": []})]
 
     fanout = Fanout(Layer(), 7, build=build)
-    fanout.build_interval_s = 0.01
+    fanout.panels_interval_s = 0.01
     socket = Socket()
     outbox = Outbox(socket.send, socket.close)
     fanout.outboxes.add(outbox)

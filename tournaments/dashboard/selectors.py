@@ -713,18 +713,28 @@ def _round_events(competition: Competition, changes: events.Changes) -> list[dic
     return out
 
 
-def live_events(*, competition_id: int, changes: events.Changes) -> list[dict[str, Any]]:
+def live_events(
+    *, competition_id: int, changes: events.Changes, matches: bool = True, panels: bool = True
+) -> list[dict[str, Any]]:
     """The events that the notifications gathered in ``changes`` call for, as of now.
 
     In the order of ``tournaments.events``: started and finished matches (the newest
-    :data:`LIVE_MATCHES` of each), the standings (after a result or a start), the
-    rounds finished and started, the competition's end, the problem bots (after a
-    result) and the queue status (always). An unknown competition gives none.
+    :data:`LIVE_MATCHES` of each; only if ``matches``), then, if ``panels``, the
+    standings (after a result or a start), the rounds finished and started, the
+    competition's end, the problem bots (after a result) and the queue status
+    (always). An unknown competition gives none.
     """
     competition = Competition.objects.filter(pk=competition_id).first()
     if competition is None or not changes:
         return []
-    out = _match_events(competition, changes)
+    out = _match_events(competition, changes) if matches else []
+    if panels:
+        out += _panel_events(competition, changes)
+    return out
+
+
+def _panel_events(competition: Competition, changes: events.Changes) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     results = bool(changes.finished)
     standings = None
     if results or changes.kinds & {events.COMPETITION_STARTED, events.ROUND_FINISHED}:
