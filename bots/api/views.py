@@ -147,6 +147,7 @@ class BotVersionViewSet(
         responses={
             201: BotVersionDetailSerializer,
             413: OpenApiResponse(description="The upload is too large."),
+            503: OpenApiResponse(description="The bot store cannot be written now."),
         },
     )
     def create(self, request: Request, bot_pk: str) -> Response:
@@ -179,6 +180,7 @@ class BotVersionViewSet(
                 OpenApiTypes.BINARY, description="The file as uploaded."
             ),
             403: OpenApiResponse(description="Not the bot's owner."),
+            503: OpenApiResponse(description="The bot store cannot be read now."),
             404: OpenApiResponse(description="No such version, or it has no stored file."),
         },
     )
