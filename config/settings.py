@@ -337,7 +337,7 @@ SPECTACULAR_SETTINGS = {
 CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
 CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
 # Uploads are always validated on a worker (bots.tasks), never inside the upload request:
-# on this queue (its workers need the sandbox and the uploaded files). A validation queued
+# on this queue (its workers need the sandbox; uploads come from the bot store). A validation queued
 # this long ago that has not started is sent again (its message was lost).
 CARDROOM_VALIDATE_QUEUE = os.environ.get("CARDROOM_VALIDATE_QUEUE", CARDROOM_DEFAULT_QUEUE)
 CARDROOM_VALIDATE_GRACE_S = int(os.environ.get("CARDROOM_VALIDATE_GRACE_S", "600"))
