@@ -90,6 +90,7 @@ _FAST_MAX = 64
 #: ``2**32 - 2**32 % n`` is above ``2**32 - n``.
 _NEVER_REJECTED = _WORD - _FAST_MAX
 _unpack_words = [struct.Struct(f"<{count + 8}I").unpack for count in range(_FAST_MAX + 1)]
+_unpack_one = struct.Struct("<I").unpack
 _SWAPS: dict[int, Callable[[list[Any], tuple[int, ...]], list[Any]]] = {}
 
 
@@ -115,4 +116,9 @@ def _swaps(count: int) -> Callable[[list[Any], tuple[int, ...]], list[Any]]:
 
 def draw(n: int, seed: int, purpose: str) -> int:
     """One uniform integer in ``range(n)`` for ``purpose``."""
+    if 1 <= n <= _FAST_MAX:  # Stream.below's first word, unless it could be rejected
+        key = f"cardroom:{seed}:{purpose}".encode()
+        (word,) = _unpack_one(hashlib.shake_256(key).digest(4))
+        if word < _NEVER_REJECTED:
+            return word % n
     return Stream(seed, purpose, reserve=4).below(n)

@@ -336,7 +336,12 @@ class ManigliaState(State):
         followers = range(self.n - 1)
         seat = self.leader
         while size:
-            win = pop_nth(hands[seat], int(random() * size))
+            k = int(random() * size)  # the lead: card k of the hand (pop_nth, inlined)
+            for cards in hands[seat]:
+                if k < len(cards):
+                    break
+                k -= len(cards)
+            win = cards.pop(k)
             append(seat << 8 | win)
             win_seat = seat
             led = win_suit = SUIT_OF[win]

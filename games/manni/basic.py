@@ -5,6 +5,7 @@ Rules MANNI-BASIC-1..9 and LIMIT-3 of the rules specification.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from games.cards import packet_masks
@@ -61,6 +62,15 @@ class ManniBasicState(ManniState):
             self._start_play((self.dealer + 1) % 3, trump)  # MANNI-BASIC-6: L leads
         else:
             self.to_move = (seat + 1) % 3
+
+    def _play_out_choice(self, random: Callable[[], float]) -> None:
+        """MANNI-BASIC-5 at random: ``keep`` or ``take`` (the legal list) until one takes."""
+        append = self.history.append
+        while self.phase == P_CHOICE:
+            seat = self.to_move
+            action = KEEP + int(random() * 2)  # KEEP, TAKE
+            append(seat << 8 | action)
+            self._apply_other(seat, action)
 
     def _score_deal(self) -> bool:
         totals = self.totals

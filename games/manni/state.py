@@ -258,9 +258,16 @@ class ManniState(State):
                 self._play_out_tricks(random)
             elif phase == P_EXCHANGE:
                 self._play_out_exchange(random)
+            elif phase == P_CHOICE:
+                self._play_out_choice(random)
             else:
                 ids = self.legal_ids()
                 self.apply_id(ids[int(random() * len(ids))])
+
+    def _play_out_choice(self, random: Callable[[], float]) -> None:
+        """Hook: random Manni choices (at least one), as ``playout`` draws them."""
+        ids = self.legal_ids()
+        self.apply_id(ids[int(random() * len(ids))])
 
     def _play_out_exchange(self, random: Callable[[], float]) -> None:
         """Hook: random exchange decisions (at least one), as ``playout`` draws them."""
@@ -280,7 +287,12 @@ class ManniState(State):
         hands = [[list(SUIT_CARDS[s][h >> 13 * s & _M]) for s in range(4)] for h in self.hands]
         seat = self.leader
         while size:
-            c0 = pop_nth(hands[seat], int(random() * size))
+            k = int(random() * size)  # the lead: card k of the hand (pop_nth, inlined)
+            for cards in hands[seat]:
+                if k < len(cards):
+                    break
+                k -= len(cards)
+            c0 = cards.pop(k)
             append(seat << 8 | c0)
             led = _SUIT[c0]
             s1 = _NEXT[seat]

@@ -206,3 +206,9 @@ def test_record_holds_every_deck_and_action():
     assert len(record["decks"]) == state.deal
     rebuilt = games.load("manni-basic").new_game(77)
     assert rebuilt.record()["decks"][0] == record["decks"][0]
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 64, 65, 2**32])
+def test_draw_is_the_streams_first_uniform_draw(n):
+    for seed in range(50):
+        assert rng.draw(n, seed, "dealer") == rng.Stream(seed, "dealer", reserve=4).below(n)
