@@ -3,7 +3,8 @@
 The consumer relays and never writes: it checks who may watch (public
 competitions for everyone, private ones for their organisers and staff; anyone
 else is closed with code 4403), sends a ``snapshot`` of the current state, then
-forwards the events the services broadcast (``tournaments.events``). Worker
+forwards the events its process's fan-out builds from the notifications the
+services send (``tournaments.events``, ``tournaments.fanout``). Worker
 processes (host and pid) are named to staff only: the others' snapshot and
 ``queue.status`` events carry opaque labels instead.
 
@@ -11,9 +12,10 @@ Events reach the sockets through this process's fan-out of the competition
 (``tournaments.fanout``): one channel-layer subscription per process and
 competition, however many sockets watch it. A frame holds one event (a JSON
 object) or several, in order, as a JSON array (the events of one moment, or
-those that piled up behind a slow write). Bursts of ``standings.updated`` are
-coalesced to at most one per :attr:`tournaments.fanout.Fanout.standings_interval_s`,
-always the newest. Sockets connecting together share one reading of the snapshot.
+those that piled up behind a slow write). The panels' events (standings, rounds,
+problem bots, queue) are built at most once per
+:attr:`tournaments.fanout.Fanout.panels_interval_s`, always as of the build.
+Sockets connecting together share one reading of the snapshot.
 """
 
 from __future__ import annotations

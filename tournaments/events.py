@@ -15,10 +15,11 @@ group ``competition.<id>`` (:func:`notify`)::
 failed or reaped). A notification holds no data the worker read back: it costs
 the recorder no query.
 
-The web tier turns notifications into the events below (``tournaments.fanout``:
-only in processes where someone watches the competition, at most a few builds a
-second per competition however fast results arrive, each build reading the
-database once for all the notifications that arrived since the last). The events
+The web tier turns notifications into the events below (``tournaments.fanout``,
+only in processes where someone watches the competition): the match events at
+once, one build at a time, and the panels' snapshots at most four times a second
+per competition however fast results arrive, each build reading the database
+once for all the notifications that arrived since the last. The events
 reach the browsers (``tournaments/dashboard/static/dashboard/live.js``); every event
 is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 
@@ -62,7 +63,7 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 ``competition.finished`` ``status``: the final status; ``standings``: the final rows.
 =======================  ==========================================================
 
-One build sends its events in that order (``match.started``, ``match.finished``,
+The builds send their events in that order (``match.started``, ``match.finished``,
 ``standings.updated``, ``round.finished``, ``round.started``,
 ``competition.finished``, ``problems.updated``, ``queue.status``), each only if a
 notification called for it. Events are delivered at most once to the sockets
