@@ -349,27 +349,40 @@ class ManigliaState(State):
             for _ in followers:
                 seat = after[seat]
                 suits = hands[seat]
-                must_beat = strict or side[seat] != side[win_seat]
                 cards = suits[led]
-                if not cards:  # void: a trump if he must beat W and has one (step 3)
-                    cards = suits[trump] if must_beat else None
-                if not cards:
-                    card = pop_nth(suits, int(random() * size))
-                elif must_beat and win_suit == SUIT_OF[cards[0]]:
-                    above = bisect_right(cards, win)  # the cards of W's suit that beat it
-                    if above < len(cards):
-                        card = cards.pop(above + int(random() * (len(cards) - above)))
-                    elif win_suit == led or strict:
-                        card = cards.pop(int(random() * len(cards)))  # none: any of them
+                if cards:  # follow suit, beating W of the led suit if he must (step 2)
+                    if win_suit == led and (strict or side[seat] != side[win_seat]):
+                        above = bisect_right(cards, win)  # the cards that beat W
+                        if above < len(cards):
+                            card = cards.pop(above + int(random() * (len(cards) - above)))
+                        else:
+                            card = cards.pop(int(random() * len(cards)))
                     else:
-                        card = pop_nth(suits, int(random() * size))  # no winning trump
-                else:
-                    card = cards.pop(int(random() * len(cards)))
+                        card = cards.pop(int(random() * len(cards)))
+                    if win_suit == led and card > win:
+                        win, win_seat = card, seat
+                elif (strict or side[seat] != side[win_seat]) and (cards := suits[trump]):
+                    # Void, must beat W and holds trumps (step 3): a trump that wins.
+                    if win_suit == trump:
+                        above = bisect_right(cards, win)
+                        if above < len(cards):
+                            card = cards.pop(above + int(random() * (len(cards) - above)))
+                        elif strict:
+                            card = cards.pop(int(random() * len(cards)))  # any trump
+                        else:
+                            card = pop_nth(suits, int(random() * size))  # any card
+                    else:
+                        card = cards.pop(int(random() * len(cards)))
+                    suit = SUIT_OF[card]
+                    if (suit == win_suit and card > win) or (suit == trump != win_suit):
+                        win, win_seat, win_suit = card, seat, suit
+                else:  # void, and free to play anything (step 4)
+                    card = pop_nth(suits, int(random() * size))
+                    suit = SUIT_OF[card]
+                    if (suit == win_suit and card > win) or (suit == trump != win_suit):
+                        win, win_seat, win_suit = card, seat, suit
                 append(seat << 8 | card)
                 total += POINTS[card]
-                suit = SUIT_OF[card]
-                if (suit == win_suit and card > win) or (suit == trump and win_suit != trump):
-                    win, win_seat, win_suit = card, seat, suit
             won[win_seat] += 1
             points[win_seat] += total
             seat = win_seat
