@@ -183,7 +183,12 @@ def _slot_copier(cls: type) -> Callable[[Any], Any]:
     engine has not set yet stays unset. Unrolled, this is about twice as quick
     as a loop over the slot names with ``getattr`` / ``setattr``.
     """
-    slots = [n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ())]
+    slots = [
+        _mangled(c, n)
+        for c in cls.__mro__
+        for n in c.__dict__.get("__slots__", ())
+        if n not in ("__dict__", "__weakref__")
+    ]
     lines = ["def clone(self):", "    other = new(cls)"]
     for name in dict.fromkeys(slots):
         if not name.isidentifier():
@@ -200,6 +205,13 @@ def _slot_copier(cls: type) -> Callable[[Any], Any]:
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, "nested": (list, dict)}
     exec(compile("\n".join(lines), f"<{cls.__name__}.clone>", "exec"), namespace)
     return namespace["clone"]
+
+
+def _mangled(owner: type, name: str) -> str:
+    """The attribute name of slot ``name`` of class ``owner`` (private names are mangled)."""
+    if name.startswith("__") and not name.endswith("__"):
+        return f"_{owner.__name__.lstrip('_')}{name}"
+    return name
 
 
 def competition_ranks(values: Sequence[int | float]) -> list[int]:

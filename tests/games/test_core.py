@@ -212,3 +212,31 @@ def test_record_holds_every_deck_and_action():
 def test_draw_is_the_streams_first_uniform_draw(n):
     for seed in range(50):
         assert rng.draw(n, seed, "dealer") == rng.Stream(seed, "dealer", reserve=4).below(n)
+
+
+def test_clone_copies_every_slot_one_level_deep_and_leaves_unset_ones_unset():
+    from games.core import State
+
+    class Probe(State):
+        __slots__ = ("__private", "hands", "scalar", "unset")
+
+        def __init__(self) -> None:
+            self.__private = [1, 2]
+            self.hands = {"a": [0]}
+            self.scalar = 7
+
+    probe = Probe()
+    twin = probe.clone()
+    assert twin._Probe__private == [1, 2] and twin._Probe__private is not probe._Probe__private
+    assert twin.hands == probe.hands and twin.hands is not probe.hands
+    assert twin.scalar == 7 and not hasattr(twin, "unset")
+
+
+def test_clone_of_a_game_in_play_diverges_independently():
+    state = games.load("maniglia-4-partners").new_game(3)
+    for _ in range(6):
+        state.apply_id(state.legal_ids()[0])
+    twin, before = state.clone(), state.record()
+    twin.apply_id(twin.legal_ids()[-1])
+    assert state.record() == before and twin.record() != before
+    assert state.observation(0)["hand_sizes"] != twin.observation(0)["hand_sizes"]
