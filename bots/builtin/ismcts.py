@@ -17,6 +17,7 @@ from typing import Any
 from bots.builtin import register
 from bots.builtin.greedy import GreedyBot
 from bots.sdk.tracking import GameTracker, TrackingBot
+from games.sampling import SamplingError
 from games.search import Playout, check_budget, choose
 
 DEFAULT_ITERATIONS = 240
@@ -62,15 +63,21 @@ class IsmctsBot(TrackingBot):
         default = self.rules.act(tracker.observation, legal)
         if tracker.observation.get("phase") in RULE_PHASES:
             return default
-        result = choose(
-            lambda: tracker.sample(self.rng),
-            tracker.seat,
-            legal,
-            self.rng,
-            iterations=self.iterations,
-            time_ms=self.time_ms,
-            policy=Playout(tracker.game, tracker.observation),
-        )
+        try:
+            result = choose(
+                lambda: tracker.sample(self.rng),
+                tracker.seat,
+                legal,
+                self.rng,
+                iterations=self.iterations,
+                time_ms=self.time_ms,
+                policy=Playout(tracker.game, tracker.observation),
+            )
+        except SamplingError:
+            # An observation the sampler cannot explain must never cost a forfeit
+            # (FORFEIT-1): the rule-based choice is always legal.
+            self.last = None
+            return default
         self.last = result
         # The rule-based choice stands unless the search finds a clearly better one
         # in the same worlds (paired difference above Z standard errors).
