@@ -280,19 +280,27 @@ def match_record(
     """Record ``result`` if ``claimed_by`` still holds the match, in one transaction.
 
     Returns False and changes nothing when the lease was taken over (or the
-    match is already done). Matches paired by the recording (the next round or
-    ladder batch) are queued and sent after commit unless ``send`` is None.
+    match is already done). Once it committed, the match's round is closed if it
+    is complete (``services.round_close_if_complete``); the next round's matches
+    are queued and sent after that commits unless ``send`` is None.
     ``match`` is the claimed match if the caller has it (saves reading it again).
     """
     if match is None or match.pk != match_id:
         match = Match.objects.select_related("competition").get(pk=match_id)
     with transaction.atomic():
         recording = services.match_record_played(match=match, played=result, claimed_by=claimed_by)
-        if recording is None:
-            return False
-        if recording.paired and send is not None:
-            matches_enqueue(competition=recording.competition, send=send)
+    if recording is None:
+        return False
+    _close_round(recording.competition, recording.round_id, send)
     return True
+
+
+def _close_round(competition: Competition, round_id: int | None, send: Sender | None) -> None:
+    """Close the round if it is complete and queue the next one's matches (after the
+    result committed); the reaper does it for a recorder that died before."""
+    closing = services.round_close_if_complete(competition=competition, round_id=round_id)
+    if closing is not None and closing.paired and send is not None:
+        matches_enqueue(competition=competition, send=send)
 
 
 def match_execute(
@@ -365,6 +373,8 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     enqueued = _mark_queued_and_send(
         Match.objects.filter(status=Status.PENDING, competition__status=running), send
     )
+    for round_ in selectors.rounds_complete_but_running():
+        _close_round(round_.competition, round_.pk, send)
     ladders = [m for c in selectors.ladders_idle() for m in _ladder_batch(c, send)]
     if requeued or failed or resent:
         log.warning("reaper: requeued %s, failed %s, resent %s", requeued, failed, resent)

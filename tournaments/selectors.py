@@ -15,7 +15,7 @@ from django.utils import timezone
 from bots.referee.match import game_seed
 from tournaments import comparison, deals
 from tournaments.formats.swiss import swiss_standings
-from tournaments.models import Competition, Entry, Match, RatingEvent
+from tournaments.models import Competition, Entry, Match, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results
 from tournaments.permissions import can_manage
 from tournaments.ratings import head_to_head
@@ -339,3 +339,19 @@ def ladders_idle() -> list[Competition]:
             matches__finished_at__gt=timezone.now() - timedelta(seconds=pause)
         )
     return list(ladders.distinct())
+
+
+def rounds_complete_but_running() -> list[Round]:
+    """Running rounds of running competitions whose matches are all done (their last
+    recorder died before it closed them), with their competition."""
+    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED]
+    rounds = (
+        Round.objects.filter(
+            status=Round.Status.RUNNING, competition__status=Competition.Status.RUNNING
+        )
+        .filter(matches__isnull=False)
+        .exclude(matches__status__in=open_)
+        .select_related("competition")
+        .distinct()
+    )
+    return list(rounds)

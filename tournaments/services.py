@@ -467,33 +467,37 @@ def _played(result: PlayedMatch | dict[str, Any]) -> PlayedMatch:
 
 @dataclass
 class Recording:
-    """What recording one result changed: the notification and the queue read it."""
+    """What recording one result stored (the match and its round)."""
 
     competition: Competition
     match_id: int
-    round_number: int | None = None
-    round_finished: bool = False
+    round_id: int | None = None
+
+
+@dataclass
+class RoundClosing:
+    """What closing a finished round changed: the next round's matches, the end."""
+
+    round_number: int
     paired: list[Match] = dataclasses.field(default_factory=list)
     competition_finished: bool = False
-
-    def changes(self) -> list[str]:
-        """The notification's ``changes`` (``tournaments.events``)."""
-        out = [events.MATCH_FINISHED]
-        if self.round_finished:
-            out.append(events.ROUND_FINISHED)
-        if self.competition_finished:
-            out.append(events.COMPETITION_FINISHED)
-        return out
 
 
 def match_record_result(
     *, match: Match, result: PlayedMatch | dict[str, Any], claimed_by: str | None = None
 ) -> bool:
-    """Store a played match once; True if stored, False if it was already recorded.
+    """Store a played match once, then close its round if it was the last open match;
+    True if stored, False if it was already recorded.
 
-    See :func:`match_record_played`, which this calls (and which says what changed).
+    :func:`match_record_played`, then :func:`round_close_if_complete` (its own
+    transaction, once the result's has committed; inside an outer transaction it
+    joins that one).
     """
-    return match_record_played(match=match, played=result, claimed_by=claimed_by) is not None
+    recording = match_record_played(match=match, played=result, claimed_by=claimed_by)
+    if recording is None:
+        return False
+    round_close_if_complete(competition=recording.competition, round_id=recording.round_id)
+    return True
 
 
 @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
@@ -511,8 +515,11 @@ def match_record_played(
     A handful of statements whatever the seats and games: one guarded ``UPDATE`` of
     the match, the seats read with their entries locked (in entry order, so two
     recordings never deadlock), bulk writes of seats, games, entries and rating
-    events, the round's check, and the competition's rating sequence, taken last so
-    that the competition row stays locked only for the end of the transaction. Two
+    events, and the competition's rating sequence, taken last so that the
+    competition row stays locked only for the last statement and the commit. The
+    round is not touched: whoever records a result calls
+    :func:`round_close_if_complete` once it has committed (no lock shared by the
+    matches of a round while they record). Two
     results that share an entry are serialised by its row lock, so the sequence
     order is the order in which their updates were applied (a recompute replays it).
     The seats record the match's ranks (a knockout's with its tie-break, see
@@ -549,11 +556,9 @@ def match_record_played(
         raise ValidationError("the result does not fit the match's seats")
     _store_games(match, played)
     _store_seats(seats, played, list(decision.ranks), points)
-    recording = Recording(competition=competition, match_id=match.pk)
-    _close_round_if_complete(competition, match, recording)
     _rate(competition, match, seats, ranks, teams, played.versions)
-    _notify(competition.pk, *recording.changes(), match_id=match.pk, round_=recording.round_number)
-    return recording
+    _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
+    return Recording(competition=competition, match_id=match.pk, round_id=match.round_id)
 
 
 def _locked_seats(match: Match) -> list[MatchSeat]:
@@ -717,39 +722,47 @@ def _rate(
     _rating_events_insert(competition, match, [(e.pk, before[e.pk], after[e.pk]) for e in entries])
 
 
-def _close_round_if_complete(competition: Competition, match: Match, recording: Recording) -> None:
-    """Finish the match's round if this was its last open match, and pair the next one.
+def round_close_if_complete(
+    *, competition: Competition, round_id: int | None
+) -> RoundClosing | None:
+    """Finish round ``round_id`` if none of its matches is open or failed any more, and
+    pair the next round (or finish the competition); None if it stays open or someone
+    else closed it.
 
-    The round row is locked first, so of two last matches recorded at once the second
-    waits and then sees the first: exactly one of them closes the round.
+    Called after a result has committed (by the recorder, and by the reaper for a
+    recorder that died in between). Of two last results recorded at once both may
+    see the round complete: the guarded ``UPDATE`` of the round's status lets one of
+    them close it. One unlocked query when the round stays open.
     """
-    if match.round_id is None:
-        return
-    status = (
-        Round.objects.select_for_update()
-        .filter(pk=match.round_id)
-        .values_list("number", "status")
-        .first()
-    )
-    if status is None:
-        return
-    recording.round_number = status[0]
-    if status[1] == Round.Status.FINISHED or (
-        Match.objects.filter(round_id=match.round_id).exclude(status=Match.Status.DONE).exists()
-    ):
-        return
-    Round.objects.filter(pk=match.round_id).update(status=Round.Status.FINISHED)
-    recording.round_finished = True
+    if round_id is None:
+        return None
+    if Match.objects.filter(round_id=round_id).exclude(status=Match.Status.DONE).exists():
+        return None
+    with transaction.atomic():
+        if not Round.objects.filter(pk=round_id, status=Round.Status.RUNNING).update(
+            status=Round.Status.FINISHED
+        ):
+            return None
+        closing = RoundClosing(Round.objects.values_list("number", flat=True).get(pk=round_id))
+        _close_round(competition, closing)
+        changes = [events.ROUND_FINISHED]
+        if closing.competition_finished:
+            changes.append(events.COMPETITION_FINISHED)
+        _notify(competition.pk, *changes, round_=closing.round_number)
+    return closing
+
+
+def _close_round(competition: Competition, closing: RoundClosing) -> None:
     if competition.format == Format.LADDER and settings.CARDROOM_LADDER_PAUSE_S > 0:
         return  # a paced ladder: the reaper pairs the next batch after the pause
     locked = Competition.objects.select_for_update().get(pk=competition.pk)
     if locked.status != Competition.Status.RUNNING:
         return  # closed meanwhile
-    recording.paired = _pair_next(locked)
-    if not recording.paired and competition.format != Format.LADDER:
+    closing.paired = _pair_next(locked)
+    if not closing.paired and competition.format != Format.LADDER:
         Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.FINISHED)
         competition.status = Competition.Status.FINISHED
-        recording.competition_finished = True
+        closing.competition_finished = True
 
 
 def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:

@@ -137,3 +137,20 @@ def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order():
         )
         for before, after in itertools.pairwise(chain):
             assert (after[0], after[1]) == (before[2], before[3])
+
+
+def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_reaper():
+    comp = tournament(entries=4)
+    first, second = execution.competition_launch(competition=comp, send=None)
+    for match in (first, second):  # recorded, but nobody got to close the round
+        match = Match.objects.select_related("competition").get(pk=match.pk)
+        services.match_record_played(match=match, played=services.match_play(match=match))
+    assert comp.rounds.get(number=1).status == "running"
+    sent: list[int] = []
+
+    execution.matches_reap(send=sent.extend)
+
+    assert comp.rounds.get(number=1).status == "finished"
+    second_round = comp.rounds.get(number=2)
+    assert sorted(sent) == sorted(second_round.matches.values_list("pk", flat=True))
+    assert execution.matches_reap(send=sent.extend).enqueued == []  # closed once
