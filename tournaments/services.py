@@ -960,3 +960,46 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
     )
     competition.save(update_fields=["status"])
     return competition
+
+
+@transaction.atomic
+def competition_pause(*, competition: Competition, by=None) -> Competition:
+    """Running to paused; its queued matches go back to pending.
+
+    A paused competition queues nothing: the reaper and
+    ``execution.matches_enqueue`` take only running competitions' matches, a
+    ladder schedules no batch, and a worker that receives a task of a paused
+    competition's match does not claim it (``execution.match_claim``). Matches
+    already being played finish and count. Raises ``ValidationError`` unless it
+    is running, ``PermissionDenied`` for a non-organiser.
+    """
+    locked = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(locked, by)
+    if locked.status != Competition.Status.RUNNING:
+        raise ValidationError(
+            f"only a running competition can be paused; this one is {locked.status}"
+        )
+    locked.matches.filter(status=Match.Status.QUEUED).update(
+        status=Match.Status.PENDING, lease_until=None, claimed_by=""
+    )
+    locked.status = Competition.Status.PAUSED
+    locked.save(update_fields=["status"])
+    competition.status = locked.status
+    return locked
+
+
+@transaction.atomic
+def competition_resume(*, competition: Competition, by=None) -> Competition:
+    """Paused to running; the caller then queues its pending matches
+    (``execution.matches_enqueue``), as after a start. Raises ``ValidationError``
+    unless it is paused, ``PermissionDenied`` for a non-organiser."""
+    locked = Competition.objects.select_for_update().get(pk=competition.pk)
+    _require_manager(locked, by)
+    if locked.status != Competition.Status.PAUSED:
+        raise ValidationError(
+            f"only a paused competition can be resumed; this one is {locked.status}"
+        )
+    locked.status = Competition.Status.RUNNING
+    locked.save(update_fields=["status"])
+    competition.status = locked.status
+    return locked

@@ -31,6 +31,8 @@ EXPECTED = {
     ("PATCH", "/api/competitions/{id}/"),
     ("POST", "/api/competitions/{id}/start/"),
     ("POST", "/api/competitions/{id}/close/"),
+    ("POST", "/api/competitions/{id}/pause/"),
+    ("POST", "/api/competitions/{id}/resume/"),
     ("GET", "/api/competitions/{id}/standings/"),
     ("GET", "/api/competitions/{id}/progress/"),
     ("GET", "/api/competitions/{id}/head-to-head/"),

@@ -140,6 +140,42 @@ class CompetitionViewSet(
         execution.competition_launch(competition=competition, by=request.user)
         return self._detail(competition)
 
+    @extend_schema(
+        request=None,
+        responses={
+            200: CompetitionDetailSerializer,
+            400: OpenApiResponse(description="The competition is not running."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str) -> Response:
+        """Stop handing out matches (running competitions only).
+
+        Matches waiting for a worker go back to ``pending`` and nothing is
+        claimed until the competition is resumed; matches already being played
+        finish and count.
+        """
+        competition = self.get_object()
+        services.competition_pause(competition=competition, by=request.user)
+        return self._detail(competition)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: CompetitionDetailSerializer,
+            400: OpenApiResponse(description="The competition is not paused."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str) -> Response:
+        """Run a paused competition again; its pending matches go to the workers
+        when the resume commits."""
+        competition = self.get_object()
+        with transaction.atomic():
+            services.competition_resume(competition=competition, by=request.user)
+            execution.matches_enqueue(competition=competition)
+        return self._detail(competition)
+
     @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
     @action(detail=True, methods=["post"])
     def close(self, request: Request, pk: str) -> Response:

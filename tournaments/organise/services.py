@@ -1,5 +1,5 @@
-"""Pausing and resuming a running competition (the rest of its life is in
-``tournaments.services``: create, enter, start, close), and the organiser right.
+"""The organiser right; pausing and resuming, now in ``tournaments.services``
+beside create, enter, start and close, are still importable from here.
 
 A paused competition queues nothing: matches waiting for a worker go back to
 ``pending``, the reaper and ``matches_enqueue`` take only running competitions'
@@ -14,50 +14,18 @@ it running again; the caller then queues its pending matches
 from __future__ import annotations
 
 from django.contrib.auth.models import Permission
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
-from tournaments.models import Competition, Match
-from tournaments.services import can_manage
+# Pausing and resuming live with the other competition writes; these names stay
+# importable from here.
+from tournaments.services import competition_pause, competition_resume
 
-
-def _locked_managed(competition: Competition, by) -> Competition:
-    locked = Competition.objects.select_for_update().get(pk=competition.pk)
-    if by is not None and not can_manage(competition=locked, user=by):
-        raise PermissionDenied("only the competition's organisers may do this")
-    return locked
-
-
-@transaction.atomic
-def competition_pause(*, competition: Competition, by=None) -> Competition:
-    """Running to paused; its queued matches go back to pending. Raises
-    ``ValidationError`` unless it is running, ``PermissionDenied`` for a non-organiser."""
-    locked = _locked_managed(competition, by)
-    if locked.status != Competition.Status.RUNNING:
-        raise ValidationError(
-            f"only a running competition can be paused; this one is {locked.status}"
-        )
-    locked.matches.filter(status=Match.Status.QUEUED).update(
-        status=Match.Status.PENDING, lease_until=None, claimed_by=""
-    )
-    locked.status = Competition.Status.PAUSED
-    locked.save(update_fields=["status"])
-    competition.status = locked.status
-    return locked
-
-
-@transaction.atomic
-def competition_resume(*, competition: Competition, by=None) -> Competition:
-    """Paused to running. Raises ``ValidationError`` unless it is paused."""
-    locked = _locked_managed(competition, by)
-    if locked.status != Competition.Status.PAUSED:
-        raise ValidationError(
-            f"only a paused competition can be resumed; this one is {locked.status}"
-        )
-    locked.status = Competition.Status.RUNNING
-    locked.save(update_fields=["status"])
-    competition.status = locked.status
-    return locked
+__all__ = [
+    "ORGANISE_CODENAME",
+    "competition_pause",
+    "competition_resume",
+    "organiser_permission",
+    "organiser_right_set",
+]
 
 
 #: The permission of the organiser right ("Can create and run competitions").
