@@ -60,7 +60,8 @@ class VersionView:
 
 
 def versions_for_page(*, bot: Bot, with_logs: bool) -> list[VersionView]:
-    """The versions of ``bot``, newest first; the stderr tail only ``with_logs``."""
+    """The versions of ``bot``, newest first; the stderr tail and the upload's details (its
+    file name and the command that runs it) only ``with_logs``: the files are the owner's."""
     views = []
     for version in bot.versions.order_by("-number"):
         report = dict(version.validation_report or {})
@@ -80,7 +81,7 @@ def versions_for_page(*, bot: Bot, with_logs: bool) -> list[VersionView]:
             VersionView(
                 version=version,
                 status_words=words.version_status(version.status),
-                upload=upload,
+                upload=upload if with_logs else None,
                 validation=report or None,
                 statuses=statuses,
                 stderr_tail=report.get("stderr_tail") if with_logs else None,

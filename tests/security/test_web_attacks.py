@@ -1,0 +1,539 @@
+"""The web pages and the bot store attacked as a hostile user would, through real requests.
+
+Each test tries one thing an outsider, another bot author or another organiser
+might try (changing ids in URLs and form bodies, forms sent without their CSRF
+token, outside ``next`` addresses, markup in names, tampered stored bytes) and
+checks that the data is not in the answer and that nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import uuid
+import zipfile
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.testing import WebsocketCommunicator
+from django.conf import settings as django_settings
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from bots import services as bot_services
+from bots import store
+from bots.archive import DEFAULT_LIMITS
+from bots.models import Bot, BotBlob, BotVersion
+from tests.dashboard.conftest import make_competition, play_one
+from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
+from tournaments import services as tournament_services
+from tournaments.consumers import CLOSE_FORBIDDEN
+from tournaments.models import Competition, Entry, GameRecord
+
+pytestmark = pytest.mark.django_db
+
+#: Markup a hostile user puts wherever the site lets them write text.
+XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture(autouse=True)
+def _web_settings(settings):
+    """Fast password hashing, a cache of this test's own, an in-memory channel layer."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"web-attacks-{uuid.uuid4().hex}",
+        }
+    }
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def draft(organiser, name: str = "Friday cup", **extra) -> Competition:
+    return tournament_services.competition_create(
+        created_by=organiser,
+        name=name,
+        kind="tournament",
+        variant="manni-basic",
+        format="round-robin",
+        games_per_match=3,
+        **extra,
+    )
+
+
+def uploaded_bot(owner, name: str = "secret-sauce", content: bytes = FIRST_LEGAL_BOT) -> Bot:
+    """A bot of ``owner`` with one stored version whose report carries a stderr tail."""
+    bot = bot_services.bot_create(owner=owner, name=name, description="")
+    version = bot_services.bot_version_upload(bot=bot, filename="bot.py", content=content)
+    version.status = BotVersion.Status.READY
+    version.validation_report = {
+        **(version.validation_report or {}),
+        "ok": True,
+        "statuses": [{"status": "ok"}],
+        "stderr_tail": "stderr-secret-line",
+    }
+    version.save(update_fields=["status", "validation_report"])
+    return bot
+
+
+def csrf_client(user=None) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+# --- Another user's bot ------------------------------------------------------------------
+
+
+def test_an_unentered_bot_of_another_user_is_a_404_on_every_door():
+    ada, bob = make_user("ada"), make_user("bob")
+    bot = uploaded_bot(ada)
+    cup = draft(make_user("olga", organiser=True))
+    intruder = logged_in(bob)
+
+    answers = [
+        intruder.get(reverse("bots-web:bot-detail", args=[bot.pk])),
+        intruder.get(reverse("bots-web:version-status", args=[bot.pk, 1])),
+        intruder.post(
+            reverse("bots-web:version-upload", args=[bot.pk]),
+            {"file": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT)},
+        ),
+        intruder.post(reverse("bots-web:bot-enter", args=[bot.pk]), {"competition": cup.pk}),
+        Client().get(reverse("bots-web:version-status", args=[bot.pk, 1])),
+    ]
+
+    assert [a.status_code for a in answers] == [404] * 5
+    for answer in answers:
+        assert b"secret-sauce" not in answer.content and b"stderr-secret" not in answer.content
+    assert bot.versions.count() == 1 and not Entry.objects.filter(bot=bot).exists()
+
+
+def test_a_bot_seen_only_in_a_private_competition_stays_hidden_from_outsiders():
+    ada, bob = make_user("ada"), make_user("bob")
+    olga = make_user("olga", organiser=True)
+    hidden = draft(olga, name="Invitation only", is_public=False)
+    bot = uploaded_bot(ada)
+    tournament_services.entry_create(competition=hidden, bot=bot, by=ada)
+
+    outsider = logged_in(bob).get(reverse("bots-web:bot-detail", args=[bot.pk]))
+    anonymous = Client().get(reverse("bots-web:bot-detail", args=[bot.pk]))
+    organiser = logged_in(olga).get(reverse("bots-web:bot-detail", args=[bot.pk]))
+
+    assert outsider.status_code == anonymous.status_code == 404
+    assert b"secret-sauce" not in outsider.content
+    assert organiser.status_code == 200 and b"Invitation only" in organiser.content
+
+
+def test_a_public_bots_page_shows_visitors_no_stderr_no_files_and_no_owner_tools():
+    ada, bob = make_user("ada"), make_user("bob")
+    bot = uploaded_bot(ada)
+    tournament_services.entry_create(competition=draft(make_user("olga")), bot=bot, by=ada)
+    token = logged_in(ada).get(reverse("bots-web:my-bots")).context["token"]
+
+    for visitor in (logged_in(bob), Client()):
+        page = visitor.get(reverse("bots-web:bot-detail", args=[bot.pk]))
+        html = page.content.decode()
+        assert page.status_code == 200 and "secret-sauce" in html
+        assert "stderr-secret-line" not in html and 'class="stderr"' not in html
+        assert "bot.py" not in html  # the uploaded file's name and the command that runs it
+        assert token not in html
+        assert 'id="upload-form"' not in html and 'id="enter-form"' not in html
+        assert "data-status-url" not in html
+    status = logged_in(bob).get(reverse("bots-web:version-status", args=[bot.pk, 1]))
+    assert status.status_code == 403 and b"ready" not in status.content
+
+
+def test_the_owner_still_sees_the_stderr_and_the_file():
+    ada = make_user("ada")
+    bot = uploaded_bot(ada)
+
+    html = logged_in(ada).get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+
+    assert "stderr-secret-line" in html and "bot.py" in html
+
+
+def test_a_bot_is_entered_only_into_competitions_its_owner_may_see():
+    ada, olga = make_user("ada"), make_user("olga", organiser=True)
+    hidden = draft(olga, name="Invitation only", is_public=False)
+    draft(olga, name="Open night")  # so that the page has its entry form
+    bot = uploaded_bot(ada)
+    browser = logged_in(ada)
+    page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+    assert "Invitation only" not in page
+
+    answer = browser.post(
+        reverse("bots-web:bot-enter", args=[bot.pk]),
+        {"competition": hidden.pk, "once": once_value(page, "enter-form")},
+    )
+
+    assert answer.status_code == 400
+    assert "Invitation only" not in answer.content.decode()
+    assert not Entry.objects.filter(bot=bot).exists()
+
+
+def test_my_bots_and_the_token_belong_to_the_logged_in_user_only():
+    ada, bob = make_user("ada"), make_user("bob")
+    uploaded_bot(ada)
+    ada_token = logged_in(ada).get(reverse("bots-web:my-bots")).context["token"]
+
+    page = logged_in(bob).get(reverse("bots-web:my-bots")).content.decode()
+    bob.refresh_from_db()
+    logged_in(bob).post(reverse("bots-web:token-regenerate"), {"user": ada.pk})
+
+    assert "secret-sauce" not in page and ada_token not in page
+    assert logged_in(ada).get(reverse("bots-web:my-bots")).context["token"] == ada_token
+
+
+# --- Private competitions ----------------------------------------------------------------
+
+
+def test_a_private_competition_its_matches_and_replays_are_404_to_outsiders():
+    olga, bob = make_user("olga", organiser=True), make_user("bob")
+    competition = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    match = play_one(competition)
+    game = GameRecord.objects.filter(match=match).first()
+    urls = [
+        reverse("dashboard:competition-detail", args=[competition.pk]),
+        reverse("dashboard:match-detail", args=[match.pk]),
+        reverse("dashboard:game-replay", args=[game.pk]),
+        reverse("dashboard:game-replay", args=[game.pk]) + "?view=full",
+        reverse("organise:competition", args=[competition.pk]),
+    ]
+
+    for client in (logged_in(bob), Client()):
+        for url in urls:
+            answer = client.get(url)
+            assert answer.status_code in (404, 302), url  # 302: the organisers' login page
+            assert b"Secret club" not in answer.content
+        for page in (client.get("/"), client.get(reverse("dashboard:competition-list"))):
+            assert b"Secret club" not in page.content
+    assert logged_in(olga).get(urls[0]).status_code == 200  # the test can tell
+
+
+def test_comparing_entries_of_a_private_competition_on_a_public_page_is_refused():
+    olga = make_user("olga", organiser=True)
+    public = make_competition(olga, name="Open night", entries=3, games=3)
+    hidden = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    a, b = hidden.entries.order_by("id")[:2]
+
+    page = Client().get(
+        reverse("dashboard:competition-detail", args=[public.pk]), {"a": a.pk, "b": b.pk}
+    )
+
+    assert page.status_code == 200
+    assert page.context["compare"].get("error")
+    assert a.bot.name not in page.content.decode() and b.bot.name not in page.content.decode()
+
+
+def test_the_live_socket_of_a_private_competition_is_closed_to_outsiders():
+    olga, bob = make_user("olga", organiser=True), make_user("bob")
+    competition = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    client = Client()
+    client.force_login(bob)
+    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
+
+    async def attempt() -> dict:
+        from config.asgi import application
+
+        headers = [
+            (b"origin", b"http://localhost"),
+            (b"cookie", f"{django_settings.SESSION_COOKIE_NAME}={cookie}".encode()),
+        ]
+        comm = WebsocketCommunicator(application, f"/ws/competitions/{competition.pk}/", headers)
+        await comm.connect()
+        output = await comm.receive_output(timeout=2)
+        await comm.disconnect()
+        return output
+
+    output = async_to_sync(attempt)()
+
+    assert output == {"type": "websocket.close", "code": CLOSE_FORBIDDEN}
+
+
+def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_competition():
+    olga = make_user("olga", organiser=True)
+    competition = make_competition(olga, name="Open night", entries=4, games=3)
+    match = play_one(competition)
+    competition.refresh_from_db()
+    assert competition.status == Competition.Status.RUNNING and competition.deal_secret
+    game = GameRecord.objects.filter(match=match).first()
+    pages = [
+        reverse("dashboard:competition-detail", args=[competition.pk]),
+        reverse("dashboard:match-detail", args=[match.pk]),
+        reverse("dashboard:game-replay", args=[game.pk]),
+        reverse("organise:competition", args=[competition.pk]),
+    ]
+
+    for client in (Client(), logged_in(olga)):
+        for url in pages:
+            html = client.get(url).content.decode()
+            assert competition.deal_secret not in html, url
+            assert str(match.seed) not in html, url
+        full = client.get(pages[2] + "?view=full")
+        assert full.status_code == 403 and "hand seat" not in full.content.decode()
+    replay = Client().get(pages[2]).content.decode()
+    steps = json.loads(
+        re.search(r'id="steps" type="application/json">(.*?)</script>', replay, re.S)[1]
+    )
+    assert steps and "hand seat" not in json.dumps(steps)
+
+
+# --- CSRF, redirects, markup -------------------------------------------------------------
+
+
+def test_every_form_refuses_a_post_without_its_csrf_token():
+    ada, olga = make_user("ada"), make_user("olga", organiser=True)
+    bot = uploaded_bot(ada)
+    cup = draft(olga)
+    own = Bot.objects.create(owner=olga, name="olgas-bot", builtin="random")
+    token = logged_in(ada).get(reverse("bots-web:my-bots")).context["token"]
+    posts = [
+        (ada, reverse("bots-web:my-bots"), {"name": "forged"}),
+        (ada, reverse("bots-web:token-regenerate"), {}),
+        (ada, reverse("bots-web:version-upload", args=[bot.pk]), {"file": "x"}),
+        (ada, reverse("bots-web:bot-enter", args=[bot.pk]), {"competition": cup.pk}),
+        (olga, reverse("organise:competition-new"), {"name": "forged"}),
+        (olga, reverse("organise:entry-add", args=[cup.pk]), {"bot": own.pk}),
+        (olga, reverse("organise:competition-action", args=[cup.pk, "close"]), {}),
+        (olga, reverse("site:logout"), {}),
+        (None, reverse("site:signup"), {"username": "forged", "password": "x" * 12}),
+        (None, reverse("site:login"), {"username": "ada", "password": "pw"}),
+    ]
+
+    for user, url, data in posts:
+        answer = csrf_client(user).post(url, data)
+        assert answer.status_code == 403 and b"CSRF" in answer.content, url
+
+    assert not Bot.objects.filter(name="forged").exists()
+    assert not Competition.objects.filter(name="forged").exists()
+    assert not Entry.objects.exists() and bot.versions.count() == 1
+    cup.refresh_from_db()
+    assert cup.status == Competition.Status.DRAFT
+    assert logged_in(ada).get(reverse("bots-web:my-bots")).context["token"] == token
+
+
+def test_logging_out_takes_a_post():
+    ada = make_user("ada")
+    browser = logged_in(ada)
+
+    answer = browser.get(reverse("site:logout"))
+
+    assert answer.status_code == 405
+    assert browser.get(reverse("bots-web:my-bots")).status_code == 200  # still logged in
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)"]
+)
+def test_next_never_sends_anyone_off_the_site(target):
+    ada = make_user("ada")
+    login = Client().post(
+        reverse("site:login") + f"?next={target}",
+        {"username": "ada", "password": "pw-correct-horse-7"},
+    )
+    signup = Client().post(
+        reverse("site:signup"),
+        {
+            "username": "newbie",
+            "password": "pw-correct-horse-7",
+            "password_again": "pw-correct-horse-7",
+            "next": target,
+        },
+    )
+    already = logged_in(ada).get(reverse("site:signup"), {"next": target})
+
+    for answer in (login, signup, already):
+        assert answer.status_code == 302
+        assert "evil.example" not in answer["Location"] and "javascript" not in answer["Location"]
+
+
+def test_markup_in_names_descriptions_and_stderr_is_shown_as_text():
+    olga = make_user("olga", organiser=True)
+    ada = make_user("ada")
+    competition = make_competition(olga, name="Cup", entries=3, games=3)
+    Competition.objects.filter(pk=competition.pk).update(name=f"Cup {XSS}")
+    bot = bot_services.bot_create(owner=ada, name="plain-bot", description=XSS)
+    Bot.objects.filter(pk=bot.pk).update(name=f"bot{XSS}")  # as if an older rule had let it in
+    version = bot_services.bot_version_upload(bot=bot, filename="bot.py", content=FIRST_LEGAL_BOT)
+    version.validation_report = {"ok": False, "stderr_tail": XSS, "reasons": [XSS]}
+    version.save(update_fields=["validation_report"])
+    tournament_services.entry_create(competition=draft(olga, name=f"Draft {XSS}"), bot=bot, by=ada)
+    play_one(competition)
+    pages = [
+        (Client(), "/"),
+        (Client(), reverse("dashboard:competition-list")),
+        (Client(), reverse("dashboard:competition-detail", args=[competition.pk])),
+        (Client(), reverse("bots-web:bot-detail", args=[bot.pk])),
+        (logged_in(ada), reverse("bots-web:bot-detail", args=[bot.pk])),
+        (logged_in(ada), reverse("bots-web:my-bots")),
+        (logged_in(olga), reverse("organise:home")),
+        (logged_in(olga), reverse("organise:competition", args=[competition.pk])),
+    ]
+
+    for client, url in pages:
+        html = client.get(url).content.decode()
+        assert "<script>alert" not in html and "<img src=x" not in html, url
+        assert "&lt;script&gt;alert" in html or "\\u003Cscript\\u003E" in html, url  # shown
+    detail = Client().get(pages[2][1]).content.decode()
+    assert "\\u003Cscript\\u003E" in detail  # the first-paint JSON, escaped by json_script
+
+
+# --- Organisers --------------------------------------------------------------------------
+
+
+def test_a_non_organiser_and_another_organiser_change_nothing():
+    olga, oscar = make_user("olga", organiser=True), make_user("oscar", organiser=True)
+    bob = make_user("bob")
+    cup = draft(olga)
+    Bot.objects.create(owner=olga, name="olgas-bot", builtin="random")
+    oscars = Bot.objects.create(owner=oscar, name="oscars-bot", builtin="random")
+    hidden = draft(olga, name="Invitation only", is_public=False)
+
+    assert (
+        logged_in(bob).post(reverse("organise:competition-new"), {"name": "x"}).status_code == 403
+    )
+    for user in (bob, oscar):
+        client = logged_in(user)
+        for action in ("start", "pause", "resume", "close"):
+            url = reverse("organise:competition-action", args=[cup.pk, action])
+            assert client.post(url).status_code == 403
+            url = reverse("organise:competition-action", args=[hidden.pk, action])
+            assert client.post(url).status_code == 404
+        added = client.post(reverse("organise:entry-add", args=[cup.pk]), {"bot": oscars.pk})
+        assert added.status_code == 403
+        assert client.get(reverse("organise:competition", args=[hidden.pk])).status_code == 404
+    cup.refresh_from_db()
+    assert cup.status == Competition.Status.DRAFT and not cup.entries.exists()
+    assert Competition.objects.count() == 2
+
+
+def test_an_organiser_cannot_enter_someone_elses_bot_by_its_id():
+    olga, ada = make_user("olga", organiser=True), make_user("ada")
+    cup = draft(olga)
+    adas = uploaded_bot(ada)
+    browser = logged_in(olga)
+    page = browser.get(reverse("organise:competition", args=[cup.pk])).content.decode()
+    assert "secret-sauce" not in page
+
+    answer = browser.post(
+        reverse("organise:entry-add", args=[cup.pk]), {"bot": adas.pk, "once": once_value(page)}
+    )
+
+    assert answer.status_code == 400 and "secret-sauce" not in answer.content.decode()
+    assert not cup.entries.exists()
+
+
+def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
+    olga = make_user("olga", organiser=True)
+    cup = draft(olga)
+    for i in range(3):
+        bot = Bot.objects.create(owner=olga, name=f"house-{i}", builtin="random")
+        tournament_services.entry_create(competition=cup, bot=bot, by=olga)
+    browser = logged_in(olga)
+    start = reverse("organise:competition-action", args=[cup.pk, "start"])
+    close = reverse("organise:competition-action", args=[cup.pk, "close"])
+
+    assert browser.post(start).status_code == 302
+    matches = cup.matches.count()
+    again = browser.post(start)
+    assert again.status_code == 400 and cup.matches.count() == matches
+    assert browser.post(close).status_code == 302
+    cup.refresh_from_db()
+    ended, left = cup.status, cup.matches.count()
+    twice = browser.post(close)
+    assert twice.status_code == 400
+    cup.refresh_from_db()
+    assert cup.status == ended == Competition.Status.FINISHED and cup.matches.count() == left
+    assert (
+        browser.post(reverse("organise:competition-action", args=[cup.pk, "delete"])).status_code
+        == 404
+    )
+
+
+@pytest.mark.parametrize(
+    "variant, option, value",
+    [
+        ("maniglia-3", "opt:maniglia-3:maniglia.target", "-5"),
+        ("maniglia-3", "opt:maniglia-3:maniglia.target", "1e9999"),
+        ("maniglia-3", "opt:maniglia-3:maniglia.target", XSS[:40]),
+        ("manni-basic", "opt:manni-basic:manni.tie", "cheat"),
+        ("manni-basic", "games_per_match", "0"),
+    ],
+)
+def test_bad_option_values_are_refused_and_create_nothing(variant, option, value):
+    olga = make_user("olga", organiser=True)
+    browser = logged_in(olga)
+    page = browser.get(reverse("organise:competition-new"))
+    form = page.context["form"]
+    data = {
+        name: (field.initial if field.initial is not None else "")
+        for name, field in form.fields.items()
+    }
+    data = {k: v for k, v in data.items() if v is not False}
+    data.update(name=f"Bad {XSS}", kind="tournament", variant=variant, format="round-robin")
+    data[option] = value
+    data["once"] = once_value(page.content.decode())
+
+    answer = browser.post(reverse("organise:competition-new"), data)
+
+    assert answer.status_code == 400
+    assert not Competition.objects.exists()
+    assert "<script>alert" not in answer.content.decode()
+
+
+# --- The bot store -----------------------------------------------------------------------
+
+
+def test_stored_bytes_that_do_not_match_their_hash_are_refused():
+    ada = make_user("ada")
+    bot = uploaded_bot(ada)
+    version = bot.versions.get()
+    BotBlob.objects.filter(sha256=version.sha256).update(content=b"print('swapped')")
+
+    with pytest.raises(store.BlobCorrupt):
+        bot_services.bot_version_content(version=version)
+    with pytest.raises(ValueError):
+        store.blob_put(sha256=hashlib.sha256(b"a").hexdigest(), content=b"b")
+    with pytest.raises(ValueError):
+        store.blob_fetch(sha256="../../etc/passwd")
+
+
+def _zip(names: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in names.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "filename, content",
+    [
+        ("bot.zip", _zip({"bot.py": FIRST_LEGAL_BOT, "../escape.py": b"x"})),
+        ("bot.zip", _zip({"bot.py": FIRST_LEGAL_BOT, "/etc/cron.d/x": b"x"})),
+        ("bot.py", b"x" * (DEFAULT_LIMITS.max_upload_bytes + 1)),
+    ],
+    ids=["dot-dot", "absolute", "too-large"],
+)
+def test_a_hostile_upload_through_the_web_form_stores_nothing(filename, content):
+    ada = make_user("ada")
+    bot = bot_services.bot_create(owner=ada, name="target", description="")
+    browser = logged_in(ada)
+    page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+
+    answer = browser.post(
+        reverse("bots-web:version-upload", args=[bot.pk]),
+        {"file": SimpleUploadedFile(filename, content), "once": once_value(page, "upload-form")},
+    )
+
+    assert answer.status_code == 400
+    assert 'id="id_file_error"' in answer.content.decode()
+    assert not bot.versions.exists() and not BotBlob.objects.exists()
