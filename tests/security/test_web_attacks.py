@@ -17,10 +17,12 @@ import zipfile
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
@@ -28,7 +30,7 @@ from bots import services as bot_services
 from bots import store
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotBlob, BotVersion
-from tests.dashboard.conftest import make_competition, play_one
+from tests.dashboard.conftest import make_competition, play_one, session_cookie
 from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
 from tournaments import services as tournament_services
 from tournaments.consumers import CLOSE_FORBIDDEN
@@ -233,29 +235,51 @@ def test_comparing_entries_of_a_private_competition_on_a_public_page_is_refused(
     assert a.bot.name not in page.content.decode() and b.bot.name not in page.content.decode()
 
 
+async def first_output(competition_id: int, cookie: str | None = None) -> dict:
+    """What the live socket of the competition sends first to a browser with ``cookie``."""
+    from config.asgi import application
+
+    headers = [(b"origin", b"http://localhost")]
+    if cookie:
+        headers.append((b"cookie", f"{django_settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+    comm = WebsocketCommunicator(application, f"/ws/competitions/{competition_id}/", headers)
+    await comm.connect()
+    output = await comm.receive_output(timeout=5)
+    await comm.disconnect()
+    await database_sync_to_async(connections.close_all)()
+    return output
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_live_socket_of_a_private_competition_is_closed_to_outsiders():
     olga, bob = make_user("olga", organiser=True), make_user("bob")
     competition = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
-    client = Client()
-    client.force_login(bob)
-    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
 
-    async def attempt() -> dict:
-        from config.asgi import application
+    outsider = async_to_sync(first_output)(competition.pk, session_cookie(bob))
+    anonymous = async_to_sync(first_output)(competition.pk)
+    organiser = async_to_sync(first_output)(competition.pk, session_cookie(olga))
 
-        headers = [
-            (b"origin", b"http://localhost"),
-            (b"cookie", f"{django_settings.SESSION_COOKIE_NAME}={cookie}".encode()),
-        ]
-        comm = WebsocketCommunicator(application, f"/ws/competitions/{competition.pk}/", headers)
-        await comm.connect()
-        output = await comm.receive_output(timeout=2)
-        await comm.disconnect()
-        return output
+    closed = {"type": "websocket.close", "code": CLOSE_FORBIDDEN}
+    assert outsider == anonymous == closed
+    assert "Secret club" in organiser["text"]  # the test can tell
 
-    output = async_to_sync(attempt)()
 
-    assert output == {"type": "websocket.close", "code": CLOSE_FORBIDDEN}
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_matchs_error_reaches_only_the_organisers_page_and_socket():
+    olga = make_user("olga", organiser=True)
+    competition = make_competition(olga, name="Open night", entries=4, games=3)
+    failed = competition.matches.order_by("id").first()
+    failed.status, failed.error = "failed", "Traceback: /srv/secret-trace.py line 1"
+    failed.save(update_fields=["status", "error"])
+    url = reverse("dashboard:competition-detail", args=[competition.pk])
+
+    public = async_to_sync(first_output)(competition.pk)["text"]
+    organiser = async_to_sync(first_output)(competition.pk, session_cookie(olga))["text"]
+
+    assert '"snapshot"' in public and "secret-trace" not in public
+    assert "secret-trace" in organiser  # the test can tell
+    assert b"secret-trace" not in Client().get(url).content
+    assert b"secret-trace" in logged_in(olga).get(url).content
 
 
 def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_competition():
@@ -277,6 +301,7 @@ def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_compet
             html = client.get(url).content.decode()
             assert competition.deal_secret not in html, url
             assert str(match.seed) not in html, url
+            assert str(game.record()["seed"]) not in html, url
         full = client.get(pages[2] + "?view=full")
         assert full.status_code == 403 and "hand seat" not in full.content.decode()
     replay = Client().get(pages[2]).content.decode()
