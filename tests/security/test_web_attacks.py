@@ -14,6 +14,7 @@ import json
 import re
 import uuid
 import zipfile
+from pathlib import Path
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -29,6 +30,7 @@ from django.urls import reverse
 from bots import services as bot_services
 from bots import store
 from bots.archive import DEFAULT_LIMITS
+from bots.cache import BotCache, CacheCorrupt
 from bots.models import Bot, BotBlob, BotVersion
 from tests.dashboard.conftest import make_competition, play_one, session_cookie
 from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
@@ -374,8 +376,9 @@ def test_next_never_sends_anyone_off_the_site(target):
         },
     )
     already = logged_in(ada).get(reverse("site:signup"), {"next": target})
+    logout = logged_in(ada).post(reverse("site:logout"), {"next": target})
 
-    for answer in (login, signup, already):
+    for answer in (login, signup, already, logout):
         assert answer.status_code == 302
         assert "evil.example" not in answer["Location"] and "javascript" not in answer["Location"]
 
@@ -470,6 +473,12 @@ def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
     matches = cup.matches.count()
     again = browser.post(start)
     assert again.status_code == 400 and cup.matches.count() == matches
+    for action, status in (("pause", "paused"), ("resume", "running")):
+        url = reverse("organise:competition-action", args=[cup.pk, action])
+        assert browser.post(url).status_code == 302
+        assert browser.post(url).status_code == 400  # the second time: refused, with why
+        cup.refresh_from_db()
+        assert cup.status == status and cup.matches.count() == matches
     assert browser.post(close).status_code == 302
     cup.refresh_from_db()
     ended, left = cup.status, cup.matches.count()
@@ -562,3 +571,50 @@ def test_a_hostile_upload_through_the_web_form_stores_nothing(filename, content)
     assert answer.status_code == 400
     assert 'id="id_file_error"' in answer.content.decode()
     assert not bot.versions.exists() and not BotBlob.objects.exists()
+
+
+def test_the_worker_cache_keeps_nothing_that_does_not_match_its_hash(tmp_path):
+    cache_root = tmp_path / "cache"
+    worker_cache = BotCache(cache_root, max_bytes=10 * 2**20)
+    sha256 = hashlib.sha256(FIRST_LEGAL_BOT).hexdigest()
+
+    with pytest.raises(CacheCorrupt):
+        worker_cache.tree(sha256, "bot.py", fetch=lambda: b"print('swapped')")
+
+    assert not [p for p in cache_root.rglob("*") if p.is_file() and p.stat().st_size > 0]
+    tree = worker_cache.tree(sha256, "bot.py", fetch=lambda: FIRST_LEGAL_BOT)
+    assert (tree / "bot.py").read_bytes() == FIRST_LEGAL_BOT  # the test can tell
+
+
+# --- What the templates and page scripts may not do --------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES = sorted(
+    [
+        *(ROOT / "bots").rglob("templates/**/*.html"),
+        *(ROOT / "tournaments").rglob("templates/**/*.html"),
+    ]
+)
+SCRIPTS = sorted(
+    [
+        *(ROOT / "tournaments" / "dashboard" / "static").rglob("*.js"),
+        *(ROOT / "bots" / "web" / "static").rglob("*.js"),
+        *(ROOT / "tournaments" / "organise" / "static").rglob("*.js"),
+    ]
+)
+
+
+def test_no_template_turns_off_escaping():
+    assert len(TEMPLATES) >= 10
+    for template in TEMPLATES:
+        text = template.read_text()
+        assert "|safe" not in text and "autoescape off" not in text, template.name
+        assert "{{ snapshot }}" not in text and "{{ steps }}" not in text, template.name
+
+
+def test_the_page_scripts_build_the_dom_from_data_as_text_only():
+    assert any(script.name == "live.js" for script in SCRIPTS)
+    for script in SCRIPTS:
+        text = script.read_text()
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+            assert sink not in text, f"{script.name} uses {sink}"
