@@ -152,16 +152,18 @@ def _wait(ready, child: subprocess.Popen, log: Path, timeout: float = 40) -> Non
         time.sleep(0.1)
 
 
-def fits_and_shot(page, shot: str) -> None:
+def fits_and_shot(page, shot: str | None) -> None:
     """The page as it is now fits 390 px and 1920 px without horizontal overflow; a
-    screenshot at a laptop's width goes to docs/img/ (no reload: live pages keep
-    their state)."""
+    screenshot at a laptop's width goes to ``docs/img/<shot>`` unless ``shot`` is None
+    (no reload: live pages keep their state)."""
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
         assert not page.evaluate(OVERFLOWS), f"{page.url} overflows at {width} px"
     page.set_viewport_size({"width": SHOT_WIDTH, "height": 900})
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+    if shot is None:
+        return
     IMAGES.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMAGES / shot), full_page=True)
 
@@ -305,6 +307,7 @@ def organiser_walk(browser, base: str, expect) -> None:
     in_thread(builtins)
     page = browser.new_page(viewport={"width": SHOT_WIDTH, "height": 900})
     page.goto(f"{base}/accounts/login/")
+    fits_and_shot(page, None)  # the same form as the sign-up page, shot above
     page.fill("input[name=username]", "olga")
     page.fill("input[name=password]", PASSWORD)
     page.locator("main form button[type=submit]").click()
