@@ -353,6 +353,13 @@ CARDROOM_QUEUE_GRACE_S = int(os.environ.get("CARDROOM_QUEUE_GRACE_S", "3600"))
 # Infrastructure errors (sandbox, database, OS) are retried this often, with backoff.
 CARDROOM_MATCH_MAX_RETRIES = int(os.environ.get("CARDROOM_MATCH_MAX_RETRIES", "5"))
 CARDROOM_MATCH_RETRY_BACKOFF_S = float(os.environ.get("CARDROOM_MATCH_RETRY_BACKOFF_S", "5"))
+# On PostgreSQL a worker's claim and recording commit without waiting for the disk
+# (synchronous_commit off for those transactions; safe, see tournaments/execution.py).
+CARDROOM_MATCH_ASYNC_COMMIT = os.environ.get("CARDROOM_MATCH_ASYNC_COMMIT", "1") not in (
+    "0",
+    "false",
+    "no",
+)
 # A match whose lease expired this many times (its worker died each time) fails.
 CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
 CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))

@@ -75,17 +75,20 @@ the caller goes on.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import logging
+import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -224,6 +227,47 @@ def relay_message(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: A notification that the channel layer has not taken after this long is given up.
+SEND_TIMEOUT_S = 2.0
+
+_SEND_LOCK = threading.Lock()
+_SEND_LOOP: tuple[int, asyncio.AbstractEventLoop] | None = None
+
+
+def _send_loop() -> asyncio.AbstractEventLoop:
+    """This process's event loop for the channel layer, run by a daemon thread.
+
+    ``async_to_sync`` runs each call in a new event loop, and a Redis channel layer
+    keeps its connections per loop: every notification would connect to Redis again
+    (and leave a layer behind). One loop per process (a new one after a fork: a
+    Celery pool process does not inherit the thread) keeps one connection open.
+    """
+    global _SEND_LOOP
+    with _SEND_LOCK:
+        if _SEND_LOOP is None or _SEND_LOOP[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="cardroom-notify", daemon=True).start()
+            _SEND_LOOP = (os.getpid(), loop)
+        return _SEND_LOOP[1]
+
+
+def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """``layer.group_send`` from synchronous code, waiting at most :data:`SEND_TIMEOUT_S`.
+
+    The in-memory layer (tests, the embedded demo) belongs to the loops of its
+    consumers, so it is called as before; any other layer on :func:`_send_loop`.
+    """
+    if isinstance(layer, InMemoryChannelLayer):
+        async_to_sync(layer.group_send)(group, message)
+        return
+    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _send_loop())
+    try:
+        future.result(timeout=SEND_TIMEOUT_S)
+    except BaseException:  # a timeout: nothing is left running on the loop
+        future.cancel()
+        raise
+
+
 def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
     """Send ``event`` to the group of the competition; True if it was handed to the layer.
 
@@ -234,7 +278,7 @@ def broadcast(competition_id: int, event: dict[str, Any]) -> bool:
         layer = get_channel_layer()
         if layer is None:
             return False
-        async_to_sync(layer.group_send)(group_name(competition_id), relay_message(event))
+        _group_send(layer, group_name(competition_id), relay_message(event))
         return True
     except Exception:
         log.warning(
