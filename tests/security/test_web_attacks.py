@@ -12,8 +12,10 @@ import hashlib
 import io
 import json
 import re
+import tarfile
 import uuid
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from bots import services as bot_services
 from bots import store
@@ -36,7 +39,7 @@ from tests.dashboard.conftest import make_competition, play_one, session_cookie
 from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
 from tournaments import services as tournament_services
 from tournaments.consumers import CLOSE_FORBIDDEN
-from tournaments.models import Competition, Entry, GameRecord
+from tournaments.models import Competition, Entry, GameRecord, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -269,10 +272,22 @@ def test_the_live_socket_of_a_private_competition_is_closed_to_outsiders():
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_matchs_error_reaches_only_the_organisers_page_and_socket():
     olga = make_user("olga", organiser=True)
-    competition = make_competition(olga, name="Open night", entries=4, games=3)
+    competition = make_competition(olga, name="Open night", entries=3, games=3)
     failed = competition.matches.order_by("id").first()
     failed.status, failed.error = "failed", "Traceback: /srv/secret-trace.py line 1"
     failed.save(update_fields=["status", "error"])
+    Match.objects.create(
+        competition=competition,
+        round=failed.round,
+        table=9,
+        seed=1,
+        status="running",
+        claimed_by="worker-host-7/4242",
+        lease_until=timezone.now() + timedelta(minutes=5),
+    )
+    stan = make_user("stan")
+    stan.is_staff = True
+    stan.save(update_fields=["is_staff"])
     url = reverse("dashboard:competition-detail", args=[competition.pk])
 
     public = async_to_sync(first_output)(competition.pk)["text"]
@@ -282,6 +297,11 @@ def test_a_failed_matchs_error_reaches_only_the_organisers_page_and_socket():
     assert "secret-trace" in organiser  # the test can tell
     assert b"secret-trace" not in Client().get(url).content
     assert b"secret-trace" in logged_in(olga).get(url).content
+    # The worker's host and process: staff only, not even the organisers.
+    staff = async_to_sync(first_output)(competition.pk, session_cookie(stan))["text"]
+    assert "worker-host-7" not in public and "worker-host-7" not in organiser
+    assert b"worker-host-7" not in logged_in(olga).get(url).content
+    assert "worker-host-7" in staff and b"worker-host-7" in logged_in(stan).get(url).content
 
 
 def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_competition():
@@ -548,14 +568,28 @@ def _zip(names: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def _tar(link: str, kind: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        bot = tarfile.TarInfo("bot.py")
+        bot.size = len(FIRST_LEGAL_BOT)
+        archive.addfile(bot, io.BytesIO(FIRST_LEGAL_BOT))
+        member = tarfile.TarInfo("data")
+        member.type, member.linkname = kind, link
+        archive.addfile(member)
+    return buffer.getvalue()
+
+
 @pytest.mark.parametrize(
     "filename, content",
     [
+        ("bot.tar", _tar("/etc/passwd", tarfile.SYMTYPE)),
+        ("bot.tar", _tar("../../outside", tarfile.LNKTYPE)),
         ("bot.zip", _zip({"bot.py": FIRST_LEGAL_BOT, "../escape.py": b"x"})),
         ("bot.zip", _zip({"bot.py": FIRST_LEGAL_BOT, "/etc/cron.d/x": b"x"})),
         ("bot.py", b"x" * (DEFAULT_LIMITS.max_upload_bytes + 1)),
     ],
-    ids=["dot-dot", "absolute", "too-large"],
+    ids=["symlink", "hardlink", "dot-dot", "absolute", "too-large"],
 )
 def test_a_hostile_upload_through_the_web_form_stores_nothing(filename, content):
     ada = make_user("ada")
