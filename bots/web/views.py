@@ -18,6 +18,7 @@ from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from bots import selectors as bot_selectors
@@ -56,6 +57,7 @@ def _repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
     return redirect(first or fallback)
 
 
+@never_cache  # it shows the API token: no cache along the way may keep it
 @login_required
 @require_http_methods(["GET", "POST"])
 def my_bots(request: HttpRequest) -> HttpResponse:

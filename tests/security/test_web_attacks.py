@@ -196,7 +196,16 @@ def test_my_bots_and_the_token_belong_to_the_logged_in_user_only():
     logged_in(bob).post(reverse("bots-web:token-regenerate"), {"user": ada.pk})
 
     assert "secret-sauce" not in page and ada_token not in page
-    assert logged_in(ada).get(reverse("bots-web:my-bots")).context["token"] == ada_token
+    own = logged_in(ada).get(reverse("bots-web:my-bots"))
+    assert own.context["token"] == ada_token
+    assert "no-store" in own["Cache-Control"] and "private" in own["Cache-Control"]
+
+
+@pytest.mark.parametrize("name", ["..%2Fviews.py", "..%2F..%2Fsettings.py", "%2Fetc%2Fpasswd"])
+def test_the_script_urls_serve_only_their_own_files(name):
+    for prefix in ("/dashboard/", "/bots/scripts/", "/organise/scripts/"):
+        answer = Client().get(prefix + name)
+        assert answer.status_code == 404, prefix + name
 
 
 # --- Private competitions ----------------------------------------------------------------
