@@ -607,9 +607,39 @@ def _store_seats(
         seat.statuses = row.get("statuses", {})
         seat.log = logs[player][-8_000:] if player < len(logs) else ""
         seat.version_id = versions[player] if player < len(versions) else None
-    MatchSeat.objects.bulk_update(
-        seats, ["score", "points", "rank", "wins", "statuses", "log", "version"]
+    _bulk_update(seats, ["score", "points", "rank", "wins", "statuses", "log", "version"])
+
+
+def _bulk_update(rows: list, names: list[str]) -> None:
+    """Write the fields ``names`` of ``rows`` (saved instances of one model) in one statement.
+
+    On PostgreSQL an ``UPDATE ... FROM (VALUES ...)``: the same write as Django's
+    ``bulk_update`` without the ``CASE`` expression per field and row, which costs more
+    to build than the database takes to run it. Elsewhere ``bulk_update``.
+    """
+    if not rows:
+        return
+    model = type(rows[0])
+    if connection.vendor != "postgresql":
+        model.objects.bulk_update(rows, names)
+        return
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    fields = [model._meta.get_field(name) for name in names]
+    row_sql = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in [pk, *fields]) + ")"
+    columns = ", ".join(quote(f.column) for f in [pk, *fields])
+    sets = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
+    sql = (
+        f"UPDATE {quote(model._meta.db_table)} AS t SET {sets} "
+        f"FROM (VALUES {', '.join(row_sql for _ in rows)}) AS v({columns}) "
+        f"WHERE t.{quote(pk.column)} = v.{quote(pk.column)}"
     )
+    params: list[Any] = []
+    for row in rows:
+        params.append(row.pk)
+        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:
@@ -718,7 +748,7 @@ def _rate(
         entry.mu, entry.sigma = after[entry.pk].mu, after[entry.pk].sigma
         entry.games += competition.games_per_match
         entry.points += points[entry.pk]
-    Entry.objects.bulk_update(entries, ["mu", "sigma", "games", "points"])
+    _bulk_update(entries, ["mu", "sigma", "games", "points"])
     _rating_events_insert(competition, match, [(e.pk, before[e.pk], after[e.pk]) for e in entries])
 
 
