@@ -11,7 +11,7 @@ import threading
 import uuid
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
 from bots.models import Bot
 from tests.tournaments.test_tasks import SERVICES, assert_ratings_equal_a_recompute
@@ -154,3 +154,48 @@ def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_rea
     second_round = comp.rounds.get(number=2)
     assert sorted(sent) == sorted(second_round.matches.values_list("pk", flat=True))
     assert execution.matches_reap(send=sent.extend).enqueued == []  # closed once
+
+
+def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_the_same(
+    monkeypatch,
+):
+    """The worker's commits do not wait for the disk (synchronous_commit off): a result
+    lost with its commit must leave the match held under its lease, to be replayed."""
+    comp = tournament(entries=2)
+    (match,) = execution.competition_launch(competition=comp, send=None)
+    lost: list[tuple[str, PlayedMatch]] = []
+    record = services.match_record_played
+
+    def record_then_lose_the_commit(*, match, played, claimed_by):
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            lost.append((cursor.fetchone()[0], played))
+        record(match=match, played=played, claimed_by=claimed_by)
+        raise OperationalError("server closed the connection before the commit returned")
+
+    monkeypatch.setattr(services, "match_record_played", record_then_lose_the_commit)
+    with pytest.raises(execution.InfrastructureFault):
+        execution.match_execute(match_id=match.pk, claimed_by="host/1/a", send=None, lease_s=0)
+    monkeypatch.undo()
+
+    ((setting, played),) = lost
+    assert setting == "off"
+    with connection.cursor() as cursor:  # only that transaction: the session keeps its setting
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+    held = Match.objects.get(pk=match.pk)
+    assert held.status == Match.Status.RUNNING and held.claimed_by == "host/1/a"
+    assert not held.game_records.exists() and not RatingEvent.objects.filter(match=held).exists()
+    assert set(comp.entries.values_list("games", flat=True)) == {0}
+
+    assert match.pk in execution.matches_reap(send=lambda ids: None).requeued
+    outcome = execution.match_execute(match_id=match.pk, claimed_by="host/2/b", send=None)
+
+    assert outcome == execution.RECORDED
+    replayed = Match.objects.get(pk=match.pk)
+    assert replayed.status == Match.Status.DONE and replayed.attempts == 2
+    (game,) = replayed.game_records.all()
+    assert game.record()["actions"] == played.result.games[0].record["actions"]
+    assert game.scores == played.result.games[0].scores
+    assert RatingEvent.objects.filter(match=replayed).count() == 2
+    assert_ratings_equal_a_recompute(comp)
