@@ -22,7 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from bots import selectors as bot_selectors
-from bots import services
+from bots import services, store
 from bots.models import Bot, BotVersion
 from bots.web import once, words
 from bots.web.forms import BotCreateForm, EntryForm, VersionUploadForm, add_service_errors
@@ -154,6 +154,7 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     if (repeated := _repeated(request, here)) is not None:
         return repeated
     form = VersionUploadForm(request.POST, request.FILES)
+    status = 400
     if form.is_valid():
         upload = form.cleaned_data["file"]
         try:
@@ -164,12 +165,15 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
                 services.bot_version_queue(version=version)
         except ValidationError as error:
             add_service_errors(form, error)
+        except store.StoreError as error:  # nothing was saved: the transaction rolled back
+            form.add_error("file", f"The bot store cannot be written now ({error}); try again.")
+            status = 503
         else:
             url = f"{here}#version-{version.number}"
             once.settle(request.POST.get(once.FIELD), url)
             return redirect(url)
     once.release(request.POST.get(once.FIELD))
-    return _bot_page(request, bot, upload_form=form, status=400)
+    return _bot_page(request, bot, upload_form=form, status=status)
 
 
 @require_GET

@@ -661,3 +661,25 @@ def test_the_page_scripts_build_the_dom_from_data_as_text_only():
         text = script.read_text()
         for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
             assert sink not in text, f"{script.name} uses {sink}"
+
+
+def test_an_upload_through_the_web_while_the_store_is_down_says_so_and_saves_nothing(
+    monkeypatch,
+):
+    ada = make_user("ada")
+    bot = bot_services.bot_create(owner=ada, name="target", description="")
+    browser = logged_in(ada)
+    page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+
+    def down(self, sha256, content):
+        raise store.StoreUnavailable("bot store (s3) unreachable: connect timeout")
+
+    monkeypatch.setattr(store.DatabaseStore, "put", down)
+    answer = browser.post(
+        reverse("bots-web:version-upload", args=[bot.pk]),
+        {"file": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT), "once": once_value(page)},
+    )
+
+    assert answer.status_code == 503
+    assert "cannot be written now" in answer.content.decode()
+    assert not bot.versions.exists() and not BotBlob.objects.exists()
