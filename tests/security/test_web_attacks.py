@@ -529,6 +529,9 @@ def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
         ("maniglia-3", "opt:maniglia-3:maniglia.target", XSS[:40]),
         ("manni-basic", "opt:manni-basic:manni.tie", "cheat"),
         ("manni-basic", "games_per_match", "0"),
+        ("manni-basic", "seed", "-1"),
+        ("manni-basic", "seed", str(2**63)),
+        ("manni-basic", "move_ms", "10**9"),
     ],
 )
 def test_bad_option_values_are_refused_and_create_nothing(variant, option, value):
