@@ -406,8 +406,9 @@ def test_next_never_sends_anyone_off_the_site(target):
     )
     already = logged_in(ada).get(reverse("site:signup"), {"next": target})
     logout = logged_in(ada).post(reverse("site:logout"), {"next": target})
+    again = logged_in(ada).get(reverse("site:login"), {"next": target})
 
-    for answer in (login, signup, already, logout):
+    for answer in (login, signup, already, logout, again):
         assert answer.status_code == 302
         assert "evil.example" not in answer["Location"] and "javascript" not in answer["Location"]
 
