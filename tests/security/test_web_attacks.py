@@ -117,7 +117,12 @@ def test_an_unentered_bot_of_another_user_is_a_404_on_every_door():
         Client().get(reverse("bots-web:version-status", args=[bot.pk, 1])),
     ]
 
-    assert [a.status_code for a in answers] == [404] * 5
+    download = f"/api/bots/{bot.pk}/versions/1/download/"
+    answers.append(intruder.get(download))
+    assert logged_in(ada).get(download).getvalue() == FIRST_LEGAL_BOT  # the test can tell
+
+    assert [a.status_code for a in answers] == [404] * 6
+    assert all(b"thinking" not in a.content for a in answers)  # the bot's source
     for answer in answers:
         assert b"secret-sauce" not in answer.content and b"stderr-secret" not in answer.content
     assert bot.versions.count() == 1 and not Entry.objects.filter(bot=bot).exists()
