@@ -13,9 +13,21 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("cardroom")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _close_old_database_connections(**_: object) -> None:
+    """Around each task, drop a database connection that failed or outlived
+    ``CONN_MAX_AGE``, as Django does around a request; a healthy one is kept (with
+    ``CELERY_DB_REUSE_MAX`` set, Celery's fixup no longer closes it after every task)."""
+    from django.db import close_old_connections
+
+    close_old_connections()

@@ -373,6 +373,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True  # results live in the database
+# Celery's Django fixup closes the database connection after every task unless this is
+# set (a new connection per match: several milliseconds). Tasks keep their connection;
+# config.celery closes it when Django would (errors, CONN_MAX_AGE) around each task.
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
