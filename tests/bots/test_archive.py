@@ -214,12 +214,6 @@ def test_the_default_limits():
     assert DEFAULT_LIMITS.max_ratio == 100
 
 
-def test_the_archive_module_is_pure():
-    from tests.test_architecture import FORBIDDEN, ROOT, imported_roots
-
-    assert imported_roots(ROOT / "bots" / "archive.py") & FORBIDDEN == set()
-
-
 def test_the_destination_must_be_an_empty_directory(dest):
     (dest / "old").write_text("x")
     with pytest.raises(ValueError, match="not an existing empty directory"):
