@@ -24,10 +24,16 @@ app.autodiscover_tasks()
 
 @task_prerun.connect
 @task_postrun.connect
-def _close_old_database_connections(**_: object) -> None:
+def _close_old_database_connections(task: object = None, **_: object) -> None:
     """Around each task, drop a database connection that failed or outlived
     ``CONN_MAX_AGE``, as Django does around a request; a healthy one is kept (with
-    ``CELERY_DB_REUSE_MAX`` set, Celery's fixup no longer closes it after every task)."""
+    ``CELERY_DB_REUSE_MAX`` set, Celery's fixup no longer closes it after every task).
+
+    A task run eagerly (``task_always_eager``, ``.apply()``) runs on its caller's
+    connection, often inside the caller's transaction: that one is the caller's to keep.
+    """
+    if getattr(getattr(task, "request", None), "is_eager", False):
+        return
     from django.db import close_old_connections
 
     close_old_connections()
