@@ -166,7 +166,7 @@ def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, mo
         page.locator("#entry-form button[type=submit]").click()
         expect(page.locator("#entries li")).to_have_count(i + 1)
     page.locator("#start").click()
-    expect(page.locator("#competition-status")).to_have_text("being played")
+    expect(page.locator("#competition-status")).to_have_text("in progress")
 
     def stored():
         competition = Competition.objects.get(name="Spring cup")

@@ -340,7 +340,7 @@ def organiser_walk(browser, base: str, expect) -> None:
     assert watcher.locator("#bracket .seat.winner").count() == 0
 
     page.locator("#start").click()
-    expect(page.locator("#competition-status")).to_have_text("being played")
+    expect(page.locator("#competition-status")).to_have_text("in progress")
     fits_and_shot(page, "organise-competition.png")
 
     # The bracket advances: the semi-finals get winners, the final fills in and ends.

@@ -13,7 +13,13 @@ from django.db.models import Case, IntegerField, Value, When
 import games
 from tournaments.dashboard.replay import seat_names
 from tournaments.dashboard.selectors import progress_by_competition
-from tournaments.dashboard.words import STATUS_WORDS, status_words
+from tournaments.dashboard.words import (
+    COMPETITION_STATUS_WORDS,
+    MATCH_STATUS_WORDS,
+    ROUND_STATUS_WORDS,
+    STATUS_WORDS,
+    status_words,
+)
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import (
     competitions_visible_to,
@@ -29,15 +35,6 @@ LADDER_TOP = 10
 UPSETS_SHOWN, UPSETS_SCANNED = 5, 200
 #: An upset: the better placed seat was rated at least this much lower (mu - 3 sigma) before.
 UPSET_MARGIN = 1.0
-
-#: Match statuses in words.
-MATCH_STATUS_WORDS = {
-    Match.Status.PENDING: "waiting",
-    Match.Status.QUEUED: "queued",
-    Match.Status.RUNNING: "being played",
-    Match.Status.DONE: "finished",
-    Match.Status.FAILED: "failed (the platform gave up on it)",
-}
 
 
 def home_page(*, user) -> dict[str, Any]:
@@ -189,16 +186,6 @@ def competition_page(*, competition: Competition) -> dict[str, Any]:
         "variant": variant,
         "options": options,
     }
-
-
-#: Round and competition statuses in words.
-ROUND_STATUS_WORDS = {"pending": "waiting", "running": "in play", "finished": "finished"}
-COMPETITION_STATUS_WORDS = {
-    "draft": "not started",
-    "running": "in progress",
-    "finished": "finished",
-    "cancelled": "cancelled",
-}
 
 
 def page_words() -> dict[str, dict[str, str]]:
