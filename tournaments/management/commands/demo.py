@@ -432,6 +432,7 @@ class Command(BaseCommand):
             + (f"competitions/{live.pk}/" if live is not None else ""),
             "",
             "Cardroom demo is running.",
+            f"  the site:          {base}/   (sign up, upload a bot, enter it, watch it play)",
             f"  live dashboard:    {base}/dashboard/",
             f"  admin:             {base}/admin/",
             f"  API docs:          {base}/api/docs/",
