@@ -308,4 +308,5 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
     row = {"name": "x/bot", "statuses": {"crash": 1, "illegal": 2}, "total": 3}
     deliver(page, {**event, "problems": [row]})
     times = "\N{MULTIPLICATION SIGN}"
-    assert page.inner_text("#problems") == f"x/bot: crashed {times} 1, made an illegal move {times} 2"
+    expected = f"x/bot: crashed {times} 1, made an illegal move {times} 2"
+    assert page.inner_text("#problems") == expected
