@@ -184,10 +184,6 @@ def _async_commit_allowed() -> bool:
     )
 
 
-#: ``synchronous_commit`` off for the rest of the current transaction only.
-ASYNC_COMMIT_SQL = "SET LOCAL synchronous_commit TO OFF"
-
-
 def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
     """The claim: one ``UPDATE ... RETURNING`` of the match row; on PostgreSQL the
     competition's columns come back in the same statement (``c_<column>``). With
@@ -321,12 +317,12 @@ def match_record(
     """
     if match is None or match.pk != match_id:
         match = Match.objects.select_related("competition").get(pk=match_id)
+    # A lost asynchronous commit leaves the match held under its lease: replayed.
     async_commit = _async_commit_allowed()
     with transaction.atomic():
-        if async_commit:  # a lost commit leaves the match held under its lease: replayed
-            with connection.cursor() as cursor:
-                cursor.execute(ASYNC_COMMIT_SQL)
-        recording = services.match_record_played(match=match, played=result, claimed_by=claimed_by)
+        recording = services.match_record_played(
+            match=match, played=result, claimed_by=claimed_by, synchronous_commit=not async_commit
+        )
     if recording is None:
         return False
     _close_round(recording.competition, recording.round_id, send)

@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 import games
@@ -26,7 +26,7 @@ from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.referee.match import GameResult, MatchResult
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
-from tournaments import deals, events, pairing, selectors
+from tournaments import deals, events, pairing, recording, selectors
 from tournaments.formats import league, match_result
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.permissions import can_manage
@@ -502,7 +502,11 @@ def match_record_result(
 
 @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
 def match_record_played(
-    *, match: Match, played: PlayedMatch | dict[str, Any], claimed_by: str | None = None
+    *,
+    match: Match,
+    played: PlayedMatch | dict[str, Any],
+    claimed_by: str | None = None,
+    synchronous_commit: bool = True,
 ) -> Recording | None:
     """Store a played match, its records and the rating update, once, in one transaction.
 
@@ -510,16 +514,18 @@ def match_record_played(
     With ``claimed_by`` the result is stored only while that worker holds the match
     (running, claimed by it). Returns None, changing nothing, when it is not stored
     (already done, or the lease was taken over); raises ``ValidationError`` (changing
-    nothing) if the result does not fit the match's seats.
+    nothing) if the result does not fit the match's seats. ``synchronous_commit=False``
+    lets the transaction commit without waiting for the disk (PostgreSQL only; see
+    ``tournaments.execution``).
 
-    A handful of statements whatever the seats and games: one guarded ``UPDATE`` of
-    the match, the seats read with their entries locked (in entry order, so two
-    recordings never deadlock), bulk writes of seats, games, entries and rating
-    events, and the competition's rating sequence, taken last so that the
-    competition row stays locked only for the last statement and the commit. The
-    round is not touched: whoever records a result calls
-    :func:`round_close_if_complete` once it has committed (no lock shared by the
-    matches of a round while they record). Two
+    On PostgreSQL two statements whatever the seats and games
+    (``tournaments.recording``): the guarded ``UPDATE`` of the match with the games,
+    the seats and the entries locked (in entry order, so two recordings never
+    deadlock); then the entries' ratings with the competition's rating sequence, taken
+    last so that the competition row stays locked only for the last statement and the
+    commit. Elsewhere the same writes through the ORM. The round is not touched:
+    whoever records a result calls :func:`round_close_if_complete` once it has
+    committed (no lock shared by the matches of a round while they record). Two
     results that share an entry are serialised by its row lock, so the sequence
     order is the order in which their updates were applied (a recompute replays it).
     The seats record the match's ranks (a knockout's with its tie-break, see
@@ -538,108 +544,94 @@ def match_record_played(
         points = match_result.game_points(played.games_json(), players, teams)
     except (IndexError, KeyError, ValueError) as exc:
         raise ValidationError(f"the result does not fit the match: {exc}") from None
-    guard = Match.objects.filter(pk=match.pk).exclude(status=Match.Status.DONE)
-    if claimed_by is not None:
-        guard = guard.filter(status=Match.Status.RUNNING, claimed_by=claimed_by)
-    finished_at = timezone.now()
-    if not guard.update(
-        status=Match.Status.DONE,
-        finished_at=finished_at,
-        decided_by=decision.decided_by,
-        lease_until=None,
-        error="",
-    ):
+    done = {"finished_at": timezone.now(), "decided_by": decision.decided_by}
+    games_ = _game_rows(played)
+    seats = _seat_rows(played, list(decision.ranks), points)
+    store = _match_store_sql if connection.vendor == "postgresql" else _match_store_orm
+    locked = store(match, done, claimed_by, games_, seats, synchronous_commit)
+    if locked is None:
         return None
-    match.status, match.finished_at = Match.Status.DONE, finished_at
-    seats = _locked_seats(match)
-    if len(seats) != players:
+    if len(locked) != players:
         raise ValidationError("the result does not fit the match's seats")
-    _store_games(match, played)
-    _store_seats(seats, played, list(decision.ranks), points)
-    _rate(competition, match, seats, ranks, teams, played.versions)
+    match.status, match.finished_at = Match.Status.DONE, done["finished_at"]
+    _rate(competition, match, sorted(locked, key=lambda s: s.seat), ranks, teams, played.versions)
     _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
     return Recording(competition=competition, match_id=match.pk, round_id=match.round_id)
 
 
-def _locked_seats(match: Match) -> list[MatchSeat]:
-    """The seats of ``match`` in seat order, their entries locked in entry order."""
-    seats = (
+def _game_rows(played: PlayedMatch) -> list[list[Any]]:
+    """The game records' rows in ``recording.GAME_FIELDS`` order (play-off games last)."""
+    games_ = [(0, game) for game in played.result.games]
+    games_ += [(p.set, p.game) for p in played.playoff]
+    return [
+        [g.index, playoff_set, g.scores, g.ranking, g.statuses, GameRecord.pack(g.record)]
+        for playoff_set, g in games_
+    ]
+
+
+def _seat_rows(played: PlayedMatch, ranks: list[int], points: list[float]) -> list[list[Any]]:
+    """Each seat's row in ``recording.SEAT_FIELDS`` order: score, points, rank, wins,
+    statuses, log and the version played."""
+    standings = played.result.standings()
+    players = len(played.players)
+    logs = played.logs or played.result.logs or [""] * players
+    versions = played.versions or [None] * players
+    rows = []
+    for player in range(players):
+        row = standings[player]
+        rows.append(
+            [
+                player,
+                row.get("score", 0),
+                points[player],
+                ranks[player],
+                row.get("wins", 0),
+                row.get("statuses", {}),
+                logs[player][-8_000:] if player < len(logs) else "",
+                versions[player] if player < len(versions) else None,
+            ]
+        )
+    return rows
+
+
+def _match_store_sql(match, done, claimed_by, games_, seats, synchronous_commit):
+    return recording.match_store(
+        match_id=match.pk,
+        done=done,
+        claimed_by=claimed_by,
+        games=games_,
+        seats=seats,
+        synchronous_commit=synchronous_commit,
+    )
+
+
+def _match_store_orm(
+    match, done, claimed_by, games_, seats, synchronous_commit
+) -> list[recording.LockedSeat] | None:
+    """:func:`recording.match_store` through the ORM (databases other than PostgreSQL)."""
+    guard = Match.objects.filter(pk=match.pk).exclude(status=Match.Status.DONE)
+    if claimed_by is not None:
+        guard = guard.filter(status=Match.Status.RUNNING, claimed_by=claimed_by)
+    if not guard.update(status=Match.Status.DONE, lease_until=None, error="", **done):
+        return None
+    locked = list(
         MatchSeat.objects.filter(match_id=match.pk)
         .select_related("entry")
         .select_for_update(of=("entry",))
         .order_by("entry_id")
     )
-    return sorted(seats, key=lambda s: s.seat)
-
-
-def _store_games(match: Match, played: PlayedMatch) -> None:
-    games_ = [(0, game) for game in played.result.games]
-    games_ += [(p.set, p.game) for p in played.playoff]
+    fields = recording.GAME_FIELDS
     GameRecord.objects.bulk_create(
-        [
-            GameRecord(
-                match=match,
-                index=game.index,
-                playoff=playoff,
-                scores=game.scores,
-                ranking=game.ranking,
-                statuses=game.statuses,
-                data=GameRecord.pack(game.record),
-            )
-            for playoff, game in games_
-        ]
+        [GameRecord(match=match, **dict(zip(fields, g, strict=True))) for g in games_]
     )
-
-
-def _store_seats(
-    seats: list[MatchSeat], played: PlayedMatch, ranks: list[int], points: list[float]
-) -> None:
-    """Scores, points, ranks, wins, statuses, logs and the version played, in one UPDATE."""
-    standings = played.result.standings()
-    logs = played.logs or played.result.logs or ["" for _ in seats]
-    versions = played.versions or [None] * len(seats)
-    for player, seat in enumerate(seats):
-        row = standings[player]
-        seat.score = row.get("score", 0)
-        seat.points = points[player]
-        seat.rank = ranks[player]
-        seat.wins = row.get("wins", 0)
-        seat.statuses = row.get("statuses", {})
-        seat.log = logs[player][-8_000:] if player < len(logs) else ""
-        seat.version_id = versions[player] if player < len(versions) else None
-    _bulk_update(seats, ["score", "points", "rank", "wins", "statuses", "log", "version"])
-
-
-def _bulk_update(rows: list, names: list[str]) -> None:
-    """Write the fields ``names`` of ``rows`` (saved instances of one model) in one statement.
-
-    On PostgreSQL an ``UPDATE ... FROM (VALUES ...)``: the same write as Django's
-    ``bulk_update`` without the ``CASE`` expression per field and row, which costs more
-    to build than the database takes to run it. Elsewhere ``bulk_update``.
-    """
-    if not rows:
-        return
-    model = type(rows[0])
-    if connection.vendor != "postgresql":
-        model.objects.bulk_update(rows, names)
-        return
-    quote = connection.ops.quote_name
-    pk = model._meta.pk
-    fields = [model._meta.get_field(name) for name in names]
-    row_sql = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in [pk, *fields]) + ")"
-    columns = ", ".join(quote(f.column) for f in [pk, *fields])
-    sets = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
-    sql = (
-        f"UPDATE {quote(model._meta.db_table)} AS t SET {sets} "
-        f"FROM (VALUES {', '.join(row_sql for _ in rows)}) AS v({columns}) "
-        f"WHERE t.{quote(pk.column)} = v.{quote(pk.column)}"
-    )
-    params: list[Any] = []
-    for row in rows:
-        params.append(row.pk)
-        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    by_seat = {s.seat: s for s in locked}
+    for row in seats:
+        seat = by_seat.get(row[0])
+        if seat is not None:
+            for name, value in zip(recording.SEAT_FIELDS[1:], row[1:], strict=True):
+                setattr(seat, "version_id" if name == "version" else name, value)
+    MatchSeat.objects.bulk_update(locked, recording.SEAT_FIELDS[1:])
+    return [recording.LockedSeat(s.seat, s.entry_id, s.entry.mu, s.entry.sigma) for s in locked]
 
 
 def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:
@@ -656,11 +648,11 @@ def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:
 
 
 def _starting_ratings(
-    seats: list[MatchSeat], match: Match, versions: list[int | None]
+    seats: list[recording.LockedSeat], match: Match, versions: list[int | None]
 ) -> dict[int, Rating]:
     """Each entry's rating, widened when a new version of its bot plays for the first time
     (one query, only when uploaded bots play)."""
-    before = {s.entry_id: Rating(s.entry.mu, s.entry.sigma) for s in seats}
+    before = {s.entry_id: Rating(s.mu, s.sigma) for s in seats}
     played = dict(zip([s.entry_id for s in seats], versions or [None] * len(seats), strict=True))
     if not any(v is not None for v in played.values()):
         return before
@@ -672,84 +664,64 @@ def _starting_ratings(
     return before
 
 
-def _rating_events_insert(
-    competition: Competition, match: Match, rows: list[tuple[int, Rating, Rating]]
-) -> int:
-    """Take the competition's next rating sequence number and append the rating events
-    of ``rows`` (entry, before, after) with it; returns the number.
-
-    The number comes from ``UPDATE ... RETURNING``, which locks the competition row
-    until the transaction (now at its end) commits. On PostgreSQL both are one
-    statement (the update in a ``WITH`` feeding the insert); elsewhere two.
-    """
-    table = connection.ops.quote_name(Competition._meta.db_table)
-    bump = (
-        f"UPDATE {table} SET rating_sequence = rating_sequence + 1 "
-        "WHERE id = %s RETURNING rating_sequence"
-    )
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(bump, [competition.pk])
-            (sequence,) = cursor.fetchone()
-        RatingEvent.objects.bulk_create(
-            [
-                RatingEvent(
-                    entry_id=entry_id,
-                    match=match,
-                    sequence=sequence,
-                    mu_before=before.mu,
-                    sigma_before=before.sigma,
-                    mu_after=after.mu,
-                    sigma_after=after.sigma,
-                )
-                for entry_id, before, after in rows
-            ]
-        )
-        competition.rating_sequence = sequence
-        return sequence
-    events_table = connection.ops.quote_name(RatingEvent._meta.db_table)
-    values = ", ".join(
-        "(%s::bigint, %s::double precision, %s::double precision, "
-        "%s::double precision, %s::double precision)"
-        for _ in rows
-    )
-    sql = (
-        f"WITH seq AS ({bump}) "
-        f"INSERT INTO {events_table} (entry_id, match_id, sequence, mu_before, sigma_before, "
-        "mu_after, sigma_after, created_at) "
-        "SELECT v.entry, %s, seq.rating_sequence, v.mu_b, v.sigma_b, v.mu_a, v.sigma_a, %s "
-        f"FROM seq, (VALUES {values}) AS v(entry, mu_b, sigma_b, mu_a, sigma_a) "
-        "RETURNING sequence"
-    )
-    params: list[Any] = [competition.pk, match.pk, timezone.now()]
-    for entry_id, before, after in rows:
-        params += [entry_id, before.mu, before.sigma, after.mu, after.sigma]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        sequence = cursor.fetchone()[0]
-    competition.rating_sequence = sequence
-    return sequence
-
-
 def _rate(
     competition: Competition,
     match: Match,
-    seats: list[MatchSeat],
+    seats: list[recording.LockedSeat],
     ranks: list[int],
     teams,
     versions: list[int | None],
 ) -> None:
+    """Rate the table (``seats`` in seat order) and store it: new ratings, games and
+    points of the entries, and their rating events under the next sequence number."""
     before = _starting_ratings(seats, match, versions)
     table = [s.entry_id for s in seats]
     after = rate_game(before, table, ranks, teams=teams)
     points = table_points(TableResult(tuple(table), tuple(ranks), teams))
-    entries = [s.entry for s in sorted(seats, key=lambda s: s.entry_id)]
-    for entry in entries:
-        entry.mu, entry.sigma = after[entry.pk].mu, after[entry.pk].sigma
-        entry.games += competition.games_per_match
-        entry.points += points[entry.pk]
-    _bulk_update(entries, ["mu", "sigma", "games", "points"])
-    _rating_events_insert(competition, match, [(e.pk, before[e.pk], after[e.pk]) for e in entries])
+    rows = [
+        (e, (before[e].mu, before[e].sigma), (after[e].mu, after[e].sigma), points[e])
+        for e in sorted(table)
+    ]
+    store = recording.ratings_store if connection.vendor == "postgresql" else _ratings_store_orm
+    competition.rating_sequence = store(
+        competition_id=competition.pk,
+        match_id=match.pk,
+        games_played=competition.games_per_match,
+        rows=rows,
+        created_at=timezone.now(),
+    )
+
+
+def _ratings_store_orm(*, competition_id, match_id, games_played, rows, created_at) -> int:
+    """:func:`recording.ratings_store` through the ORM (databases other than PostgreSQL)."""
+    for entry_id, _, (mu, sigma), points in rows:
+        Entry.objects.filter(pk=entry_id).update(
+            mu=mu, sigma=sigma, games=F("games") + games_played, points=F("points") + points
+        )
+    table = connection.ops.quote_name(Competition._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET rating_sequence = rating_sequence + 1 "
+            "WHERE id = %s RETURNING rating_sequence",
+            [competition_id],
+        )
+        (sequence,) = cursor.fetchone()
+    RatingEvent.objects.bulk_create(
+        [
+            RatingEvent(
+                entry_id=entry_id,
+                match_id=match_id,
+                sequence=sequence,
+                mu_before=before[0],
+                sigma_before=before[1],
+                mu_after=after[0],
+                sigma_after=after[1],
+                created_at=created_at,
+            )
+            for entry_id, before, after, _ in rows
+        ]
+    )
+    return sequence
 
 
 def round_close_if_complete(

@@ -41,13 +41,15 @@ def tournament(entries: int, games: int = 1, fmt: str = "round-robin") -> Compet
     return comp
 
 
-def test_claiming_playing_and_recording_a_one_game_match_takes_at_most_12_queries(
+def test_claiming_playing_and_recording_a_one_game_match_takes_at_most_7_queries(
     django_assert_max_num_queries,
 ):
+    """The claim, the seats read to play, ``BEGIN``, the two recording statements,
+    ``COMMIT`` and the check whether the round is complete."""
     comp = tournament(entries=4)
     first, second = execution.competition_launch(competition=comp, send=None)
 
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(7):
         outcome = execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
 
     assert outcome == execution.RECORDED
@@ -56,6 +58,52 @@ def test_claiming_playing_and_recording_a_one_game_match_takes_at_most_12_querie
     assert first.game_records.count() == 1 and first.rating_events.count() == 2
     assert sorted(first.seats.values_list("rank", flat=True)) in ([1, 2], [1, 1])
     assert Match.objects.get(pk=second.pk).status == Match.Status.PENDING  # untouched
+
+
+def test_recording_is_two_statements_that_write_every_seat_game_and_rating(
+    django_assert_num_queries,
+):
+    comp = tournament(entries=2, games=3)
+    (match,) = execution.competition_launch(competition=comp, send=None)
+    match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
+    played = services.match_play(match=match)
+
+    with django_assert_num_queries(4):  # BEGIN, the match with its games and seats, the ratings
+        recorded = services.match_record_played(match=match, played=played, claimed_by="host/1/a")
+
+    assert recorded is not None
+    standings = played.result.standings()
+    seats = list(match.seats.order_by("seat"))
+    assert [s.score for s in seats] == [row["score"] for row in standings]
+    assert [s.wins for s in seats] == [row["wins"] for row in standings]
+    assert [s.statuses for s in seats] == [row["statuses"] for row in standings]
+    assert [s.log for s in seats] == [log[-8_000:] for log in played.logs]
+    assert sorted(s.rank for s in seats) in ([1, 2], [1, 1])
+    assert sum(s.points for s in seats) == pytest.approx(3.0)
+    records = list(match.game_records.order_by("index"))
+    assert [r.index for r in records] == [g.index for g in played.result.games]
+    assert [r.scores for r in records] == [g.scores for g in played.result.games]
+    assert records[0].record() == played.result.games[0].record
+    entries = {e.pk: e for e in comp.entries.all()}
+    for event in RatingEvent.objects.filter(match=match):
+        entry = entries[event.entry_id]
+        assert (entry.mu, entry.sigma, entry.games) == (event.mu_after, event.sigma_after, 3)
+        assert (event.mu_before, event.sigma_before, event.sequence) == (25.0, 25.0 / 3, 1)
+    assert sum(e.points for e in entries.values()) == pytest.approx(1.0)
+
+
+def test_a_refused_recording_writes_nothing():
+    comp = tournament(entries=2)
+    (match,) = execution.competition_launch(competition=comp, send=None)
+    match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
+    played = services.match_play(match=match)
+
+    assert services.match_record_played(match=match, played=played, claimed_by="host/2/b") is None
+
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
+    assert not match.game_records.exists() and not RatingEvent.objects.exists()
+    assert set(match.seats.values_list("rank", flat=True)) == {None}
+    assert set(comp.entries.values_list("games", flat=True)) == {0}
 
 
 def test_the_claim_is_one_statement_and_a_second_claim_gets_nothing(django_assert_num_queries):
@@ -166,11 +214,13 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     lost: list[tuple[str, PlayedMatch]] = []
     record = services.match_record_played
 
-    def record_then_lose_the_commit(*, match, played, claimed_by):
-        with connection.cursor() as cursor:
+    def record_then_lose_the_commit(*, match, played, claimed_by, synchronous_commit):
+        record(
+            match=match, played=played, claimed_by=claimed_by, synchronous_commit=synchronous_commit
+        )
+        with connection.cursor() as cursor:  # what the commit would have been
             cursor.execute("SHOW synchronous_commit")
             lost.append((cursor.fetchone()[0], played))
-        record(match=match, played=played, claimed_by=claimed_by)
         raise OperationalError("server closed the connection before the commit returned")
 
     monkeypatch.setattr(services, "match_record_played", record_then_lose_the_commit)
