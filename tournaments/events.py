@@ -76,6 +76,9 @@ the caller goes on.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import collections
+import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -229,43 +232,92 @@ def relay_message(event: dict[str, Any]) -> dict[str, Any]:
 
 #: A notification that the channel layer has not taken after this long is given up.
 SEND_TIMEOUT_S = 2.0
+#: Notifications handed to the sender and not yet taken by the layer, at most; one more
+#: waits for the oldest (a slow or unreachable layer slows the writers, never fills memory).
+SEND_BACKLOG_MAX = 256
+
+
+@dataclass
+class _Sender:
+    """This process's sender: an event loop run by a daemon thread, the lock that keeps
+    the sends in order and the futures of the sends still under way (oldest first)."""
+
+    pid: int
+    loop: asyncio.AbstractEventLoop
+    order: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pending: collections.deque = field(default_factory=collections.deque)
+
 
 _SEND_LOCK = threading.Lock()
-_SEND_LOOP: tuple[int, asyncio.AbstractEventLoop] | None = None
+_SENDER: _Sender | None = None
 
 
-def _send_loop() -> asyncio.AbstractEventLoop:
-    """This process's event loop for the channel layer, run by a daemon thread.
+def _sender() -> _Sender:
+    """This process's :class:`_Sender`, started on first use.
 
     ``async_to_sync`` runs each call in a new event loop, and a Redis channel layer
     keeps its connections per loop: every notification would connect to Redis again
     (and leave a layer behind). One loop per process (a new one after a fork: a
     Celery pool process does not inherit the thread) keeps one connection open.
     """
-    global _SEND_LOOP
+    global _SENDER
     with _SEND_LOCK:
-        if _SEND_LOOP is None or _SEND_LOOP[0] != os.getpid():
+        if _SENDER is None or _SENDER.pid != os.getpid():
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="cardroom-notify", daemon=True).start()
-            _SEND_LOOP = (os.getpid(), loop)
-        return _SEND_LOOP[1]
+            _SENDER = _Sender(os.getpid(), loop)
+        return _SENDER
+
+
+async def _send_in_order(sender: _Sender, layer: Any, group: str, message: dict) -> None:
+    """Send ``message`` once the sends handed over before it have gone; a failure is
+    logged (the writer has gone on)."""
+    # The lock's waiters are woken first come, first served: the sends leave in the
+    # order in which the writers handed them over.
+    async with sender.order:
+        try:
+            await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT_S)
+        except Exception:
+            log.warning(
+                "could not broadcast %s of %s", message.get("event_type"), group, exc_info=True
+            )
 
 
 def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
-    """``layer.group_send`` from synchronous code, waiting at most :data:`SEND_TIMEOUT_S`.
+    """``layer.group_send`` from synchronous code, without waiting for it.
 
     The in-memory layer (tests, the embedded demo) belongs to the loops of its
-    consumers, so it is called as before; any other layer on :func:`_send_loop`.
+    consumers, so it is called and awaited as before. Any other layer sends on the
+    process's sender thread, in order; a failure is logged there. The writer waits
+    only when :data:`SEND_BACKLOG_MAX` sends are under way (for the oldest, at most
+    :data:`SEND_TIMEOUT_S`); :func:`notifications_flush` waits for all of them.
     """
     if isinstance(layer, InMemoryChannelLayer):
         async_to_sync(layer.group_send)(group, message)
         return
-    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _send_loop())
-    try:
-        future.result(timeout=SEND_TIMEOUT_S)
-    except BaseException:  # a timeout: nothing is left running on the loop
-        future.cancel()
-        raise
+    sender = _sender()
+    future = asyncio.run_coroutine_threadsafe(
+        _send_in_order(sender, layer, group, message), sender.loop
+    )
+    pending = sender.pending
+    while pending and pending[0].done():
+        pending.popleft()
+    if len(pending) >= SEND_BACKLOG_MAX:
+        concurrent.futures.wait([pending.popleft()], timeout=SEND_TIMEOUT_S)
+    pending.append(future)
+
+
+def notifications_flush(timeout: float = SEND_TIMEOUT_S) -> bool:
+    """Wait until the notifications this process handed over have been sent (or failed),
+    at most ``timeout`` seconds; True if none is left under way. Called at exit."""
+    sender = _SENDER
+    if sender is None or sender.pid != os.getpid():
+        return True
+    _, waiting = concurrent.futures.wait(list(sender.pending), timeout=timeout)
+    return not waiting
+
+
+atexit.register(notifications_flush)
 
 
 def broadcast(competition_id: int, event: dict[str, Any]) -> bool:

@@ -5,6 +5,9 @@ A dead channel layer never breaks recording or claiming.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import random
 from datetime import timedelta
 
 import pytest
@@ -53,6 +56,7 @@ def test_recording_goes_on_when_the_channel_layer_is_down(organiser, monkeypatch
     match = play_one(competition)
 
     assert match.status == Match.Status.DONE
+    assert events.notifications_flush()
     assert "could not broadcast competition.changed" in caplog.text
 
 
@@ -256,7 +260,43 @@ def test_claiming_goes_on_when_the_channel_layer_is_down(organiser, monkeypatch,
 
     assert execution.match_claim(match_id=match.pk, claimed_by="w/1/a") is not None
 
+    assert events.notifications_flush()
     assert "could not broadcast competition.changed" in caplog.text
+
+
+class SlowLayer:
+    """A channel layer whose sends take a random while (as a Redis round trip may)."""
+
+    def __init__(self):
+        self.received: list[str] = []
+
+    async def group_send(self, group, message):
+        await asyncio.sleep(random.uniform(0, 0.003))
+        self.received.append(json.loads(message["text"])["match"])
+
+
+def test_notifications_leave_in_order_without_the_writer_waiting_for_them(monkeypatch):
+    layer = SlowLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+
+    for match_id in range(60):
+        assert events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
+
+    assert events.notifications_flush()
+    assert layer.received == list(range(60))
+
+
+def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch):
+    layer = SlowLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(events, "SEND_BACKLOG_MAX", 3)
+
+    for match_id in range(10):
+        events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
+        assert len(events._sender().pending) <= 3
+
+    assert events.notifications_flush()
+    assert layer.received == list(range(10))
 
 
 def test_an_unknown_competition_builds_nothing():
