@@ -10,10 +10,11 @@ that plays matches and runs the periodic reaper with::
 
 from __future__ import annotations
 
+import logging
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import after_setup_logger, task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -37,3 +38,18 @@ def _close_old_database_connections(task: object = None, **_: object) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+#: Celery's loggers that write a line at INFO for every task ("received", "succeeded
+#: in"): a thousand matches a minute make them the worker's busiest work after the
+#: matches. Failures are logged at ERROR (and a match's retries stay in its ``error``).
+PER_TASK_LOGGERS = ("celery.app.trace", "celery.worker.strategy")
+
+
+@after_setup_logger.connect
+def _per_task_lines_at_warning(**_: object) -> None:
+    """Keep the per-task lines out of a worker's log unless ``CARDROOM_TASK_LOG_LEVEL``
+    (default ``WARNING``) asks for them (``INFO``)."""
+    level = os.environ.get("CARDROOM_TASK_LOG_LEVEL", "WARNING").upper()
+    for name in PER_TASK_LOGGERS:
+        logging.getLogger(name).setLevel(level)

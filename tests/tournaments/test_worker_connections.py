@@ -6,14 +6,15 @@ closes the connection each time, and every match pays a new connection.
 
 from __future__ import annotations
 
+import logging
 from types import SimpleNamespace
 
 import pytest
 from celery.fixups.django import DjangoWorkerFixup
-from celery.signals import task_postrun, task_prerun
+from celery.signals import after_setup_logger, task_postrun, task_prerun
 from django.db import connection
 
-from config.celery import app
+from config.celery import PER_TASK_LOGGERS, app
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,3 +60,30 @@ def test_a_connection_that_failed_during_a_task_is_dropped_after_it():
     fixup.on_task_postrun(sender=TASK)
 
     assert connection.connection is None or connection.connection is not first
+
+
+@pytest.fixture
+def celery_loggers():
+    """The per-task loggers, their levels restored afterwards."""
+    loggers = [logging.getLogger(name) for name in PER_TASK_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    yield loggers
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(level)
+
+
+def test_a_worker_logs_no_line_per_task_at_info(monkeypatch, celery_loggers):
+    monkeypatch.delenv("CARDROOM_TASK_LOG_LEVEL", raising=False)
+
+    after_setup_logger.send(sender=None, logger=logging.getLogger(), loglevel=logging.INFO)
+
+    for logger in celery_loggers:
+        assert not logger.isEnabledFor(logging.INFO) and logger.isEnabledFor(logging.ERROR)
+
+
+def test_the_per_task_lines_come_back_when_asked_for(monkeypatch, celery_loggers):
+    monkeypatch.setenv("CARDROOM_TASK_LOG_LEVEL", "info")
+
+    after_setup_logger.send(sender=None, logger=logging.getLogger(), loglevel=logging.INFO)
+
+    assert all(logger.isEnabledFor(logging.INFO) for logger in celery_loggers)
