@@ -65,6 +65,7 @@ class Machine(Worker):
             CARDROOM_BOT_CACHE_DIR=str(dirs["cache"]),
             CARDROOM_VAR_DIR=str(dirs["var"]),
             CARDROOM_SECRET_KEY="scale-out-test",
+            CARDROOM_TASK_LOG_LEVEL="INFO",  # each task's line says which machine played it
             TMPDIR=str(dirs["tmp"]),
             PYTHONPATH=str(ROOT),
         )
