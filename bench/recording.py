@@ -4,8 +4,9 @@
 
 The results are played first (one-game matches of random bots, referee only), so
 only the recording is timed: ``execution.match_record`` of each result, as a
-worker calls it after playing (guarded update, entries locked, bulk writes, the
-round's check, the rating sequence, commit). Two layouts for each N:
+worker calls it after playing (on PostgreSQL the guarded update of the match with
+its games and seats and the entries locked, then the ratings with the rating
+sequence, in one transaction; then the round's check). Two layouts for each N:
 
 - ``one competition``: the N processes record the results of one competition,
   whose matches share entries and one round (the contended case: entry row locks,
