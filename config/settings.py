@@ -171,6 +171,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
         }
     )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The workers' claim and recording are prepared statements (tournaments.recording):
+    # planned once with their parameters left open, not again at every execution (the
+    # server's "auto" mode re-plans a statement whose generic plan it thinks costlier,
+    # which these writes' plans always are). Only prepared statements are affected.
+    if _env_bool("CARDROOM_PREPARED_STATEMENTS", True):
+        _options = DATABASES["default"].setdefault("OPTIONS", {})
+        _options["options"] = (
+            _options.get("options", "") + " -c plan_cache_mode=force_generic_plan"
+        ).strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -362,6 +372,9 @@ CARDROOM_MATCH_ASYNC_COMMIT = os.environ.get("CARDROOM_MATCH_ASYNC_COMMIT", "1")
 )
 # A match whose lease expired this many times (its worker died each time) fails.
 CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
+# The claim and the recording run as prepared statements (planned once per connection);
+# off for a connection pooler in transaction mode that cannot keep them.
+CARDROOM_PREPARED_STATEMENTS = _env_bool("CARDROOM_PREPARED_STATEMENTS", True)
 CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
 # A ladder pairs its next batch as soon as one ends; with a pause, the reaper pairs it
 # once the last batch has been over this long (a paced ladder; the demo uses one).

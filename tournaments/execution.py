@@ -41,6 +41,8 @@ the server's setting.
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import os
 import socket
@@ -52,15 +54,17 @@ from typing import Any
 
 from celery import current_app
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
+from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
-from tournaments import events, selectors, services
-from tournaments.models import Competition, Match
+from tournaments import events, recording, selectors, services
+from tournaments.models import Competition, Entry, Match, MatchSeat
 from tournaments.services import PlayedMatch
 
 log = logging.getLogger(__name__)
@@ -184,6 +188,7 @@ def _async_commit_allowed() -> bool:
     )
 
 
+@functools.cache
 def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
     """The claim: one ``UPDATE ... RETURNING`` of the match row; on PostgreSQL the
     competition's columns come back in the same statement (``c_<column>``). With
@@ -211,21 +216,55 @@ def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
         for f in Competition._meta.concrete_fields
     )
     return (
-        f"WITH claimed AS ({update}) SELECT {picked}, {theirs} FROM claimed "
+        f"WITH claimed AS ({update}) SELECT {picked}, {theirs}, "
+        f"({_claimed_seats_sql()}) AS {quote(CLAIMED_SEATS)} FROM claimed "
         f"JOIN {quote(Competition._meta.db_table)} c ON c.id = claimed.competition_id"
     )
 
 
-def _competition_from_claim(match: Match) -> None:
-    """Attach the competition read by the claim (``c_<column>`` attributes) to ``match``."""
-    fields = Competition._meta.concrete_fields
-    values = []
-    for f in fields:
-        value = getattr(match, f"c_{f.column}")
-        if hasattr(f, "from_db_value"):
-            value = f.from_db_value(value, None, connection)
-        values.append(value)
-    match.competition = Competition.from_db(connection.alias, [f.attname for f in fields], values)
+#: The attribute of a claimed match that holds its seats as the claim read them.
+CLAIMED_SEATS = "claimed_seats"
+
+
+def _claimed_seats_sql() -> str:
+    """The claimed match's seats in seat order, as one JSON array of
+    ``[seat, entry, mu, sigma, builtin, the bot's name as str(bot) gives it]``."""
+    quote = connection.ops.quote_name
+    users = get_user_model()
+    username = users._meta.get_field(users.USERNAME_FIELD).column
+    return (
+        "SELECT json_agg(json_build_array(s.seat, s.entry_id, e.mu, e.sigma, b.builtin, "
+        f"CASE WHEN b.owner_id IS NULL THEN b.name ELSE u.{quote(username)} || '/' || b.name END)"
+        f" ORDER BY s.seat) FROM {quote(MatchSeat._meta.db_table)} s "
+        f"JOIN {quote(Entry._meta.db_table)} e ON e.id = s.entry_id "
+        f"JOIN {quote(Bot._meta.db_table)} b ON b.id = e.bot_id "
+        f"LEFT JOIN {quote(users._meta.db_table)} u ON u.id = b.owner_id "
+        "WHERE s.match_id = claimed.id"
+    )
+
+
+def _instance(model, values):
+    """A ``model`` instance from the database values of its concrete fields, in order."""
+    fields = model._meta.concrete_fields
+    values = [
+        f.from_db_value(v, None, connection) if hasattr(f, "from_db_value") else v
+        for f, v in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [f.attname for f in fields], values)
+
+
+def _match_from_claim(row) -> Match:
+    """The claimed match from the claim's row (see :func:`_claim_sql`), with its
+    competition attached and its seats (:class:`services.ClaimedSeat`, in seat order) as
+    ``claimed_seats``."""
+    split = len(Match._meta.concrete_fields)
+    match = _instance(Match, row[:split])
+    match.competition = _instance(Competition, row[split:-1])
+    seats = row[-1]
+    if isinstance(seats, str):
+        seats = json.loads(seats)
+    setattr(match, CLAIMED_SEATS, [services.ClaimedSeat(*seat) for seat in seats or ()])
+    return match
 
 
 def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None) -> Match | None:
@@ -252,12 +291,18 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
     ]
     with_competition = connection.vendor == "postgresql"
     sql = _claim_sql(with_competition=with_competition, async_commit=_async_commit_allowed())
-    claimed = list(Match.objects.raw(sql, params))
-    if not claimed:
-        return None
-    match = claimed[0]
     if with_competition:
-        _competition_from_claim(match)
+        with recording.prepared_cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        match = _match_from_claim(row)
+    else:
+        claimed = list(Match.objects.raw(sql, params))
+        if not claimed:
+            return None
+        match = claimed[0]
     transaction.on_commit(
         partial(
             events.notify,
@@ -325,14 +370,25 @@ def match_record(
         )
     if recording is None:
         return False
-    _close_round(recording.competition, recording.round_id, send)
+    if recording.round_complete is not False:  # False: other matches of it still wait
+        _close_round(
+            recording.competition, recording.round_id, send, complete=recording.round_complete
+        )
     return True
 
 
-def _close_round(competition: Competition, round_id: int | None, send: Sender | None) -> None:
-    """Close the round if it is complete and queue the next one's matches (after the
-    result committed); the reaper does it for a recorder that died before."""
-    closing = services.round_close_if_complete(competition=competition, round_id=round_id)
+def _close_round(
+    competition: Competition,
+    round_id: int | None,
+    send: Sender | None,
+    complete: bool | None = None,
+) -> None:
+    """Close the round if it is complete (``complete``: known to be, else checked) and
+    queue the next one's matches (after the result committed); the reaper does it for a
+    recorder that died before."""
+    closing = services.round_close_if_complete(
+        competition=competition, round_id=round_id, known_complete=bool(complete)
+    )
     if closing is not None and closing.paired and send is not None:
         matches_enqueue(competition=competition, send=send)
 

@@ -1,24 +1,36 @@
-"""The two PostgreSQL statements that record a played match (``services.match_record_played``).
+"""The PostgreSQL statements that record a played match (``services.match_record_played``).
 
-Recording a result on PostgreSQL is ``BEGIN``, :func:`match_store`,
-:func:`ratings_store`, ``COMMIT``: the rating update needs the entries' ratings
-read under their row locks, so the writes fall into two statements around the
-rating math in Python. Each statement chains its writes with data-modifying
-``WITH`` clauses: a write that depends on the guard reads the guard's
-``RETURNING``, so a refused result writes nothing. The ORM path of the other
-databases (``services``) makes the same writes in more statements.
+A worker's result is recorded in one statement, :func:`match_store_rated`
+(``BEGIN``, it, ``COMMIT``). The claim read the entries' ratings
+(``execution.match_claim``), the rating update is computed from them while the
+match is played, and the statement stores it only if they are still the entries'
+ratings once it has locked them: then it marks the match done, inserts its games,
+writes its seats, the entries' new ratings, the competition's next rating sequence
+number and the rating events. If a rating changed since the claim (another result
+of that entry was stored meanwhile) it writes nothing and the recording goes on
+in the same transaction as without a claim: :func:`match_store` (the match, its
+games and seats, the entries locked and their ratings read), the rating math in
+Python, :func:`ratings_store`. Each statement chains its writes with
+data-modifying ``WITH`` clauses: a write that depends on the guard reads the
+guard's ``RETURNING``, so a refused result writes nothing. The ORM path of the
+other databases (``services``) makes the same writes in more statements.
 
-Both take plain values (no model instances are built for rows just written) and
-cast every parameter to its column's type, which the client-side binding of
-Django's psycopg backend needs inside ``VALUES``.
+They take plain values (no model instances are built for rows just written) and
+cast every parameter to its column's type. The claim and the one-statement
+recording are prepared (:func:`prepared_cursor`): planning them costs more than
+running them.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
+from django.conf import settings
 from django.db import connection
+from psycopg.types.numeric import Int8Dumper
 
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent
 
@@ -33,6 +45,46 @@ class LockedSeat:
     sigma: float
 
 
+#: A prepare threshold never reached: psycopg prepares only what a cursor asks for
+#: (``prepare=True``); Django's own cursors bind on the client and never prepare.
+_ONLY_WHEN_ASKED = 2**62
+
+
+class _PreparedCursor(psycopg.Cursor):
+    """A server-side binding cursor whose statements are prepared (planned once per
+    connection, then only bound and run). Integers are sent as ``bigint`` whatever their
+    size, so that a statement keeps one set of parameter types (psycopg prepares a
+    statement once per text and types)."""
+
+    def __init__(self, conn, **kwargs):
+        super().__init__(conn, **kwargs)
+        self.adapters.register_dumper(int, Int8Dumper)
+
+    def execute(self, query, params=None, *, prepare=None, binary=None):
+        return super().execute(query, params, prepare=True, binary=binary)
+
+
+def prepared_cursor():
+    """A cursor on Django's connection (its transaction, its query log and error
+    wrapping) whose statements are prepared, unless ``CARDROOM_PREPARED_STATEMENTS`` is
+    off (for a connection pooler that cannot keep them); then an ordinary cursor.
+
+    Planning the recording statement costs several times its execution; prepared, a
+    statement is planned once per connection and SQL text (psycopg keeps up to 100).
+    """
+    if connection.vendor != "postgresql" or not settings.CARDROOM_PREPARED_STATEMENTS:
+        return connection.cursor()
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    conn = connection.connection
+    if conn.prepare_threshold is None:  # Django's default: psycopg then prepares nothing
+        conn.prepare_threshold = _ONLY_WHEN_ASKED
+    raw = _PreparedCursor(conn)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(raw)
+    return connection.make_cursor(raw)
+
+
 def _quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
@@ -41,11 +93,17 @@ def _table(model) -> str:
     return _quote(model._meta.db_table)
 
 
+@functools.cache
+def _row(model, names: tuple[str, ...]) -> tuple[list, str]:
+    """The fields of ``names`` and the ``(...)`` of one row of their values, each cast."""
+    fields = [model._meta.get_field(name) for name in names]
+    return fields, "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
+
+
 def _values(model, names: list[str], rows: list[list[Any]]) -> tuple[str, list[Any]]:
     """``VALUES (...), ...`` of ``rows`` (one value per field of ``names``), each cast to
     its column's type, and the parameters prepared as Django saves them."""
-    fields = [model._meta.get_field(name) for name in names]
-    row_sql = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
+    fields, row_sql = _row(model, tuple(names))
     params: list[Any] = []
     for row in rows:
         params += [f.get_db_prep_save(v, connection) for f, v in zip(fields, row, strict=True)]
@@ -59,6 +117,82 @@ def _columns(model, names: list[str]) -> str:
 #: Columns of the game records and of the seats written by :func:`match_store`.
 GAME_FIELDS = ["index", "playoff", "scores", "ranking", "statuses", "data"]
 SEAT_FIELDS = ["seat", "score", "points", "rank", "wins", "statuses", "log", "version"]
+
+#: (entry, (mu, sigma) before, (mu, sigma) after, points won): one entry's rating update.
+RatingRow = tuple[int, tuple[float, float], tuple[float, float], float]
+
+
+def _guard(match_id: int, claimed_by: str | None) -> tuple[str, list[Any]]:
+    """The condition on the match row ``m`` under which a result may be stored."""
+    guard = "m.id = %s AND m.status <> %s"
+    params: list[Any] = [match_id, Match.Status.DONE]
+    if claimed_by is not None:
+        guard += " AND m.status = %s AND m.claimed_by = %s"
+        params += [Match.Status.RUNNING, claimed_by]
+    return guard, params
+
+
+def _result_writes(
+    *, match_id, done, claimed_by, games, seats, synchronous_commit, condition: str = ""
+) -> tuple[str, list[Any]]:
+    """The ``WITH`` clauses ``done`` (the guarded update of the match, with ``condition``
+    if given), ``games`` and ``seats``, which write only if ``done`` did."""
+    guard, guard_params = _guard(match_id, claimed_by)
+    if not synchronous_commit:
+        guard += " AND set_config('synchronous_commit', 'off', true) = 'off'"
+    decided = Match._meta.get_field("decided_by").get_db_prep_save(done["decided_by"], connection)
+    finished = connection.ops.adapt_datetimefield_value(done["finished_at"])
+    games_sql, games_params = _values(GameRecord, GAME_FIELDS, games)
+    seats_sql, seats_params = _values(MatchSeat, SEAT_FIELDS, seats)
+    seat_columns = [MatchSeat._meta.get_field(n).column for n in SEAT_FIELDS]
+    sets = ", ".join(f"{_quote(c)} = v.{_quote(c)}" for c in seat_columns[1:])
+    sql = (
+        f"done AS (UPDATE {_table(Match)} m SET status = %s, finished_at = %s::timestamptz, "
+        f"decided_by = %s::jsonb, lease_until = NULL, error = '' WHERE {guard}{condition} "
+        "RETURNING m.id), "
+        f"games AS (INSERT INTO {_table(GameRecord)} "
+        f"(match_id, {_columns(GameRecord, GAME_FIELDS)}) "
+        f"SELECT done.id, v.* FROM done, ({games_sql}) AS v), "
+        f"seats AS (UPDATE {_table(MatchSeat)} t SET {sets} FROM done, ({seats_sql}) "
+        f"AS v({', '.join(_quote(c) for c in seat_columns)}) "
+        "WHERE t.match_id = done.id AND t.seat = v.seat)"
+    )
+    params = [Match.Status.DONE, finished, decided, *guard_params, *games_params, *seats_params]
+    return sql, params
+
+
+def _rating_writes(
+    *, competition_id, match_id, games_played, rows: list[RatingRow], created_at, only_if: str
+) -> tuple[str, list[Any]]:
+    """The ``WITH`` clauses ``rated`` (the entries' new ratings, games and points), ``seq``
+    (the competition's next rating sequence number) and ``events`` (the rating events
+    under it), each written only if the query ``only_if`` returns a row."""
+    entries_sql, entries_params = _values(
+        Entry,
+        ["id", "mu", "sigma", "points"],
+        [[entry, after[0], after[1], points] for entry, _, after, points in rows],
+    )
+    events_sql, events_params = _values(
+        RatingEvent,
+        ["entry", "mu_before", "sigma_before", "mu_after", "sigma_after"],
+        [[entry, *before, *after] for entry, before, after, _ in rows],
+    )
+    sql = (
+        f"rated AS (UPDATE {_table(Entry)} t SET mu = v.mu, sigma = v.sigma, "
+        "games = t.games + %s, points = t.points + v.points "
+        f"FROM ({entries_sql}) AS v(id, mu, sigma, points) "
+        f"WHERE t.id = v.id AND EXISTS ({only_if})), "
+        f"seq AS (UPDATE {_table(Competition)} SET rating_sequence = rating_sequence + 1 "
+        f"WHERE id = %s AND EXISTS ({only_if}) RETURNING rating_sequence), "
+        f"events AS (INSERT INTO {_table(RatingEvent)} (entry_id, match_id, sequence, "
+        "mu_before, sigma_before, mu_after, sigma_after, created_at) "
+        "SELECT v.entry, %s, seq.rating_sequence, v.mu_b, v.sigma_b, v.mu_a, v.sigma_a, "
+        f"%s::timestamptz FROM seq, ({events_sql}) AS v(entry, mu_b, sigma_b, mu_a, sigma_a) "
+        "RETURNING sequence)"
+    )
+    created = connection.ops.adapt_datetimefield_value(created_at)
+    params = [games_played, *entries_params, competition_id, match_id, created, *events_params]
+    return sql, params
 
 
 def match_store(
@@ -81,34 +215,15 @@ def match_store(
     With ``synchronous_commit`` False the transaction commits without waiting for the
     disk (``tournaments.execution`` says when that is safe).
     """
-    matches, seat_table = _table(Match), _table(MatchSeat)
-    guard = "m.id = %s AND m.status <> %s"
-    guard_params: list[Any] = [match_id, Match.Status.DONE]
-    if claimed_by is not None:
-        guard += " AND m.status = %s AND m.claimed_by = %s"
-        guard_params += [Match.Status.RUNNING, claimed_by]
-    if not synchronous_commit:
-        guard += " AND set_config('synchronous_commit', 'off', true) = 'off'"
-    decided = Match._meta.get_field("decided_by").get_db_prep_save(done["decided_by"], connection)
-    finished = connection.ops.adapt_datetimefield_value(done["finished_at"])
-    games_sql, games_params = _values(GameRecord, GAME_FIELDS, games)
-    seats_sql, seats_params = _values(MatchSeat, SEAT_FIELDS, seats)
-    seat_columns = [MatchSeat._meta.get_field(n).column for n in SEAT_FIELDS]
-    game_columns = _columns(GameRecord, GAME_FIELDS)
-    sets = ", ".join(f"{_quote(c)} = v.{_quote(c)}" for c in seat_columns[1:])
+    writes, params = _result_writes(
+        match_id=match_id, done=done, claimed_by=claimed_by, games=games, seats=seats,
+        synchronous_commit=synchronous_commit,
+    )  # fmt: skip
     sql = (
-        f"WITH done AS (UPDATE {matches} m SET status = %s, finished_at = %s::timestamptz, "
-        f"decided_by = %s::jsonb, lease_until = NULL, error = '' WHERE {guard} RETURNING m.id), "
-        f"games AS (INSERT INTO {_table(GameRecord)} (match_id, {game_columns}) "
-        f"SELECT done.id, v.* FROM done, ({games_sql}) AS v), "
-        f"seats AS (UPDATE {seat_table} t SET {sets} FROM done, ({seats_sql}) "
-        f"AS v({', '.join(_quote(c) for c in seat_columns)}) "
-        "WHERE t.match_id = done.id AND t.seat = v.seat) "
-        f"SELECT s.seat, e.id, e.mu, e.sigma FROM {seat_table} s "
+        f"WITH {writes} SELECT s.seat, e.id, e.mu, e.sigma FROM {_table(MatchSeat)} s "
         f"JOIN {_table(Entry)} e ON e.id = s.entry_id "
         "WHERE s.match_id = %s AND EXISTS (SELECT 1 FROM done) ORDER BY e.id FOR UPDATE OF e"
     )
-    params = [Match.Status.DONE, finished, decided, *guard_params, *games_params, *seats_params]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, match_id])
         rows = cursor.fetchall()
@@ -116,12 +231,7 @@ def match_store(
 
 
 def ratings_store(
-    *,
-    competition_id: int,
-    match_id: int,
-    games_played: int,
-    rows: list[tuple[int, tuple[float, float], tuple[float, float], float]],
-    created_at,
+    *, competition_id: int, match_id: int, games_played: int, rows: list[RatingRow], created_at
 ) -> int:
     """Write each entry's new rating, games and points, take the competition's next rating
     sequence number and append the rating events with it, in one statement; returns the number.
@@ -131,31 +241,87 @@ def ratings_store(
     an ``UPDATE ... RETURNING``, which locks the competition row from this last statement
     of the transaction until its commit, and no longer.
     """
-    entries_sql, entries_params = _values(
-        Entry,
-        ["id", "mu", "sigma", "points"],
-        [[entry, after[0], after[1], points] for entry, _, after, points in rows],
-    )
-    events_sql, events_params = _values(
-        RatingEvent,
-        ["entry", "mu_before", "sigma_before", "mu_after", "sigma_after"],
-        [[entry, *before, *after] for entry, before, after, _ in rows],
-    )
-    entries, events = _table(Entry), _table(RatingEvent)
-    sql = (
-        f"WITH rated AS (UPDATE {entries} t SET mu = v.mu, sigma = v.sigma, "
-        "games = t.games + %s, points = t.points + v.points "
-        f"FROM ({entries_sql}) AS v(id, mu, sigma, points) WHERE t.id = v.id), "
-        f"seq AS (UPDATE {_table(Competition)} SET rating_sequence = rating_sequence + 1 "
-        "WHERE id = %s RETURNING rating_sequence) "
-        f"INSERT INTO {events} (entry_id, match_id, sequence, mu_before, sigma_before, "
-        "mu_after, sigma_after, created_at) "
-        "SELECT v.entry, %s, seq.rating_sequence, v.mu_b, v.sigma_b, v.mu_a, v.sigma_a, "
-        f"%s::timestamptz FROM seq, ({events_sql}) AS v(entry, mu_b, sigma_b, mu_a, sigma_a) "
-        "RETURNING sequence"
-    )
-    params = [games_played, *entries_params, competition_id, match_id]
-    params += [connection.ops.adapt_datetimefield_value(created_at), *events_params]
+    writes, params = _rating_writes(
+        competition_id=competition_id, match_id=match_id, games_played=games_played,
+        rows=rows, created_at=created_at, only_if="SELECT 1",
+    )  # fmt: skip
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(f"WITH {writes} SELECT sequence FROM events LIMIT 1", params)
         return cursor.fetchone()[0]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What :func:`match_store_rated` did.
+
+    ``refused``: nothing written, the match is done already or no longer held.
+    ``sequence``: the rating sequence number the result took; None (and nothing written)
+    if it was not stored. ``round_complete`` as :attr:`services.Recording.round_complete`.
+    """
+
+    refused: bool
+    sequence: int | None
+    round_complete: bool | None
+
+
+def match_store_rated(
+    *,
+    match_id: int,
+    done: dict[str, Any],
+    claimed_by: str | None,
+    games: list[list[Any]],
+    seats: list[list[Any]],
+    expected: list[tuple[int, float, float]],
+    rows: list[RatingRow],
+    competition_id: int,
+    games_played: int,
+    round_id: int | None,
+    synchronous_commit: bool = True,
+) -> Stored:
+    """:func:`match_store` and :func:`ratings_store` in one statement, for a rating update
+    computed from the ratings the entries had when the match was claimed (``expected``:
+    entry, mu, sigma, in entry order), provided they still have them.
+
+    The statement first locks the entries in entry order and compares their ratings,
+    as the last committed recording left them, with ``expected``. If one differs (another
+    result of that entry was stored since the claim) it writes nothing and returns
+    ``sequence`` None with the entries still locked: the caller rates again from the
+    locked ratings with the two-statement path, in the same transaction. Otherwise it
+    writes what those two write, in the same order of locks (the competition row last),
+    and says whether the match's round had other open matches.
+    """
+    expected_sql, expected_params = _values(Entry, ["id", "mu", "sigma"], [*map(list, expected)])
+    results, results_params = _result_writes(
+        match_id=match_id, done=done, claimed_by=claimed_by, games=games, seats=seats,
+        synchronous_commit=synchronous_commit, condition=" AND (SELECT ok FROM same)",
+    )  # fmt: skip
+    ratings, ratings_params = _rating_writes(
+        competition_id=competition_id, match_id=match_id, games_played=games_played,
+        rows=rows, created_at=done["finished_at"], only_if="SELECT 1 FROM done",
+    )  # fmt: skip
+    guard, guard_params = _guard(match_id, claimed_by)
+    others = f"FROM {_table(Match)} WHERE round_id = %s AND id <> %s AND status <> %s"
+    others_params = [round_id, match_id, Match.Status.DONE]
+    sql = (
+        f"WITH expected AS (SELECT * FROM ({expected_sql}) AS v(id, mu, sigma)), "
+        f"locked AS (SELECT e.id, e.mu, e.sigma FROM {_table(Entry)} e "
+        "WHERE e.id IN (SELECT id FROM expected) ORDER BY e.id FOR UPDATE), "
+        "same AS (SELECT count(*) = %s AS ok FROM locked l JOIN expected x "
+        "ON x.id = l.id AND x.mu = l.mu AND x.sigma = l.sigma), "
+        f"{results}, {ratings} "
+        "SELECT (SELECT rating_sequence FROM seq), "
+        f"EXISTS (SELECT 1 FROM {_table(Match)} m WHERE {guard}), "
+        f"(SELECT count(*) {others}), (SELECT count(*) FILTER (WHERE status <> %s) {others})"
+    )
+    params = [*expected_params, len(expected), *results_params, *ratings_params]
+    params += [*guard_params, *others_params, Match.Status.RUNNING, *others_params]
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, params)
+        sequence, holds, others_open, others_waiting = cursor.fetchone()
+    if sequence is None:
+        return Stored(refused=not holds, sequence=None, round_complete=None)
+    if round_id is None or others_open == 0:
+        complete = round_id is not None
+    else:  # the others all running: one of them may have been stored meanwhile
+        complete = None if others_waiting == 0 else False
+    return Stored(refused=False, sequence=sequence, round_complete=complete)

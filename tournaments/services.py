@@ -465,13 +465,32 @@ def _played(result: PlayedMatch | dict[str, Any]) -> PlayedMatch:
     raise TypeError(f"a match result must be a PlayedMatch, not {type(result).__name__}")
 
 
+@dataclass(frozen=True)
+class ClaimedSeat:
+    """A seat of a claimed match as the claim read it (``execution.match_claim``): its
+    entry's rating then, and the entry's bot (its built-in player, if it is one, and
+    its name as ``str(bot)`` gives it)."""
+
+    seat: int
+    entry_id: int
+    mu: float
+    sigma: float
+    builtin: str
+    bot_name: str
+
+
 @dataclass
 class Recording:
-    """What recording one result stored (the match and its round)."""
+    """What recording one result stored (the match and its round).
+
+    ``round_complete``: True if no other match of the round was open when the result was
+    stored, False if some were and none of them was running (the result of a running
+    match may be the round's last), None if unknown (the round must be checked)."""
 
     competition: Competition
     match_id: int
     round_id: int | None = None
+    round_complete: bool | None = None
 
 
 @dataclass
@@ -547,6 +566,15 @@ def match_record_played(
     done = {"finished_at": timezone.now(), "decided_by": decision.decided_by}
     games_ = _game_rows(played)
     seats = _seat_rows(played, list(decision.ranks), points)
+    claimed = getattr(match, "claimed_seats", None)
+    if connection.vendor == "postgresql" and claimed and len(claimed) == players:
+        stored = _match_store_rated(
+            match, done, claimed_by, games_, seats, synchronous_commit, claimed, ranks, teams,
+            played.versions,
+        )  # fmt: skip
+        if stored is None or isinstance(stored, Recording):
+            return stored
+        # Another result of one of its entries was stored since the claim: as below.
     store = _match_store_sql if connection.vendor == "postgresql" else _match_store_orm
     locked = store(match, done, claimed_by, games_, seats, synchronous_commit)
     if locked is None:
@@ -592,6 +620,44 @@ def _seat_rows(played: PlayedMatch, ranks: list[int], points: list[float]) -> li
             ]
         )
     return rows
+
+
+def _match_store_rated(
+    match, done, claimed_by, games_, seats, synchronous_commit, claimed, ranks, teams, versions
+) -> Recording | None | bool:
+    """Store the result and its rating update in one statement, rated from the entries'
+    ratings as the claim read them (``claimed``), if they are still those
+    (:func:`recording.match_store_rated`). Returns the recording, None if the result is
+    refused, or False (nothing written, the entries now locked) if a rating changed."""
+    competition = match.competition
+    seats_ = sorted(claimed, key=lambda s: s.seat)
+    rows = _rating_rows(match, seats_, ranks, teams, versions)
+    stored = recording.match_store_rated(
+        match_id=match.pk,
+        done=done,
+        claimed_by=claimed_by,
+        games=games_,
+        seats=seats,
+        expected=[(s.entry_id, s.mu, s.sigma) for s in sorted(seats_, key=lambda s: s.entry_id)],
+        rows=rows,
+        competition_id=competition.pk,
+        games_played=competition.games_per_match,
+        round_id=match.round_id,
+        synchronous_commit=synchronous_commit,
+    )
+    if stored.refused:
+        return None
+    if stored.sequence is None:
+        return False
+    match.status, match.finished_at = Match.Status.DONE, done["finished_at"]
+    competition.rating_sequence = stored.sequence
+    _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
+    return Recording(
+        competition=competition,
+        match_id=match.pk,
+        round_id=match.round_id,
+        round_complete=stored.round_complete,
+    )
 
 
 def _match_store_sql(match, done, claimed_by, games_, seats, synchronous_commit):
@@ -674,14 +740,7 @@ def _rate(
 ) -> None:
     """Rate the table (``seats`` in seat order) and store it: new ratings, games and
     points of the entries, and their rating events under the next sequence number."""
-    before = _starting_ratings(seats, match, versions)
-    table = [s.entry_id for s in seats]
-    after = rate_game(before, table, ranks, teams=teams)
-    points = table_points(TableResult(tuple(table), tuple(ranks), teams))
-    rows = [
-        (e, (before[e].mu, before[e].sigma), (after[e].mu, after[e].sigma), points[e])
-        for e in sorted(table)
-    ]
+    rows = _rating_rows(match, seats, ranks, teams, versions)
     store = recording.ratings_store if connection.vendor == "postgresql" else _ratings_store_orm
     competition.rating_sequence = store(
         competition_id=competition.pk,
@@ -690,6 +749,19 @@ def _rate(
         rows=rows,
         created_at=timezone.now(),
     )
+
+
+def _rating_rows(match: Match, seats, ranks: list[int], teams, versions: list[int | None]):
+    """(entry, (mu, sigma) before, (mu, sigma) after, points won) per entry of the table
+    (``seats`` in seat order, each with ``entry_id``, ``mu`` and ``sigma``), in entry order."""
+    before = _starting_ratings(seats, match, versions)
+    table = [s.entry_id for s in seats]
+    after = rate_game(before, table, ranks, teams=teams)
+    points = table_points(TableResult(tuple(table), tuple(ranks), teams))
+    return [
+        (e, (before[e].mu, before[e].sigma), (after[e].mu, after[e].sigma), points[e])
+        for e in sorted(table)
+    ]
 
 
 def _ratings_store_orm(*, competition_id, match_id, games_played, rows, created_at) -> int:
@@ -725,7 +797,7 @@ def _ratings_store_orm(*, competition_id, match_id, games_played, rows, created_
 
 
 def round_close_if_complete(
-    *, competition: Competition, round_id: int | None
+    *, competition: Competition, round_id: int | None, known_complete: bool = False
 ) -> RoundClosing | None:
     """Finish round ``round_id`` if none of its matches is open or failed any more, and
     pair the next round (or finish the competition); None if it stays open or someone
@@ -734,11 +806,14 @@ def round_close_if_complete(
     Called after a result has committed (by the recorder, and by the reaper for a
     recorder that died in between). Of two last results recorded at once both may
     see the round complete: the guarded ``UPDATE`` of the round's status lets one of
-    them close it. One unlocked query when the round stays open.
+    them close it. One unlocked query when the round stays open; none with
+    ``known_complete`` (the recording saw no other open match in the round).
     """
     if round_id is None:
         return None
-    if Match.objects.filter(round_id=round_id).exclude(status=Match.Status.DONE).exists():
+    if not known_complete and (
+        Match.objects.filter(round_id=round_id).exclude(status=Match.Status.DONE).exists()
+    ):
         return None
     with transaction.atomic():
         if not Round.objects.filter(pk=round_id, status=Round.Status.RUNNING).update(
@@ -770,6 +845,13 @@ def _close_round(competition: Competition, closing: RoundClosing) -> None:
 def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
     """Fresh players for the seats of ``match`` (built-ins seeded from ``seed``), and the
     bot version each uploaded bot plays (None for built-ins)."""
+    claimed = getattr(match, "claimed_seats", None)
+    if claimed and all(seat.builtin for seat in claimed):  # read by the claim
+        players = [
+            InProcessPlayer(make(s.builtin, seed=deals.player_seed(seed, s.seat)), name=s.bot_name)
+            for s in claimed
+        ]
+        return players, [None] * len(players)
     players, versions = [], []
     for seat in match.seats.select_related("entry__bot").order_by("seat"):
         bot = seat.entry.bot

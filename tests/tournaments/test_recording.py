@@ -41,15 +41,15 @@ def tournament(entries: int, games: int = 1, fmt: str = "round-robin") -> Compet
     return comp
 
 
-def test_claiming_playing_and_recording_a_one_game_match_takes_at_most_7_queries(
-    django_assert_max_num_queries,
+def test_claiming_playing_and_recording_a_one_game_match_takes_4_queries(
+    django_assert_num_queries,
 ):
-    """The claim, the seats read to play, ``BEGIN``, the two recording statements,
-    ``COMMIT`` and the check whether the round is complete."""
+    """The claim (which reads the seats to play), ``BEGIN``, the recording statement and
+    ``COMMIT``; the round's other match waits, so the round needs no check."""
     comp = tournament(entries=4)
     first, second = execution.competition_launch(competition=comp, send=None)
 
-    with django_assert_max_num_queries(7):
+    with django_assert_num_queries(4):
         outcome = execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
 
     assert outcome == execution.RECORDED
@@ -60,15 +60,18 @@ def test_claiming_playing_and_recording_a_one_game_match_takes_at_most_7_queries
     assert Match.objects.get(pk=second.pk).status == Match.Status.PENDING  # untouched
 
 
-def test_recording_is_two_statements_that_write_every_seat_game_and_rating(
-    django_assert_num_queries,
-):
+@pytest.mark.parametrize("claimed", [True, False], ids=["one statement", "two statements"])
+def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, claimed):
+    """From the claim (the entries' ratings known): ``BEGIN``, one statement, ``COMMIT``.
+    Without them: the match with its games and seats, then the ratings."""
     comp = tournament(entries=2, games=3)
     (match,) = execution.competition_launch(competition=comp, send=None)
     match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
+    if not claimed:
+        match = Match.objects.select_related("competition").get(pk=match.pk)
     played = services.match_play(match=match)
 
-    with django_assert_num_queries(4):  # BEGIN, the match with its games and seats, the ratings
+    with django_assert_num_queries(3 if claimed else 4):
         recorded = services.match_record_played(match=match, played=played, claimed_by="host/1/a")
 
     assert recorded is not None
@@ -135,8 +138,13 @@ def test_a_result_is_a_typed_object_and_a_result_that_does_not_fit_changes_nothi
     assert not match.game_records.exists() and not RatingEvent.objects.exists()
 
 
-def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order():
-    """Four threads record 40 results of six entries that share entries all the time."""
+@pytest.mark.parametrize("claimed", [True, False], ids=["rated as claimed", "rated as locked"])
+def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order(claimed):
+    """Four threads record 40 results of six entries that share entries all the time.
+
+    Claimed first, every match carries the ratings its entries had at the start, which
+    all but the first results of each entry find changed: they are rated again from
+    the locked ratings, and the history stays one chain per entry."""
     comp = tournament(entries=6)
     comp.status = Competition.Status.RUNNING
     comp.save(update_fields=["status"])
@@ -145,13 +153,20 @@ def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order():
     played = []
     for i in range(40):
         match = Match.objects.create(
-            competition=comp, seed=i, status=Match.Status.RUNNING, claimed_by="bench"
+            competition=comp,
+            seed=i,
+            status=Match.Status.QUEUED if claimed else Match.Status.RUNNING,
+            claimed_by="" if claimed else "bench",
         )
         pair = rng.sample(entries, 2)
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=s, entry_id=e) for s, e in enumerate(pair)]
         )
-        match = Match.objects.select_related("competition").get(pk=match.pk)
+        if claimed:
+            match = execution.match_claim(match_id=match.pk, claimed_by="bench")
+            assert [s.entry_id for s in match.claimed_seats] == pair
+        else:
+            match = Match.objects.select_related("competition").get(pk=match.pk)
         played.append((match, services.match_play(match=match)))
     errors: list[BaseException] = []
 
@@ -185,6 +200,83 @@ def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order():
         )
         for before, after in itertools.pairwise(chain):
             assert (after[0], after[1]) == (before[2], before[3])
+
+
+def test_a_result_rated_from_claimed_ratings_that_changed_is_rated_again_from_the_stored_ones(
+    django_assert_num_queries,
+):
+    """Two matches of one entry claimed together: the second recorded finds the entry's
+    rating changed by the first, writes nothing in its first statement and is rated from
+    the rating the first left (two more statements, same transaction)."""
+    comp = tournament(entries=3)
+    comp.status = Competition.Status.RUNNING
+    comp.save(update_fields=["status"])
+    a, b, c = comp.entries.order_by("pk")
+    claimed = []
+    for i, pair in enumerate([(a, b), (a, c)]):
+        match = Match.objects.create(competition=comp, seed=i, status=Match.Status.QUEUED)
+        MatchSeat.objects.bulk_create(
+            [MatchSeat(match=match, seat=s, entry=e) for s, e in enumerate(pair)]
+        )
+        claimed.append(execution.match_claim(match_id=match.pk, claimed_by="host/1/a"))
+    (first, second) = claimed
+    results = [services.match_play(match=m) for m in claimed]
+    assert services.match_record_played(match=first, played=results[0], claimed_by="host/1/a")
+
+    with django_assert_num_queries(5):
+        assert services.match_record_played(match=second, played=results[1], claimed_by="host/1/a")
+
+    a.refresh_from_db()
+    after_first = RatingEvent.objects.get(match=first, entry=a)
+    after_second = RatingEvent.objects.get(match=second, entry=a)
+    assert (after_second.mu_before, after_second.sigma_before) == (
+        after_first.mu_after,
+        after_first.sigma_after,
+    )
+    assert (a.mu, a.sigma, a.games) == (after_second.mu_after, after_second.sigma_after, 2)
+    assert [after_first.sequence, after_second.sequence] == [1, 2]
+    assert_ratings_equal_a_recompute(comp)
+
+
+def test_the_last_result_of_a_round_closes_it_without_asking_whether_it_is_complete(
+    django_assert_max_num_queries,
+):
+    comp = tournament(entries=4)
+    first, second = execution.competition_launch(competition=comp, send=None)
+    execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
+    queries: list[str] = []
+
+    def watch(execute, sql, params, many, context):
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        execution.match_execute(match_id=second.pk, claimed_by="host/1/t", send=None)
+
+    assert comp.rounds.get(number=1).status == "finished"
+    assert comp.rounds.get(number=2).matches.count() == 2
+    assert not any(q.startswith('SELECT 1 AS "a"') or '%s AS "a"' in q for q in queries)
+
+
+def test_a_result_recorded_while_the_rounds_other_match_runs_checks_the_round_after_commit():
+    """Two workers hold the last two matches of a round: each result sees the other match
+    running, so each checks the round once committed; the second to commit closes it."""
+    comp = tournament(entries=4)
+    first, second = execution.competition_launch(competition=comp, send=None)
+    held = [execution.match_claim(match_id=m.pk, claimed_by=f"host/{i}/t") for i, m in
+            enumerate((first, second))]  # fmt: skip
+    results = [services.match_play(match=m) for m in held]
+
+    assert execution.match_record(
+        match_id=first.pk, claimed_by="host/0/t", result=results[0], send=None, match=held[0]
+    )
+    assert comp.rounds.get(number=1).status == "running"
+    assert execution.match_record(
+        match_id=second.pk, claimed_by="host/1/t", result=results[1], send=None, match=held[1]
+    )
+
+    assert comp.rounds.get(number=1).status == "finished"
+    assert comp.rounds.get(number=2).matches.count() == 2
 
 
 def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_reaper():
