@@ -318,6 +318,22 @@ class State:
     def observation(self, seat: int) -> dict[str, Any]:
         raise NotImplementedError
 
+    def shared_observation(self, seat: int) -> dict[str, Any]:
+        """``observation(seat)`` without copying the public history: for encoding at once.
+
+        Equal to ``observation(seat)``, key order included (so the same JSON),
+        but the elements of its ``history`` list may be the state's own objects,
+        kept between calls and extended as actions are applied: what the
+        engines build for a decision then costs the actions since the last one,
+        not the whole game. Read-only, and good until the next action: the
+        last element's lists grow in place as the game goes on (every other
+        element is final). Every other field is fresh, as in ``observation``.
+        The referee encodes it before it applies the next action; anything
+        that keeps or changes an observation calls ``observation``, which is
+        always a fresh structure. The default here is ``observation(seat)``.
+        """
+        return self.observation(seat)
+
     def clone(self) -> State:
         """An independent copy: every slot copied, lists and dicts one level deep.
 

@@ -67,6 +67,18 @@ def names(mask: int) -> list[str]:
     return [LATIN_NAMES[c] for c in hand_cards(mask)]
 
 
+class PublicHistory:
+    """The public history of one state (``ManigliaState._public_history``)."""
+
+    __slots__ = ("actions", "final", "owner", "seen")
+
+    def __init__(self, owner: list[int]) -> None:
+        self.owner = owner  # the state's history list this view follows
+        self.actions: list[list[list[Any]]] = []  # per deal, its [seat, label] pairs
+        self.final: list[dict[str, Any]] = []  # the dicts of the logged deals
+        self.seen = 0  # history entries already in ``actions``
+
+
 class ManigliaState(State):
     """Base state of the Maniglia family."""
 
@@ -100,6 +112,7 @@ class ManigliaState(State):
         "to_move",
         "trick",
         "trump",
+        "view_cache",
         "win_card",
         "win_seat",
         "won",
@@ -125,6 +138,7 @@ class ManigliaState(State):
         self.deal_starts: list[int] = []
         self.deal_log: list[dict[str, Any]] = []  # public summary of each finished deal
         self.forfeited: tuple[int, str] | None = None
+        self.view_cache: PublicHistory | None = None  # see _public_history
         self._init_game()
         self._start_deal()
         return self
@@ -454,17 +468,63 @@ class ManigliaState(State):
         return result
 
     # -- views ----------------------------------------------------------------
-    def _history_view(self) -> list[dict[str, Any]]:
-        """The whole public history, one entry per deal (every action is public)."""
-        deals = []
-        bounds = [*self.deal_starts, len(self.history)]
-        for i in range(len(self.deal_starts)):
-            entries = self.history[bounds[i] : bounds[i + 1]]
+    def _public_history(self) -> list[dict[str, Any]]:
+        """The public history, one dict per deal, kept and extended in place (shared).
+
+        Every action is public, so one view serves every seat. The ``[seat,
+        label]`` pairs of each deal are kept in ``view_cache`` and extended with
+        the actions applied since the last call; a finished deal's dict (head,
+        ``actions``, ``result``) is made once, when the deal is logged, and never
+        changes again. The current deal's dict is made afresh each call around
+        its growing ``actions`` list. The cache belongs to this state's
+        ``history`` list: a clone (whose history is a copy) builds its own on
+        first use. The list returned is new; what it holds is the cache's:
+        read-only.
+        """
+        history = self.history
+        view = self.view_cache
+        if view is None or view.owner is not history:
+            view = self.view_cache = PublicHistory(history)
+        actions, starts = view.actions, self.deal_starts
+        length = len(history)
+        if view.seen < length or len(actions) < len(starts):
+            seen, index = view.seen, len(actions) - 1
+            while True:
+                if index >= 0:
+                    end = starts[index + 1] if index + 1 < len(starts) else length
+                    if seen < end:
+                        actions[index] += [[e >> 8, LABELS[e & 0xFF]] for e in history[seen:end]]
+                        seen = end
+                index += 1
+                if index == len(starts):
+                    break
+                actions.append([])
+            view.seen = seen
+        final, log = view.final, self.deal_log
+        while len(final) < len(log) and len(final) < len(actions):
+            i = len(final)
+            entry = {k: v for k, v in log[i].items() if k != "result"}
+            entry["actions"] = actions[i]
+            entry["result"] = _copy(log[i]["result"])
+            final.append(entry)
+        deals = final[:]
+        for i in range(len(final), len(starts)):
             entry = self._deal_head(i)
-            entry["actions"] = [[e >> 8, LABELS[e & 0xFF]] for e in entries]
-            if i < len(self.deal_log):
-                entry["result"] = _copy(self.deal_log[i]["result"])
+            entry["actions"] = actions[i]
             deals.append(entry)
+        return deals
+
+    def _history_view(self) -> list[dict[str, Any]]:
+        """The whole public history, one entry per deal (every action is public).
+
+        A fresh copy of :meth:`_public_history` (nothing in it is shared).
+        """
+        deals = self._public_history()
+        for i, deal in enumerate(deals):
+            fresh = {**deal, "actions": [pair.copy() for pair in deal["actions"]]}
+            if "result" in deal:
+                fresh["result"] = _copy(deal["result"])
+            deals[i] = fresh
         return deals
 
     def _deal_head(self, index: int) -> dict[str, Any]:
@@ -484,6 +544,14 @@ class ManigliaState(State):
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may see: own cards, all public facts and history (MANIGLIA-GEN-7)."""
         self._check_seat(seat)
+        return self._observe(seat, self._history_view())
+
+    def shared_observation(self, seat: int) -> dict[str, Any]:
+        """``observation(seat)`` whose history's deals are the state's own (``State``)."""
+        self._check_seat(seat)
+        return self._observe(seat, self._public_history())
+
+    def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
         playing = self.phase == P_PLAY
         obs: dict[str, Any] = {
             "variant": self.game.id,
@@ -511,7 +579,7 @@ class ManigliaState(State):
             "card_points": list(self.points),
             "scores": self.scores(),
             "forfeit": forfeit_view(self.forfeited),
-            "history": self._history_view(),
+            "history": history,
         }
         self._observe_variant(seat, obs)
         return obs

@@ -76,6 +76,17 @@ def names(mask: int) -> list[str]:
     return [*_N0[mask & _M], *_N1[(mask >> 13) & _M], *_N2[(mask >> 26) & _M], *_N3[mask >> 39]]
 
 
+class PublicHistory:
+    """One viewer's public history of one state (``ManniState._public_history``)."""
+
+    __slots__ = ("deals", "owner", "seen")
+
+    def __init__(self, owner: list[int]) -> None:
+        self.owner = owner  # the state's history list this view follows
+        self.deals: list[dict[str, Any]] = []
+        self.seen = 0  # history entries already in ``deals``
+
+
 class ManniState(State):
     """Base state of the Manni family (three players, clockwise)."""
 
@@ -128,7 +139,7 @@ class ManniState(State):
         self.deal_starts: list[int] = []
         self.totals = [0, 0, 0]
         self.forfeited: tuple[int, str] | None = None
-        self.view_cache: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+        self.view_cache: dict[int, PublicHistory] = {}  # per viewer (_public_history)
         self._init_game()
         self._start_deal()
         return self
@@ -394,43 +405,63 @@ class ManniState(State):
             return "discard"  # COMMON-6: discards are face down
         return LABELS[action]
 
-    def _deal_view(self, index: int, viewer: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
-        """Who acted and what ``viewer`` sees of it in deal ``index``, built incrementally.
+    def _public_history(self, viewer: int) -> list[dict[str, Any]]:
+        """``viewer``'s public history, one dict per deal, kept and extended in place.
 
-        Views are immutable tuples cached per (deal, viewer) and extended with the
-        actions added since, so clones can share the cache safely.
+        Each deal is ``{"deal", "seats", "actions"}``: who acted and what ``viewer``
+        sees of it. The list is kept per viewer in ``view_cache`` and brought up to
+        date with the actions applied since the last call, so a decision costs the
+        new actions only: the dicts of finished deals never change again, and the
+        current deal's two lists only grow by appending. The cache belongs to
+        this state's ``history`` list; a clone (whose history is a copy) builds its
+        own on first use. Callers get it shared: read-only.
         """
-        start = self.deal_starts[index]
-        end = (
-            self.deal_starts[index + 1] if index + 1 < len(self.deal_starts) else len(self.history)
-        )
-        seats, labels = self.view_cache.get((index, viewer), ((), ()))
-        if len(seats) < end - start:
-            entries = self.history[start + len(seats) : end]
-            seats += tuple(e >> 8 for e in entries)
-            labels += tuple(self._public_label(e, viewer) for e in entries)
-            self.view_cache[(index, viewer)] = (seats, labels)
-        return seats, labels
+        history = self.history
+        view = self.view_cache.get(viewer)
+        if view is None or view.owner is not history:
+            view = self.view_cache[viewer] = PublicHistory(history)
+        deals, starts = view.deals, self.deal_starts
+        length = len(history)
+        if view.seen == length and len(deals) == len(starts):
+            return deals
+        seen, index, label = view.seen, len(deals) - 1, self._public_label
+        while True:
+            if index >= 0:
+                end = starts[index + 1] if index + 1 < len(starts) else length
+                if seen < end:
+                    deal = deals[index]
+                    entries = history[seen:end]
+                    deal["seats"] += [e >> 8 for e in entries]
+                    deal["actions"] += [label(e, viewer) for e in entries]
+                    seen = end
+            index += 1
+            if index == len(starts):
+                break
+            deals.append({"deal": index + 1, "seats": [], "actions": []})
+        view.seen = seen
+        return deals
 
     def _history_view(self, viewer: int) -> list[dict[str, Any]]:
         """The public history, one entry per deal: who acted (``seats``) and what (``actions``).
 
-        The views of completed deals are kept per viewer (they never change);
-        only the current deal's view is extended.
+        A fresh copy of :meth:`_public_history` (nothing in it is shared).
         """
-        last = len(self.deal_starts) - 1
-        done = self.view_cache.get(("done", viewer), ())
-        if len(done) < last:
-            done += tuple((i + 1, *self._deal_view(i, viewer)) for i in range(len(done), last))
-            self.view_cache[("done", viewer)] = done
-        deals = [{"deal": d, "seats": list(s), "actions": list(a)} for d, s, a in done]
-        seats, labels = self._deal_view(last, viewer)
-        deals.append({"deal": last + 1, "seats": list(seats), "actions": list(labels)})
-        return deals
+        return [
+            {"deal": d["deal"], "seats": d["seats"].copy(), "actions": d["actions"].copy()}
+            for d in self._public_history(viewer)
+        ]
 
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may see: own cards, all public facts and history (COMMON-6)."""
         self._check_seat(seat)
+        return self._observe(seat, self._history_view(seat))
+
+    def shared_observation(self, seat: int) -> dict[str, Any]:
+        """``observation(seat)`` whose history's deals are the state's own (``State``)."""
+        self._check_seat(seat)
+        return self._observe(seat, self._public_history(seat)[:])
+
+    def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
         obs: dict[str, Any] = {
             "variant": self.game.id,
             "seat": seat,
@@ -448,7 +479,7 @@ class ManniState(State):
             "tricks_won": list(self.won),
             "scores": self.scores(),
             "forfeit": forfeit_view(self.forfeited),
-            "history": self._history_view(seat),
+            "history": history,
         }
         self._observe_variant(seat, obs)
         return obs

@@ -52,6 +52,16 @@ PHASE_NAMES = ("turn", "purchase", "change", "capture", "over")
 _TURN_ONLY = (TURN,)
 
 
+class PublicHistory:
+    """The public history entries of one state (``MoneyState._public_history``)."""
+
+    __slots__ = ("entries", "owner")
+
+    def __init__(self, owner: list[int]) -> None:
+        self.owner = owner  # the state's history list this view follows
+        self.entries: list[list[Any]] = []
+
+
 class MoneyState(State):
     """A Money game for two players. Subclasses only name their variant kind."""
 
@@ -78,6 +88,7 @@ class MoneyState(State):
         "stacks",
         "to_move",
         "under",
+        "view_cache",
     )
 
     # -- construction -------------------------------------------------------------
@@ -145,6 +156,7 @@ class MoneyState(State):
         self.to_move = to_move
         self.plays = plays
         self.history: list[int] = []
+        self.view_cache: PublicHistory | None = None  # see _public_history
         self.pending: int | None = None
         self.forfeited: tuple[int, str] | None = None
         self.loser: int | None = None
@@ -417,9 +429,12 @@ class MoneyState(State):
     def history_entries(self) -> list[list[Any]]:
         """Every applied action as ``[seat, label]``; a ``turn`` adds the card it
         turned face up (public, MONEY-JO-15): ``[seat, "turn", "7H"]``."""
+        return self._entries(self.history)
+
+    def _entries(self, history: list[int]) -> list[list[Any]]:
         labels = self.rules.table.labels
         out: list[list[Any]] = []
-        for e in self.history:
+        for e in history:
             if e < 0:
                 e = ~e
                 out.append([e & 1, "turn", NAMES[e >> 1]])
@@ -427,12 +442,36 @@ class MoneyState(State):
                 out.append([e & 1, labels[e >> 1]])
         return out
 
+    def _public_history(self) -> list[list[Any]]:
+        """``history_entries()``, kept in ``view_cache`` and extended in place (shared).
+
+        The entries of the actions applied since the last call are added, the
+        others are never made again. The cache belongs to this state's
+        ``history`` list: a clone (whose history is a copy) builds its own on
+        first use. The list returned is new; its entries are the cache's:
+        read-only.
+        """
+        view = self.view_cache
+        if view is None or view.owner is not self.history:
+            view = self.view_cache = PublicHistory(self.history)
+        entries = view.entries
+        if len(entries) < len(self.history):
+            entries += self._entries(self.history[len(entries) :])
+        return entries[:]
+
     def observation(self, seat: int) -> dict[str, Any]:
         """Public information only (MONEY-JO-15): stack contents are never shown."""
         self._check_seat(seat)
         from games.money.view import observation
 
         return observation(self, seat)
+
+    def shared_observation(self, seat: int) -> dict[str, Any]:
+        """``observation(seat)`` whose history entries are the state's own (``State``)."""
+        self._check_seat(seat)
+        from games.money.view import observation
+
+        return observation(self, seat, self._public_history())
 
     def record(self) -> dict[str, Any]:
         rec: dict[str, Any] = {

@@ -17,8 +17,14 @@ if TYPE_CHECKING:
     from games.money.state import MoneyState
 
 
-def observation(state: MoneyState, seat: int) -> dict[str, Any]:
-    """The JSON-ready observation of ``state`` for ``seat`` (fields in docs/games/money.md)."""
+def observation(
+    state: MoneyState, seat: int, history: list[list[Any]] | None = None
+) -> dict[str, Any]:
+    """The JSON-ready observation of ``state`` for ``seat`` (fields in docs/games/money.md).
+
+    ``history``: its ``history`` list if already made (``MoneyState.shared_observation``),
+    else a fresh ``state.history_entries()``.
+    """
     from games.money.state import P_CHANGE, P_OVER, P_PURCHASE, PHASE_NAMES
 
     rules = state.rules
@@ -66,5 +72,5 @@ def observation(state: MoneyState, seat: int) -> dict[str, Any]:
         if state.forfeited is None
         else {"seat": state.forfeited[0], "reason": state.forfeited[1]},
         "result": result,
-        "history": state.history_entries(),
+        "history": state.history_entries() if history is None else history,
     }
