@@ -1,13 +1,14 @@
 """Encoding the ``act`` messages of one bot incrementally (PROTOCOL.md: ``history_delta``).
 
 An observation carries the whole public history, a list that only grows: every
-element but the last is final, and within the last one (a deal in the trick
-games) lists only grow by appending. Re-encoding it for every decision makes
-the referee's work grow with the length of the game. :class:`ActEncoder`
-keeps, per game and seat, the JSON text of the final elements and of the
-lists of the last one, and encodes only what was added since the previous
-decision. The line it gives is byte for byte what ``protocol.encode`` gives
-for the same message.
+element but the last is final. Re-encoding it for every decision makes the
+referee's work grow with the length of the game. :class:`ActEncoder` keeps,
+per game and seat, the JSON text of the final elements, comma-joined, and
+encodes only the last element (a deal in the trick games, one action in
+Money) and the rest of the message afresh: one ``orjson`` call for the last
+element costs less than extending its lists piece by piece in Python. The
+line it gives is byte for byte what ``protocol.encode`` gives for the same
+message.
 
 A bot that accepted the ``history_delta`` extension in its ``ready`` reply gets
 only the elements of the history from index ``history_from`` on (the last one
@@ -65,8 +66,6 @@ class ActEncoder:
         self._final: list[bytes] = []  # JSON of the history's final elements, in order
         self._prefix = b""  # the same, comma-joined
         self._joined = 0  # how many of them are in _prefix
-        self._last_index = -1  # which element _lists caches the lists of
-        self._lists: dict[str, tuple[int, bytes]] = {}  # key -> (elements, their JSON)
         self._sent = 0  # history elements the bot has (delta mode)
         self._length = 0  # of the history last encoded
 
@@ -77,68 +76,35 @@ class ActEncoder:
         if type(history) is not list:
             return dumps(message) + b"\n"
         key = (message.get("game"), observation.get("seat"))
-        if key != self._key or len(history) < self._length:  # another game, seat or state
+        length = len(history)
+        if key != self._key or length < self._length:  # another game, seat or state
             self._reset(key)
-        self._length = len(history)
-        start = self._history_start(len(history))
-        text = self._history_json(history, start)
+        self._length = length
         shell = {**message, "observation": {**observation, "history": _HOLE}}
-        if self.delta:
+        start = 0
+        if self.delta:  # from the last element the bot has
+            start = max(0, self._sent - 1)
+            self._sent = length
             shell["history_from"] = start
         head, _, tail = dumps(shell).partition(_HOLE_JSON)
-        return b"".join((head, text, tail, b"\n"))
-
-    def _reset(self, key: tuple[Any, Any]) -> None:
-        self._key = key
-        self._final, self._prefix, self._joined = [], b"", 0
-        self._last_index, self._lists = -1, {}
-        self._sent = self._length = 0
-
-    def _history_start(self, length: int) -> int:
-        """The first history element to send: 0, or in delta mode the bot's last one."""
-        if not self.delta:
-            return 0
-        start = max(0, self._sent - 1)
-        self._sent = length
-        return start
-
-    def _history_json(self, history: list[Any], start: int) -> bytes:
-        """JSON of ``history[start:]``, from the cache where the elements are final."""
-        last = len(history) - 1
+        last = length - 1
         if last < 0:
-            return b"[]"
+            return b"".join((head, b"[]", tail, b"\n"))
         final = self._final
-        while len(final) < last:
-            final.append(self._element_json(history[len(final)], len(final)))
-        tip = self._element_json(history[last], last)
+        while len(final) < last:  # elements that became final since the last message
+            final.append(dumps(history[len(final)]))
+        tip = dumps(history[last])
         if start:
-            return b"[" + b",".join([*final[start:last], tip]) + b"]"
+            return b"".join((head, b"[", b",".join([*final[start:last], tip]), b"]", tail, b"\n"))
         if self._joined < last:
             added = b",".join(final[self._joined : last])
             self._prefix = self._prefix + b"," + added if self._prefix else added
             self._joined = last
         if self._prefix:
-            return b"".join((b"[", self._prefix, b",", tip, b"]"))
-        return b"[" + tip + b"]"
+            return b"".join((head, b"[", self._prefix, b",", tip, b"]", tail, b"\n"))
+        return b"".join((head, b"[", tip, b"]", tail, b"\n"))
 
-    def _element_json(self, element: Any, index: int) -> bytes:
-        """JSON of one history element; the lists of a dict are extended, not redone."""
-        if type(element) is not dict:
-            return dumps(element)
-        if index != self._last_index:
-            self._last_index, self._lists = index, {}
-        lists = self._lists
-        parts = []
-        for name, value in element.items():
-            if type(value) is list:
-                done, text = lists.get(name, (0, b""))
-                if done > len(value):  # shrank: encode afresh
-                    done, text = 0, b""
-                if done < len(value):
-                    added = dumps(value[done:])[1:-1]
-                    text = text + b"," + added if text else added
-                    lists[name] = (len(value), text)
-                parts.append(b"%s:[%s]" % (dumps(name), text))
-            else:
-                parts.append(b"%s:%s" % (dumps(name), dumps(value)))
-        return b"{" + b",".join(parts) + b"}"
+    def _reset(self, key: tuple[Any, Any]) -> None:
+        self._key = key
+        self._final, self._prefix, self._joined = [], b"", 0
+        self._sent = self._length = 0

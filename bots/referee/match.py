@@ -236,7 +236,12 @@ class Referee:
         if self.auto_forced and len(legal) == 1:
             state.apply(legal[0])  # a forced move is no decision (ACTION-6)
             return None
-        observation = state.observation(seat) if player.wants_observation else None
+        if not player.wants_observation:
+            observation = None
+        elif player.encodes_observation:  # encoded before the next action: nothing copied
+            observation = state.shared_observation(seat)
+        else:
+            observation = state.observation(seat)
         message = protocol.act(
             game=index,
             observation=observation,

@@ -47,6 +47,9 @@ class Player:
 
     name = "player"
     wants_observation = True
+    #: True when ``act`` only encodes the message before returning (bot programs): the
+    #: referee then gives it ``State.shared_observation``, never kept nor changed.
+    encodes_observation = False
     fault: BotFault | None = None
     #: What each decision was charged, in ms, in order (see ``TimeControl.charge_ms``).
     charged_ms: list[float]
@@ -136,6 +139,8 @@ def accepted_extensions(ready_line: bytes) -> dict[str, int]:
 
 class ProcessPlayer(Player):
     """A bot program run by ``bots.sandbox`` and spoken to in JSON lines."""
+
+    encodes_observation = True
 
     def __init__(
         self,
