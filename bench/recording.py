@@ -2,20 +2,23 @@
 
     DATABASE_URL=postgres://... python -m bench.recording [--processes 1,2,4] [--json]
 
-The results are played first (one-game matches of random bots, referee only), so
-only the recording is timed: ``execution.match_record`` of each result, as a
-worker calls it after playing (on PostgreSQL the guarded update of the match with
-its games and seats and the entries locked, then the ratings with the rating
-sequence, in one transaction; then the round's check). Two layouts for each N:
+The matches are played first (one-game matches of random bots, referee only,
+each from its seed), so only a worker's writes are timed: for each result, the
+claim (``execution.match_claim``, which reads the seats and the entries' ratings)
+and ``execution.match_record`` as a worker calls it after playing. On PostgreSQL
+the recording is one statement in its transaction when the entries' ratings are
+still those the claim read (``tournaments.recording.match_store_rated``), and two
+more in the same transaction when another process stored a result of one of them
+in between. Two layouts for each N:
 
 - ``one competition``: the N processes record the results of one competition,
   whose matches share entries and one round (the contended case: entry row locks,
-  the round's lock and the competition's rating sequence);
+  ratings changed between claim and record, the competition's rating sequence);
 - ``N competitions``: each process records the results of a competition of its own.
 
 Printed per run: results/s over all processes, the ratio to one process of the
-same layout, and per result the queries (BEGIN and COMMIT included) and the
-milliseconds one process spent. A scratch database is created next to
+same layout, and per result the queries (the claim, BEGIN and COMMIT included)
+and the milliseconds one process spent. A scratch database is created next to
 ``DATABASE_URL``'s and dropped at the end.
 """
 
@@ -57,9 +60,9 @@ def _competition(label: str, entries: int):
     return comp, round_
 
 
-def _matches(comp, round_, count: int, claimed_by: str, rng: random.Random) -> list[int]:
-    """``count`` running matches held by ``claimed_by`` in ``round_`` (and one more that
-    stays open, so the round never closes while the bench runs)."""
+def _matches(comp, round_, count: int, rng: random.Random) -> list[int]:
+    """``count`` queued matches in ``round_`` (and one more that stays pending, so the
+    round never closes while the bench runs)."""
     from tournaments.models import Match, MatchSeat
 
     entries = list(comp.entries.values_list("pk", flat=True))
@@ -70,8 +73,7 @@ def _matches(comp, round_, count: int, claimed_by: str, rng: random.Random) -> l
             round=round_,
             table=i,
             seed=rng.randrange(2**62),
-            status=Match.Status.RUNNING if i < count else Match.Status.PENDING,
-            claimed_by=claimed_by,
+            status=Match.Status.QUEUED if i < count else Match.Status.PENDING,
         )
         MatchSeat.objects.bulk_create(
             [
@@ -83,13 +85,14 @@ def _matches(comp, round_, count: int, claimed_by: str, rng: random.Random) -> l
     return ids[:count]
 
 
-def _played(ids: list[int]) -> list[tuple[Any, Any]]:
+def _played(ids: list[int]) -> list[tuple[int, Any]]:
+    """Each match's id and its result, played from its seed (nothing written)."""
     from tournaments import services
     from tournaments.models import Match
 
     out = []
     for match in Match.objects.select_related("competition").filter(pk__in=ids).order_by("id"):
-        out.append((match, services.match_play(match=match)))
+        out.append((match.pk, services.match_play(match=match)))
     return out
 
 
@@ -107,9 +110,10 @@ def _record(share, claimed_by: str, barrier, results) -> None:
     wall_start = time.time()
     recorded = 0
     with CaptureQueriesContext(connection) as queries:
-        for match, played in share:
+        for match_id, played in share:
+            match = execution.match_claim(match_id=match_id, claimed_by=claimed_by)
             recorded += execution.match_record(
-                match_id=match.pk, claimed_by=claimed_by, result=played, send=None, match=match
+                match_id=match_id, claimed_by=claimed_by, result=played, send=None, match=match
             )
     seconds = time.perf_counter() - started
     results.put(
@@ -133,10 +137,10 @@ def run(processes: int, per_process: int, separate: bool, entries: int, seed: in
     if separate:
         for p in range(processes):
             comp, round_ = _competition(f"{processes}-sep-{p}-{seed}", entries)
-            shares.append(_played(_matches(comp, round_, per_process, "bench", rng)))
+            shares.append(_played(_matches(comp, round_, per_process, rng)))
     else:
         comp, round_ = _competition(f"{processes}-one-{seed}", entries)
-        played = _played(_matches(comp, round_, per_process * processes, "bench", rng))
+        played = _played(_matches(comp, round_, per_process * processes, rng))
         shares = [played[p::processes] for p in range(processes)]
     connections.close_all()
     context = multiprocessing.get_context("fork")
