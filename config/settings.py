@@ -22,6 +22,9 @@ instance on SQLite):
 - ``CARDROOM_BOT_STORE``: where uploads are kept, ``db`` (default) or ``s3``
   (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
   ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
+- ``CARDROOM_PREPARED_STATEMENTS``: ``0`` for a PostgreSQL connection pooler that
+  cannot keep prepared statements (default ``1``: the claim and the recording are
+  prepared, and connections plan prepared statements generically).
 
 Everything Cardroom writes under ``CARDROOM_VAR_DIR`` is private to its user.
 """
@@ -153,6 +156,9 @@ TEMPLATES = [
     },
 ]
 
+# The claim and the recording run as prepared statements (planned once per connection);
+# off for a connection pooler in transaction mode that cannot keep them.
+CARDROOM_PREPARED_STATEMENTS = _env_bool("CARDROOM_PREPARED_STATEMENTS", True)
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cardroom.sqlite3'}"),
@@ -176,7 +182,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # planned once with their parameters left open, not again at every execution (the
     # server's "auto" mode re-plans a statement whose generic plan it thinks costlier,
     # which these writes' plans always are). Only prepared statements are affected.
-    if _env_bool("CARDROOM_PREPARED_STATEMENTS", True):
+    if CARDROOM_PREPARED_STATEMENTS:
         _options = DATABASES["default"].setdefault("OPTIONS", {})
         _options["options"] = (
             _options.get("options", "") + " -c plan_cache_mode=force_generic_plan"
@@ -372,9 +378,6 @@ CARDROOM_MATCH_ASYNC_COMMIT = os.environ.get("CARDROOM_MATCH_ASYNC_COMMIT", "1")
 )
 # A match whose lease expired this many times (its worker died each time) fails.
 CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
-# The claim and the recording run as prepared statements (planned once per connection);
-# off for a connection pooler in transaction mode that cannot keep them.
-CARDROOM_PREPARED_STATEMENTS = _env_bool("CARDROOM_PREPARED_STATEMENTS", True)
 CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
 # A ladder pairs its next batch as soon as one ends; with a pause, the reaper pairs it
 # once the last batch has been over this long (a paced ladder; the demo uses one).

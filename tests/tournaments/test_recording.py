@@ -341,3 +341,35 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     assert game.scores == played.result.games[0].scores
     assert RatingEvent.objects.filter(match=replayed).count() == 2
     assert_ratings_equal_a_recompute(comp)
+
+
+@pytest.mark.parametrize("prepared", [True, False], ids=["prepared", "not prepared"])
+def test_the_claim_and_the_recording_are_prepared_statements_unless_switched_off(
+    settings, prepared
+):
+    """Prepared, they are planned once per connection (generically) and then only run;
+    switched off (for a pooler that cannot keep them) the same writes are sent as text."""
+    settings.CARDROOM_PREPARED_STATEMENTS = prepared
+    comp = tournament(entries=6)
+    matches = execution.competition_launch(competition=comp, send=None)
+    connection.close()  # a fresh connection: nothing prepared yet
+
+    for match in matches:
+        outcome = execution.match_execute(match_id=match.pk, claimed_by="host/1/t", send=None)
+        assert outcome == execution.RECORDED
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW plan_cache_mode")
+        assert cursor.fetchone()[0] == "force_generic_plan"
+        cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+        statements = cursor.fetchall()
+    if prepared:
+        claims = [s for s in statements if s[0].startswith("WITH claimed AS (UPDATE")]
+        records = [s for s in statements if s[0].startswith("WITH expected AS")]
+        assert len(claims) == 1 and len(records) == 1
+        # three runs each, all on the one generic plan (none planned for its parameters)
+        assert claims[0][1:] == (3, 0) and records[0][1:] == (3, 0)
+    else:
+        assert statements == []
+    assert Match.objects.filter(competition=comp, status=Match.Status.DONE).count() == 3
+    assert_ratings_equal_a_recompute(comp)
