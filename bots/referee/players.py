@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bots import protocol, sandbox
-from bots.referee.encoding import HISTORY_DELTA, HISTORY_DELTA_VERSION, ActEncoder
+from bots.referee.encoding import HISTORY_DELTA, HISTORY_DELTA_VERSION, ActEncoder, orjson
 from bots.sdk import Bot
 
 OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = (
@@ -137,6 +137,27 @@ def accepted_extensions(ready_line: bytes) -> dict[str, int]:
     return dict(asked)
 
 
+def _quick_action(line: bytes) -> str | None:
+    """The ``action`` of a well-formed reply, parsed by ``orjson``; None for anything else.
+
+    ``orjson`` reads strictly what ``json`` reads (it refuses NaN, lone
+    surrogates and invalid UTF-8, which ``protocol.parse_reply`` then handles),
+    so a reply it parses has the same ``action``. Every other case, malformed
+    replies and their wording included, is left to ``protocol.parse_reply``.
+    """
+    if orjson is None or len(line) > protocol.MAX_LINE_BYTES:
+        return None
+    try:
+        message = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(message) is dict:
+        action = message.get("action")
+        if type(action) is str:
+            return action
+    return None
+
+
 class ProcessPlayer(Player):
     """A bot program run by ``bots.sandbox`` and spoken to in JSON lines."""
 
@@ -227,6 +248,10 @@ class ProcessPlayer(Player):
             self.process.send(line)
             line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
             self._reply = line
+            if key == "action":
+                action = _quick_action(line)
+                if action is not None:
+                    return action
             return protocol.parse_reply(line, key)
         except sandbox.ReadTimeout:
             raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None

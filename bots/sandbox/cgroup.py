@@ -351,6 +351,9 @@ class BotGroup:
             self._fds["oom_event"] = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
             control = f"{self._fds['oom_event']} {self._fds['oom']}"
             (directories["memory"] / "cgroup.event_control").write_text(control)
+        # Read or written around every decision: kept at hand (see cpu_time_ns, set_deciding).
+        self._cpu_fd, self._weight_fd = self._fds["cpu"], self._fds["weight"]
+        self._weights = WEIGHTS[self.version]
 
     def _open(self, key: str, path: Path, mode: int = os.O_RDONLY) -> None:
         self._fds[key] = os.open(path, mode | os.O_CLOEXEC)
@@ -383,7 +386,9 @@ class BotGroup:
 
     def cpu_time_ns(self) -> int:
         """CPU time used by every process the group ever held, in nanoseconds."""
-        data = self._read("cpu")
+        if not self._fds:
+            raise CgroupError(errno.EBADF, "the group was removed")
+        data = os.pread(self._cpu_fd, 4096, 0)
         if self.version == V2:
             return int(_field(data, b"usage_usec")) * 1000
         return int(data)
@@ -395,7 +400,9 @@ class BotGroup:
         then only gets CPU time nobody else wants, and never slows the bot
         whose turn it is.
         """
-        os.pwrite(self._fds["weight"], WEIGHTS[self.version][0 if deciding else 1], 0)
+        if not self._fds:
+            raise CgroupError(errno.EBADF, "the group was removed")
+        os.pwrite(self._weight_fd, self._weights[0 if deciding else 1], 0)
 
     def oom_kills(self) -> int:
         """How many processes of the group the kernel killed for exceeding its memory limit."""
