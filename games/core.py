@@ -81,9 +81,34 @@ def parse_int(name: str, low: int, high: int, *, allow_none: bool = False) -> Ca
     return parse
 
 
+#: The packs a variant's cards come from (``Variant.pack``, COMMON-4, ``games/cards.py``).
+PACKS = ("french", "latin")
+#: How the dealer moves between deals (``Variant.dealer_rotation``, COMMON-1, COMMON-2).
+DEALER_ROTATIONS = ("left", "right", "alternate")
+#: The seat step of the next deal's dealer within a game, for the rotations that have one.
+DEALER_STEPS = {"left": 1, "right": -1}
+
+
 @dataclass(frozen=True)
 class Variant:
-    """A registered variant: its id, table size and options, and its state class."""
+    """A registered variant: its id, table size and options, its state class and metadata.
+
+    The metadata (docs/engine.md, after OpenSpiel's ``GameType`` / ``GameInfo``):
+
+    - ``teams``: the seat groups that share a result, e.g. ``((0, 2), (1, 3))``;
+      ``()`` when everyone plays alone (``partnership`` is ``bool(teams)``).
+    - ``pack``: the pack the cards come from, one of :data:`PACKS`.
+    - ``dealer_rotation``: how the dealer moves between deals, one of
+      :data:`DEALER_ROTATIONS`: ``"left"`` (the next deal in a game is dealt by
+      ``dealer + 1``), ``"right"`` (by ``dealer - 1``), ``"alternate"`` (one deal per
+      game, so the engine never moves the dealer; the match alternates it: its deal
+      number ``k`` is dealt by seat ``k % 2``).
+    - ``num_distinct_actions``: the size of the action-id space of ``legal_ids`` /
+      ``apply_id``; every id is below it for every option configuration.
+
+    The defaults (``()``, ``""``, ``""``, ``0``: unstated) keep a variant built without
+    them valid; every registered variant states them all.
+    """
 
     id: str
     family: str
@@ -92,6 +117,35 @@ class Variant:
     state_class: type[State]
     summary: str = ""
     fixed: dict[str, Any] = field(default_factory=dict)
+    teams: tuple[tuple[int, ...], ...] = ()
+    pack: str = ""
+    dealer_rotation: str = ""
+    num_distinct_actions: int = 0
+
+    def __post_init__(self) -> None:
+        if self.teams:
+            seats = sorted(s for team in self.teams for s in team)
+            sizes = {len(team) for team in self.teams}
+            if len(self.teams) < 2 or seats != list(range(self.players)) or len(sizes) != 1:
+                raise ValueError(
+                    f"variant {self.id}: teams must split seats 0..{self.players - 1} "
+                    f"into two or more equal groups, got {self.teams!r}"
+                )
+        if self.pack and self.pack not in PACKS:
+            raise ValueError(f"variant {self.id}: pack must be one of {PACKS}, got {self.pack!r}")
+        if self.dealer_rotation and self.dealer_rotation not in DEALER_ROTATIONS:
+            raise ValueError(
+                f"variant {self.id}: dealer_rotation must be one of {DEALER_ROTATIONS}, "
+                f"got {self.dealer_rotation!r}"
+            )
+        n = self.num_distinct_actions
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"variant {self.id}: num_distinct_actions must be >= 0, got {n!r}")
+
+    @property
+    def partnership(self) -> bool:
+        """True when seats play in teams (``teams`` is not empty)."""
+        return bool(self.teams)
 
     def option(self, name: str) -> Option | None:
         for opt in self.options:

@@ -6,13 +6,20 @@ rules in ``docs/RULES.md`` sections 2-4, notes in ``docs/games/manni.md``.
 
 from games.core import Variant
 from games.manni import basic, hornafjordur, laugavatn
+from games.manni.state import LABELS
 from games.registry import register
+
+#: One action-id table for the family: ids index ``LABELS``.
+NUM_DISTINCT_ACTIONS = len(LABELS)
 
 register(
     Variant(
         id="manni-basic",
         family="manni",
         players=3,
+        pack="french",
+        dealer_rotation="left",  # COMMON-2
+        num_distinct_actions=NUM_DISTINCT_ACTIONS,
         options=basic.OPTIONS,
         state_class=basic.ManniBasicState,
         summary="48 cards, 12 each and a 12-card Manni; trump by deal number; first to 10.",
@@ -23,6 +30,9 @@ register(
         id="manni-hornafjordur",
         family="manni",
         players=3,
+        pack="french",
+        dealer_rotation="left",  # COMMON-2
+        num_distinct_actions=NUM_DISTINCT_ACTIONS,
         options=hornafjordur.OPTIONS,
         state_class=hornafjordur.HornState,
         summary="52 cards, a 16-card Manni, the cut card sets Nullo, suit or no-trump.",
@@ -33,6 +43,9 @@ register(
         id="laugavatnsmanni",
         family="manni",
         players=3,
+        pack="french",
+        dealer_rotation="left",  # COMMON-2
+        num_distinct_actions=NUM_DISTINCT_ACTIONS,
         options=laugavatn.OPTIONS,
         state_class=laugavatn.LaugState,
         summary="52 cards, 16 each, announced contracts and great calls, 18 deals.",

@@ -57,11 +57,21 @@ EGYPT_OPTIONS = (
 )
 SYRIA_OPTIONS = (_CAPTURE, _MAX_PLAYS)
 
+#: An action id indexes the action table of the game's money system
+#: (``games.money.plans.ActionTable``), so the id space depends on the options
+#: that change the money: each variant states the largest table any of its
+#: configurations has. Jordan: 190. Egypt: 190 (5-10-15), 177 (10-15-20), 898 and
+#: 896 with aces as money. Syria: 591.
+NUM_DISTINCT_ACTIONS = {"money-jordan": 190, "money-egypt": 898, "money-syria": 591}
+
 register(
     Variant(
         id="money-jordan",
         family="money",
         players=2,
+        pack="french",
+        dealer_rotation="alternate",  # COMMON-2: one deal per game
+        num_distinct_actions=NUM_DISTINCT_ACTIONS["money-jordan"],
         options=JORDAN_OPTIONS,
         state_class=JordanState,
         summary="40 numerals in two face-down stacks, K/J/Q money buys numerals; match to capture.",
@@ -72,6 +82,9 @@ register(
         id="money-egypt",
         family="money",
         players=2,
+        pack="french",
+        dealer_rotation="alternate",  # COMMON-2: one deal per game
+        num_distinct_actions=NUM_DISTINCT_ACTIONS["money-egypt"],
         options=EGYPT_OPTIONS,
         state_class=EgyptState,
         fixed={"money.capture": "auto"},
@@ -83,6 +96,9 @@ register(
         id="money-syria",
         family="money",
         players=2,
+        pack="french",
+        dealer_rotation="alternate",  # COMMON-2: one deal per game
+        num_distinct_actions=NUM_DISTINCT_ACTIONS["money-syria"],
         options=SYRIA_OPTIONS,
         state_class=SyriaState,
         fixed={"money.jokers": "money"},
