@@ -59,7 +59,10 @@ PLAYOFF_GAMES_MAX = 40
 
 
 def is_partnership(variant: str) -> bool:
-    return variant == "maniglia-4-partners"
+    try:
+        return games.variant_info(variant).partnership  # seats play in teams
+    except ValueError:  # not a registered variant
+        return False
 
 
 def _check_table(game, *, format: str, seats_per_table: int | None, playoff_games_cap: int):
