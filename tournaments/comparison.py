@@ -18,9 +18,10 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+import games
 from bots.referee.match import schedule
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat
-from tournaments.ratings import PARTNER_SEATS, Rating, TableResult
+from tournaments.ratings import Rating, TableResult
 from tournaments.ratings.confidence import (
     PairRecord,
     PlayedMatch,
@@ -33,8 +34,8 @@ from tournaments.ratings.confidence import (
 
 
 def _teams(competition: Competition):
-    # The partnership variant's seat groups, as tournaments.pairing.finished_results reads them.
-    return PARTNER_SEATS if competition.variant == "maniglia-4-partners" else None
+    # The variant's seat groups (Variant.teams), as tournaments.pairing.finished_results reads them.
+    return games.variant_info(competition.variant).teams or None
 
 
 def trial_unit(competition: Competition) -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import games
 from tournaments.formats.common import derive_seed
 from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
 from tournaments.formats.ladder import RECENT_TABLES_PER_ENTRY, LadderEntry, ladder_tables
 from tournaments.formats.round_robin import round_robin
 from tournaments.formats.swiss import swiss_pair
 from tournaments.models import Competition, Match, MatchSeat
-from tournaments.ratings import PARTNER_SEATS, TableResult
+from tournaments.ratings import TableResult
 
 Format = Competition.Format
 
@@ -32,9 +33,15 @@ def _entries(competition: Competition) -> list[int]:
     return list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
 
 
+def seat_teams(competition: Competition) -> tuple[tuple[int, ...], ...] | None:
+    """The seat groups that share a result (``Variant.teams``), or None when everyone
+    plays alone."""
+    return games.variant_info(competition.variant).teams or None
+
+
 def finished_results(competition: Competition) -> list[tuple[str, TableResult]]:
     """(bracket node, result) of every finished match, in the order they were created."""
-    teams = PARTNER_SEATS if competition.variant == "maniglia-4-partners" else None
+    teams = seat_teams(competition)
     out = []
     matches = (
         competition.matches.filter(status=Match.Status.DONE)
@@ -105,7 +112,8 @@ def _bracket(competition: Competition) -> Bracket:
     entries = _entries(competition)
     if competition.format == Format.DOUBLE_ELIMINATION:
         return double_elimination(entries)
-    advance = 2 if competition.variant == "maniglia-4-partners" else 1
+    teams = seat_teams(competition)
+    advance = len(teams[0]) if teams else 1  # a partnership's winning team goes on together
     return single_elimination(entries, competition.seats_per_table, advance=advance)
 
 

@@ -22,13 +22,17 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
+import games
+
 Entry = Hashable
 
 MODEL = PlackettLuce()
 INITIAL_MU: float = MODEL.mu
 INITIAL_SIGMA: float = MODEL.sigma
-#: Seat groups of a four-seat partnership game: seats 0+2 against 1+3.
-PARTNER_SEATS: tuple[tuple[int, ...], ...] = ((0, 2), (1, 3))
+#: Seat groups of a four-seat partnership game: seats 0+2 against 1+3 (the
+#: ``teams`` of maniglia-4-partners, MANIGLIA-4P-1). A variant's own seat groups
+#: are ``games.variant_info(variant).teams``.
+PARTNER_SEATS: tuple[tuple[int, ...], ...] = games.variant_info("maniglia-4-partners").teams
 #: Default widening for :func:`inherit`: half the initial uncertainty, in quadrature.
 DEFAULT_WIDEN: float = INITIAL_SIGMA / 2
 
