@@ -14,8 +14,9 @@ from tournaments.dashboard.replay.common import Move, Replay, generic
 
 #: Observation fields that belong to one seat only (or repeat the whole game).
 PRIVATE_FIELDS = frozenset({"hand", "seat", "history", "out_of_play"})
-#: The pack each family plays with (games/cards.py): it decides how cards are drawn.
-PACKS = {"manni": "french", "maniglia": "latin", "money": "french"}
+#: The pack of each family's variants (``Variant.pack``; ``replay_meta`` reads the
+#: variant's own): it decides how cards are drawn.
+PACKS = {games.variant_info(v).family: games.variant_info(v).pack for v in games.variants()}
 #: Every card label of each family's pack (Money adds the jokers ``X1``, ``X2``).
 CARD_LABELS = {
     "manni": frozenset(FRENCH_INDEX),
@@ -33,8 +34,8 @@ TABLES: dict[str, tuple[Callable[..., dict[str, Any]], frozenset[str]]] = {
 
 def replay_meta(record: dict[str, Any], *, names: list[str]) -> dict[str, Any]:
     """What the page needs besides the steps: the seat names and the pack to draw."""
-    family = games.variant_info(record["variant"]).family
-    return {"names": names, "pack": PACKS[family], "family": family}
+    variant = games.variant_info(record["variant"])
+    return {"names": names, "pack": variant.pack, "family": variant.family}
 
 
 def public_view(observation: dict[str, Any]) -> dict[str, Any]:
