@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import games
 from bots.builtin import register
 from bots.builtin.greedy import maniglia, manni, money
 from bots.sdk import Bot
@@ -28,11 +29,15 @@ Strategy = Callable[[dict[str, Any], list[str]], str]
 
 def strategy_for(variant: str, options: dict[str, Any]) -> Strategy:
     """A fresh family strategy for one game of ``variant``; ``ValueError`` for an unknown one."""
-    if variant.startswith("maniglia"):
+    try:
+        family = games.variant_info(variant).family
+    except ValueError:
+        family = None
+    if family == "maniglia":
         return partial(maniglia.act, options=options)
-    if variant.startswith("money"):
+    if family == "money":
         return money.MoneyPlayer(variant)
-    if variant.startswith("manni") or variant == "laugavatnsmanni":
+    if family == "manni":
         return partial(manni.act, options=options)
     raise ValueError(f"greedy has no strategy for variant {variant!r}")
 
