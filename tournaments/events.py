@@ -78,7 +78,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import collections
-import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -235,17 +234,29 @@ SEND_TIMEOUT_S = 2.0
 #: Notifications handed to the sender and not yet taken by the layer, at most; one more
 #: waits for the oldest (a slow or unreachable layer slows the writers, never fills memory).
 SEND_BACKLOG_MAX = 256
+#: The sender looks for notifications this often. A writer never wakes it: waking
+#: another thread costs a system call and, on a small VM, far more than a notification
+#: is worth (about half a millisecond), twice per match. The web tier builds panels at
+#: most four times a second anyway.
+SEND_TICK_S = 0.02
 
 
 @dataclass
 class _Sender:
-    """This process's sender: an event loop run by a daemon thread, the lock that keeps
-    the sends in order and the futures of the sends still under way (oldest first)."""
+    """This process's sender: an event loop run by a daemon thread that takes the
+    notifications from ``outbox`` (oldest first) and sends them one after another;
+    ``sending`` counts those taken and not yet sent (or failed)."""
 
     pid: int
     loop: asyncio.AbstractEventLoop
-    order: asyncio.Lock = field(default_factory=asyncio.Lock)
-    pending: collections.deque = field(default_factory=collections.deque)
+    outbox: collections.deque = field(default_factory=collections.deque)
+    sending: int = 0
+    task: asyncio.Task | None = None
+
+    @property
+    def pending(self) -> int:
+        """Notifications handed over and not yet sent or given up."""
+        return len(self.outbox) + self.sending
 
 
 _SEND_LOCK = threading.Lock()
@@ -264,23 +275,30 @@ def _sender() -> _Sender:
     with _SEND_LOCK:
         if _SENDER is None or _SENDER.pid != os.getpid():
             loop = asyncio.new_event_loop()
+            sender = _Sender(os.getpid(), loop)
+            sender.task = loop.create_task(_send_loop(sender))
             threading.Thread(target=loop.run_forever, name="cardroom-notify", daemon=True).start()
-            _SENDER = _Sender(os.getpid(), loop)
+            _SENDER = sender
         return _SENDER
 
 
-async def _send_in_order(sender: _Sender, layer: Any, group: str, message: dict) -> None:
-    """Send ``message`` once the sends handed over before it have gone; a failure is
-    logged (the writer has gone on)."""
-    # The lock's waiters are woken first come, first served: the sends leave in the
-    # order in which the writers handed them over.
-    async with sender.order:
-        try:
-            await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT_S)
-        except Exception:
-            log.warning(
-                "could not broadcast %s of %s", message.get("event_type"), group, exc_info=True
-            )
+async def _send_loop(sender: _Sender) -> None:
+    """Every :data:`SEND_TICK_S`, send what the writers handed over, in their order; a
+    failure is logged (the writer has gone on)."""
+    outbox = sender.outbox
+    while True:
+        await asyncio.sleep(SEND_TICK_S)
+        while outbox:
+            layer, group, message = outbox.popleft()
+            sender.sending += 1
+            try:
+                await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT_S)
+            except Exception:
+                log.warning(
+                    "could not broadcast %s of %s", message.get("event_type"), group, exc_info=True
+                )
+            finally:
+                sender.sending -= 1
 
 
 def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
@@ -288,23 +306,23 @@ def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
 
     The in-memory layer (tests, the embedded demo) belongs to the loops of its
     consumers, so it is called and awaited as before. Any other layer sends on the
-    process's sender thread, in order; a failure is logged there. The writer waits
-    only when :data:`SEND_BACKLOG_MAX` sends are under way (for the oldest, at most
-    :data:`SEND_TIMEOUT_S`); :func:`notifications_flush` waits for all of them.
+    process's sender thread, in order, within :data:`SEND_TICK_S`; a failure is logged
+    there. The writer waits only when :data:`SEND_BACKLOG_MAX` notifications are under
+    way (until one has gone, at most :data:`SEND_TIMEOUT_S`, then the oldest waiting
+    is dropped); :func:`notifications_flush` waits for all of them.
     """
     if isinstance(layer, InMemoryChannelLayer):
         async_to_sync(layer.group_send)(group, message)
         return
     sender = _sender()
-    future = asyncio.run_coroutine_threadsafe(
-        _send_in_order(sender, layer, group, message), sender.loop
-    )
-    pending = sender.pending
-    while pending and pending[0].done():
-        pending.popleft()
-    if len(pending) >= SEND_BACKLOG_MAX:
-        concurrent.futures.wait([pending.popleft()], timeout=SEND_TIMEOUT_S)
-    pending.append(future)
+    if sender.pending >= SEND_BACKLOG_MAX:
+        deadline = time.monotonic() + SEND_TIMEOUT_S
+        while sender.pending >= SEND_BACKLOG_MAX and time.monotonic() < deadline:
+            time.sleep(SEND_TICK_S / 4)
+        if sender.pending >= SEND_BACKLOG_MAX and sender.outbox:
+            dropped = sender.outbox.popleft()
+            log.warning("notification backlog full: dropped %s", dropped[2].get("event_type"))
+    sender.outbox.append((layer, group, message))
 
 
 def notifications_flush(timeout: float = SEND_TIMEOUT_S) -> bool:
@@ -313,8 +331,10 @@ def notifications_flush(timeout: float = SEND_TIMEOUT_S) -> bool:
     sender = _SENDER
     if sender is None or sender.pid != os.getpid():
         return True
-    _, waiting = concurrent.futures.wait(list(sender.pending), timeout=timeout)
-    return not waiting
+    deadline = time.monotonic() + timeout
+    while sender.pending and time.monotonic() < deadline:
+        time.sleep(SEND_TICK_S / 4)
+    return not sender.pending
 
 
 atexit.register(notifications_flush)
