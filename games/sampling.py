@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from math import factorial
 from typing import Any, Protocol
 
-from games.core import Game, IllegalAction, State
+from games.core import DEALER_STEPS, Game, IllegalAction, State
 
 #: Attempts per world before giving up: a rejected world is one whose replay met
 #: an action the sampled cards make illegal (a constraint not modelled exactly).
@@ -434,19 +434,21 @@ class TrickWorlds:
 def _card_numbers(state: State, deck: list[str]) -> list[int]:
     from games.cards import FRENCH_INDEX, LATIN_INDEX
 
-    index = LATIN_INDEX if state.game.variant.family == "maniglia" else FRENCH_INDEX
+    index = LATIN_INDEX if state.game.variant.pack == "latin" else FRENCH_INDEX
     return [index[c] for c in deck]
 
 
 def first_dealer(game: Game, observation: dict[str, Any]) -> int:
     """The game's first dealer, from the current one and the deals since (COMMON-2)."""
     history = observation["history"]
-    if game.variant.family == "maniglia":
+    if game.variant.family == "maniglia":  # its history names every deal's dealer
         return history[0]["dealer"]
-    if game.variant.family == "money":
+    rotation = game.variant.dealer_rotation
+    if rotation == "alternate":  # one deal per game: its dealer is the first
         return observation["dealer"]
     deals = observation["deal"]
-    return (observation["dealer"] - (deals - 1)) % game.num_players  # passes to the left
+    step = DEALER_STEPS[rotation]  # the seat step from one deal's dealer to the next
+    return (observation["dealer"] - step * (deals - 1)) % game.num_players
 
 
 def sample_world(game: Game, observation: dict[str, Any], rng: random.Random) -> State:

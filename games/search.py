@@ -121,7 +121,7 @@ class Playout:
         if family == "money":
             return
         self.n = game.num_players
-        if family == "maniglia":
+        if game.variant.pack == "latin":
             self.cards, index, width, suits = 40, LATIN_INDEX, 10, LATIN_SUITS
         else:
             self.cards, index, width, suits = 52, FRENCH_INDEX, 13, FRENCH_SUITS
@@ -138,8 +138,10 @@ class Playout:
             for suit in range(4):
                 self.strength[suit * width + 12] = -1
         self.team = list(range(self.n))
-        if game.id == "maniglia-4-partners":
-            self.team = [s % 2 for s in range(self.n)]
+        if game.variant.teams:  # each seat's team number
+            self.team = [
+                t for s in range(self.n) for t, team in enumerate(game.variant.teams) if s in team
+            ]
         elif family == "maniglia" and observation.get("declarer") is not None:
             d = observation["declarer"]
             self.team = [0 if s == d else 1 for s in range(self.n)]
