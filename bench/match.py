@@ -126,18 +126,29 @@ CONFIGURATIONS = {
 DELTA = "sandboxed, history_delta bots"
 
 
+def own_cpu_s() -> float:
+    """CPU time (user and system) this process used so far: the referee's, never a bot's."""
+    times = os.times()
+    return times.user + times.system
+
+
 def sandboxed_seconds(
     variant: str, games_count: int, seed: int, spawn_options: dict, match_options: dict, bot: Path
-) -> tuple[float, set[str]]:
-    """Seconds of one sandboxed match, and the statuses seen."""
+) -> tuple[float, set[str], float]:
+    """Seconds of one sandboxed match, the statuses seen and the referee's own CPU seconds."""
     n = games.load(variant).num_players
     boxed = [ProcessPlayer.from_path(bot, spawn_options=spawn_options) for _ in range(n)]
+    cpu = own_cpu_s()
     result, seconds = run_match(variant, boxed, games_count, seed, **match_options)
-    return seconds, {s["status"] for g in result.games for s in g.statuses}
+    cpu = own_cpu_s() - cpu
+    return seconds, {s["status"] for g in result.games for s in g.statuses}, cpu
 
 
-def pipe_floor(transcript: list[tuple[int, bytes]], players: int, bot: Path = BOT) -> float:
-    """Seconds to replay ``transcript`` over plain pipes, answer by answer."""
+def pipe_floor(
+    transcript: list[tuple[int, bytes]], players: int, bot: Path = BOT
+) -> tuple[float, float]:
+    """Seconds to replay ``transcript`` over plain pipes, answer by answer, and our CPU seconds."""
+    cpu = own_cpu_s()
     start = time.perf_counter()
     procs = [
         subprocess.Popen(
@@ -153,7 +164,7 @@ def pipe_floor(transcript: list[tuple[int, bytes]], players: int, bot: Path = BO
         p.stdin.write(protocol.encode(protocol.bye()))
         p.stdin.close()
         p.wait()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, own_cpu_s() - cpu
 
 
 def transcript_of(variant: str, games_count: int, seed: int, *, delta: bool) -> list:
@@ -204,22 +215,28 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
     seconds = dict.fromkeys([*CONFIGURATIONS, DELTA], float("inf"))
     floor_s = delta_floor_s = float("inf")
     statuses: set[str] = set()
+    referee_cpu = {"sandboxed": float("inf"), "pipe floor": float("inf")}
     for _ in range(repeat):  # floors and matches take turns, so load changes reach both
-        floor_s = min(floor_s, pipe_floor(transcript, n))
+        figure, cpu = pipe_floor(transcript, n)
+        floor_s = min(floor_s, figure)
+        referee_cpu["pipe floor"] = min(referee_cpu["pipe floor"], cpu)
         for name, (spawn_options, match_options) in CONFIGURATIONS.items():
-            figure, seen = sandboxed_seconds(
+            figure, seen, cpu = sandboxed_seconds(
                 variant, games_count, seed, spawn_options, match_options, BOT
             )
             seconds[name], statuses = min(seconds[name], figure), statuses | seen
-        delta_floor_s = min(delta_floor_s, pipe_floor(delta_transcript, n, DELTA_BOT))
-        figure, seen = sandboxed_seconds(variant, games_count, seed, {}, {}, DELTA_BOT)
+            if name == "sandboxed":
+                referee_cpu[name] = min(referee_cpu[name], cpu)
+        delta_floor_s = min(delta_floor_s, pipe_floor(delta_transcript, n, DELTA_BOT)[0])
+        figure, seen, _ = sandboxed_seconds(variant, games_count, seed, {}, {}, DELTA_BOT)
         seconds[DELTA], statuses = min(seconds[DELTA], figure), statuses | seen
     boxed_s = seconds["sandboxed"]
+    decisions = sum(1 for _, line in transcript if b'"type":"act"' in line)
     return {
         "variant": variant,
         "games": games_count,
         "deals": count,
-        "decisions": sum(1 for _, line in transcript if b'"type":"act"' in line),
+        "decisions": decisions,
         "repeat": repeat,
         "sandbox": sandbox.describe(),
         "sandboxed_statuses": sorted(statuses),
@@ -228,6 +245,12 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
         "in_process_deals_per_s": count / in_s,
         "pipe_floor_deals_per_s": count / floor_s,
         "sandboxed_vs_floor": floor_s / boxed_s,
+        # What the referee's process itself spends per decision (engine, encoding,
+        # sandbox I/O and CPU-time charging; bots excluded): less moved by the load
+        # of other work than wall-clock figures.
+        "referee_cpu_us_per_decision": {
+            name: value / decisions * 1e6 for name, value in referee_cpu.items()
+        },
         "history_delta": {
             "bytes_per_match": sum(len(line) for _, line in delta_transcript),
             "version_1_bytes_per_match": sum(len(line) for _, line in transcript),
@@ -277,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
     ):
         print(f"  {label:<36}{report[key]:>10,.1f} deals/s")
     print(f"  sandboxed / pipe floor: {report['sandboxed_vs_floor']:.2f} (target >= 0.85)")
+    cpu = report["referee_cpu_us_per_decision"]
+    print(
+        f"  referee process CPU per decision: sandboxed {cpu['sandboxed']:.1f} us, "
+        f"pipe floor's writer {cpu['pipe floor']:.1f} us (best of {report['repeat']})"
+    )
     delta = report["history_delta"]
     print(
         f"Bots with history_delta: {delta['bytes_per_match'] / 1e6:.2f} MB sent per match "

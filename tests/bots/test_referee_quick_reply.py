@@ -1,4 +1,4 @@
-"""The referee's quick reading of ``{"action": ...}`` replies agrees with ``protocol.parse_reply``."""
+"""The referee's quick reading of ``{"action": ...}`` replies agrees with ``parse_reply``."""
 
 from __future__ import annotations
 
