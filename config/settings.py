@@ -22,6 +22,7 @@ instance on SQLite):
 - ``CARDROOM_BOT_STORE``: where uploads are kept, ``db`` (default) or ``s3``
   (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
   ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
+- ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
 - ``CARDROOM_PREPARED_STATEMENTS``: ``0`` for a PostgreSQL connection pooler that
   cannot keep prepared statements (default ``1``: the claim and the recording are
   prepared, and connections plan prepared statements generically).
@@ -396,7 +397,10 @@ CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Messages a worker process holds beyond the matches it plays: 1 takes the next only
+# once a match is over (no match waits behind a long one on a busy worker); 2 keeps
+# one in hand, which saves the fetch between short matches.
+CELERY_WORKER_PREFETCH_MULTIPLIER = int(os.environ.get("CARDROOM_WORKER_PREFETCH", "1"))
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # they record via the DB
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S

@@ -376,10 +376,9 @@ def match_record(
         match = Match.objects.select_related("competition").get(pk=match_id)
     # A lost asynchronous commit leaves the match held under its lease: replayed.
     async_commit = _async_commit_allowed()
-    with transaction.atomic():
-        recording = services.match_record_played(
-            match=match, played=result, claimed_by=claimed_by, synchronous_commit=not async_commit
-        )
+    recording = services.match_record_played(
+        match=match, played=result, claimed_by=claimed_by, synchronous_commit=not async_commit
+    )
     if recording is None:
         return False
     if recording.round_complete is not False:  # False: other matches of it still wait

@@ -522,7 +522,6 @@ def match_record_result(
     return True
 
 
-@transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
 def match_record_played(
     *,
     match: Match,
@@ -540,12 +539,17 @@ def match_record_played(
     lets the transaction commit without waiting for the disk (PostgreSQL only; see
     ``tournaments.execution``).
 
-    On PostgreSQL two statements whatever the seats and games
-    (``tournaments.recording``): the guarded ``UPDATE`` of the match with the games,
-    the seats and the entries locked (in entry order, so two recordings never
-    deadlock); then the entries' ratings with the competition's rating sequence, taken
-    last so that the competition row stays locked only for the last statement and the
-    commit. Elsewhere the same writes through the ORM. The round is not touched:
+    On PostgreSQL, for a match claimed by ``execution.match_claim`` (which read the
+    entries' ratings): one statement (``recording.match_store_rated``), which is a
+    transaction of its own unless the caller has one open (no ``BEGIN``, no
+    ``COMMIT``). If a rating changed since the claim, that statement writes nothing
+    and the result is recorded as for a match without a claim, in one transaction
+    (joining the caller's, without a savepoint): two statements whatever the seats and
+    games, the guarded ``UPDATE`` of the match with the games, the seats and the
+    entries locked (in entry order, so two recordings never deadlock); then the
+    entries' ratings with the competition's rating sequence, taken last so that the
+    competition row stays locked only for the last statement and the commit.
+    Elsewhere the same writes through the ORM. The round is not touched:
     whoever records a result calls :func:`round_close_if_complete` once it has
     committed (no lock shared by the matches of a round while they record). Two
     results that share an entry are serialised by its row lock, so the sequence
@@ -578,15 +582,17 @@ def match_record_played(
         if stored is None or isinstance(stored, Recording):
             return stored
         # Another result of one of its entries was stored since the claim: as below.
-    store = _match_store_sql if connection.vendor == "postgresql" else _match_store_orm
-    locked = store(match, done, claimed_by, games_, seats, synchronous_commit)
-    if locked is None:
-        return None
-    if len(locked) != players:
-        raise ValidationError("the result does not fit the match's seats")
-    match.status, match.finished_at = Match.Status.DONE, done["finished_at"]
-    _rate(competition, match, sorted(locked, key=lambda s: s.seat), ranks, teams, played.versions)
-    _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
+    with transaction.atomic(savepoint=False):  # in a caller's transaction: no savepoint
+        store = _match_store_sql if connection.vendor == "postgresql" else _match_store_orm
+        locked = store(match, done, claimed_by, games_, seats, synchronous_commit)
+        if locked is None:
+            return None
+        if len(locked) != players:
+            raise ValidationError("the result does not fit the match's seats")
+        match.status, match.finished_at = Match.Status.DONE, done["finished_at"]
+        seats_ = sorted(locked, key=lambda s: s.seat)
+        _rate(competition, match, seats_, ranks, teams, played.versions)
+        _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
     return Recording(competition=competition, match_id=match.pk, round_id=match.round_id)
 
 

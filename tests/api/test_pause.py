@@ -18,7 +18,9 @@ def sent(monkeypatch) -> list[int]:
     from tournaments import tasks
 
     ids: list[int] = []
-    monkeypatch.setattr(tasks.match_run, "apply_async", lambda args, queue: ids.append(args[0]))
+    monkeypatch.setattr(
+        tasks.match_run, "apply_async", lambda args, queue, **_: ids.append(args[0])
+    )
     return ids
 
 

@@ -15,7 +15,7 @@ from django.db import OperationalError, connection
 
 from bots.models import Bot
 from tests.tournaments.test_tasks import SERVICES, assert_ratings_equal_a_recompute
-from tournaments import execution, services
+from tournaments import execution, recording, services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent
 from tournaments.services import PlayedMatch
 
@@ -41,15 +41,15 @@ def tournament(entries: int, games: int = 1, fmt: str = "round-robin") -> Compet
     return comp
 
 
-def test_claiming_playing_and_recording_a_one_game_match_takes_4_queries(
+def test_claiming_playing_and_recording_a_one_game_match_takes_2_statements(
     django_assert_num_queries,
 ):
-    """The claim (which reads the seats to play), ``BEGIN``, the recording statement and
-    ``COMMIT``; the round's other match waits, so the round needs no check."""
+    """The claim (which reads the seats to play) and the recording statement, each a
+    transaction of its own; the round's other match waits, so the round needs no check."""
     comp = tournament(entries=4)
     first, second = execution.competition_launch(competition=comp, send=None)
 
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(2):
         outcome = execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
 
     assert outcome == execution.RECORDED
@@ -62,8 +62,8 @@ def test_claiming_playing_and_recording_a_one_game_match_takes_4_queries(
 
 @pytest.mark.parametrize("claimed", [True, False], ids=["one statement", "two statements"])
 def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, claimed):
-    """From the claim (the entries' ratings known): ``BEGIN``, one statement, ``COMMIT``.
-    Without them: the match with its games and seats, then the ratings."""
+    """From the claim (the entries' ratings known): one statement, its own transaction.
+    Without them: ``BEGIN``, the match with its games and seats, the ratings, ``COMMIT``."""
     comp = tournament(entries=2, games=3)
     (match,) = execution.competition_launch(competition=comp, send=None)
     match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
@@ -71,7 +71,7 @@ def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, 
         match = Match.objects.select_related("competition").get(pk=match.pk)
     played = services.match_play(match=match)
 
-    with django_assert_num_queries(3 if claimed else 4):
+    with django_assert_num_queries(1 if claimed else 4):
         recorded = services.match_record_played(match=match, played=played, claimed_by="host/1/a")
 
     assert recorded is not None
@@ -207,7 +207,7 @@ def test_a_result_rated_from_claimed_ratings_that_changed_is_rated_again_from_th
 ):
     """Two matches of one entry claimed together: the second recorded finds the entry's
     rating changed by the first, writes nothing in its first statement and is rated from
-    the rating the first left (two more statements, same transaction)."""
+    the rating the first left (``BEGIN``, two statements, ``COMMIT``)."""
     comp = tournament(entries=3)
     comp.status = Competition.Status.RUNNING
     comp.save(update_fields=["status"])
@@ -303,24 +303,26 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     lost with its commit must leave the match held under its lease, to be replayed."""
     comp = tournament(entries=2)
     (match,) = execution.competition_launch(competition=comp, send=None)
-    lost: list[tuple[str, PlayedMatch]] = []
-    record = services.match_record_played
+    lost: list[tuple[str, list]] = []
+    store = recording.match_store_rated
 
-    def record_then_lose_the_commit(*, match, played, claimed_by, synchronous_commit):
-        record(
-            match=match, played=played, claimed_by=claimed_by, synchronous_commit=synchronous_commit
-        )
+    def store_then_lose_the_commit(**kwargs):
+        """The recording statement, its own transaction, whose commit is then lost."""
+        with connection.cursor() as cursor:
+            cursor.execute("BEGIN")  # hold the statement's transaction open
+        store(**kwargs)
         with connection.cursor() as cursor:  # what the commit would have been
             cursor.execute("SHOW synchronous_commit")
-            lost.append((cursor.fetchone()[0], played))
+            lost.append((cursor.fetchone()[0], kwargs["games"]))
+            cursor.execute("ROLLBACK")
         raise OperationalError("server closed the connection before the commit returned")
 
-    monkeypatch.setattr(services, "match_record_played", record_then_lose_the_commit)
+    monkeypatch.setattr(recording, "match_store_rated", store_then_lose_the_commit)
     with pytest.raises(execution.InfrastructureFault):
         execution.match_execute(match_id=match.pk, claimed_by="host/1/a", send=None, lease_s=0)
     monkeypatch.undo()
 
-    ((setting, played),) = lost
+    ((setting, games),) = lost
     assert setting == "off"
     with connection.cursor() as cursor:  # only that transaction: the session keeps its setting
         cursor.execute("SHOW synchronous_commit")
@@ -337,8 +339,8 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     replayed = Match.objects.get(pk=match.pk)
     assert replayed.status == Match.Status.DONE and replayed.attempts == 2
     (game,) = replayed.game_records.all()
-    assert game.record()["actions"] == played.result.games[0].record["actions"]
-    assert game.scores == played.result.games[0].scores
+    ((index, _, scores, _, _, data),) = games
+    assert (game.index, game.scores, bytes(game.data)) == (index, scores, data)
     assert RatingEvent.objects.filter(match=replayed).count() == 2
     assert_ratings_equal_a_recompute(comp)
 
