@@ -73,7 +73,9 @@ def sign_flip_p(set_scores: list[float]) -> float:
 
 
 def seats_of_ismcts(variant: str, players: int) -> list[int]:
-    return [0, 2] if variant == "maniglia-4-partners" else [0]
+    """The seats ismcts plays: seat 0, with its partners in a partnership variant."""
+    teams = games.variant_info(variant).teams
+    return list(next(team for team in teams if 0 in team)) if teams else [0]
 
 
 def play_set(

@@ -23,7 +23,7 @@ from typing import Any
 import games
 from bots.referee import TimeControl, play_match
 from bots.referee.players import Player
-from tournaments.ratings import PARTNER_SEATS, TableResult, pair_score
+from tournaments.ratings import TableResult, pair_score
 from tournaments.ratings.confidence import Sprt, SprtResult
 
 #: Makes a fresh player for one trial: ``(seed, seat index) -> Player``.
@@ -63,7 +63,7 @@ def deal_scores(
     """
     players = games.load(variant, **(options or {})).num_players
     labels = _labels(players, partnership)
-    teams = PARTNER_SEATS if partnership else None
+    teams = (games.variant_info(variant).teams or None) if partnership else None
     makers = {NEW: new, OLD: old}
     trial = start
     while True:
