@@ -173,6 +173,7 @@ class ManniState(State):
         self.won = [0, 0, 0]
         self.trick: list[int] = []
         self.led = -1
+        self.trump = NO_TRUMP  # until this deal's trump is known (a forfeit may come first)
         self._deal_cards(self._next_deck())
 
     def _deal_cards(self, deck: list[int]) -> None:
