@@ -195,8 +195,10 @@ class Referee:
                 player.fault = fault
 
     def play_game(self, index: int, deal: int, seats: list[int]) -> GameResult:
-        family = games.variant_info(self.game.id).family
-        dealer = deal % 2 if family == "money" else None  # COMMON-2: Money alternates dealers
+        rotation = games.variant_info(self.game.id).dealer_rotation
+        # COMMON-2: one deal per Money game, the dealer alternating game by game; the
+        # other families deal many times a game and move the dealer themselves.
+        dealer = deal % 2 if rotation == "alternate" else None
         seed = game_seed(self.seed, deal)
         state = self.game.new_game(seed, dealer=dealer)
         statuses = [{"status": OK, "reason": ""} for _ in seats]
