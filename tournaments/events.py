@@ -238,7 +238,7 @@ SEND_BACKLOG_MAX = 256
 #: another thread costs a system call and, on a small VM, far more than a notification
 #: is worth (about half a millisecond), twice per match. The web tier builds panels at
 #: most four times a second anyway.
-SEND_TICK_S = 0.02
+SEND_TICK_S = 0.01
 
 
 @dataclass
