@@ -75,8 +75,9 @@ def children(pid: int) -> list[int]:
 class Worker:
     """``celery -A config worker --concurrency 1`` on the bench queue."""
 
-    def __init__(self, log: Path, pool: str = "prefork") -> None:
+    def __init__(self, log: Path, pool: str = "prefork", extra: str = "") -> None:
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-P", pool]
+        argv += extra.split()
         argv += ["-n", f"bench-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "-Q"]
         argv += [os.environ["CARDROOM_MATCH_QUEUE"]]
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
@@ -176,7 +177,10 @@ def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
     from tournaments import execution
     from tournaments.models import Competition, Match
 
-    workers = [Worker(tmp / f"worker-{count}-{i}.log", args.pool) for i in range(count)]
+    workers = [
+        Worker(tmp / f"worker-{count}-{i}.log", args.pool, getattr(args, "worker_args", ""))
+        for i in range(count)
+    ]
     for worker in workers:
         worker.wait_ready()
     samples: list[list[dict[str, int | None]]] = [[w.memory()] for w in workers]
@@ -322,6 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--pool", default="prefork", choices=["prefork", "solo"], help="the workers' Celery pool"
     )
+    parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     base = os.environ.get("DATABASE_URL", "")
