@@ -17,7 +17,8 @@ from games.maniglia.rules import OPPONENT, STRICT, partners_deal_points, turn_up
 from games.maniglia.state import ManigliaState
 
 TEAMS = ((0, 2), (1, 3))  # MANIGLIA-4P-1
-SIDES = (0, 1, 0, 1)
+#: Each seat's team (the index of its team in TEAMS).
+SIDES = tuple(next(t for t, team in enumerate(TEAMS) if seat in team) for seat in range(4))
 TARGET = 35  # MANIGLIA-4P-6
 
 OPTIONS = (

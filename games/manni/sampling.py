@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from games.cards import FRENCH_INDEX
-from games.core import Game
+from games.core import DEALER_STEPS, Game
 from games.manni.rules import horn_contract
 from games.sampling import ConstrainedDeal, SamplingError, deal_layout, place
 
@@ -269,8 +269,9 @@ def deal_plans(game: Game, obs: dict[str, Any]) -> list[Any]:
         raise SamplingError("observation history does not end with the current deal")
     count = len(history)
     plans: list[Any] = []
+    step = DEALER_STEPS[game.variant.dealer_rotation]  # COMMON-2: the deal passes left
     for i, entry in enumerate(history):
-        dealer = (obs["dealer"] - (count - 1 - i)) % 3  # COMMON-2: the deal passes left
+        dealer = (obs["dealer"] - step * (count - 1 - i)) % 3
         deal = ManniDeal(game, obs, entry, dealer, current=i == count - 1)
         if game.id == "manni-basic":
             plans.append(BasicPlan(deal, obs))
