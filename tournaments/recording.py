@@ -1,14 +1,14 @@
 """The PostgreSQL statements that record a played match (``services.match_record_played``).
 
-A worker's result is recorded in one statement, :func:`match_store_rated`
-(``BEGIN``, it, ``COMMIT``). The claim read the entries' ratings
+A worker's result is recorded in one statement, :func:`match_store_rated`,
+which is its own transaction (no ``BEGIN``, no ``COMMIT``). The claim read the entries' ratings
 (``execution.match_claim``), the rating update is computed from them while the
 match is played, and the statement stores it only if they are still the entries'
 ratings once it has locked them: then it marks the match done, inserts its games,
 writes its seats, the entries' new ratings, the competition's next rating sequence
 number and the rating events. If a rating changed since the claim (another result
-of that entry was stored meanwhile) it writes nothing and the recording goes on
-in the same transaction as without a claim: :func:`match_store` (the match, its
+of that entry was stored meanwhile) it writes nothing and the result is recorded
+as without a claim, in a transaction: :func:`match_store` (the match, its
 games and seats, the entries locked and their ratings read), the rating math in
 Python, :func:`ratings_store`. Each statement chains its writes with
 data-modifying ``WITH`` clauses: a write that depends on the guard reads the
@@ -285,8 +285,9 @@ def match_store_rated(
     The statement first locks the entries in entry order and compares their ratings,
     as the last committed recording left them, with ``expected``. If one differs (another
     result of that entry was stored since the claim) it writes nothing and returns
-    ``sequence`` None with the entries still locked: the caller rates again from the
-    locked ratings with the two-statement path, in the same transaction. Otherwise it
+    ``sequence`` None: the caller rates again from the ratings :func:`match_store` reads
+    under the entries' locks (in the caller's transaction if it has one open, when
+    this statement's locks are still held). Otherwise it
     writes what those two write, in the same order of locks (the competition row last),
     and says whether the match's round had other open matches.
     """

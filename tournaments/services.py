@@ -637,7 +637,7 @@ def _match_store_rated(
     """Store the result and its rating update in one statement, rated from the entries'
     ratings as the claim read them (``claimed``), if they are still those
     (:func:`recording.match_store_rated`). Returns the recording, None if the result is
-    refused, or False (nothing written, the entries now locked) if a rating changed."""
+    refused, or False (nothing written) if a rating changed since the claim."""
     competition = match.competition
     seats_ = sorted(claimed, key=lambda s: s.seat)
     rows = _rating_rows(match, seats_, ranks, teams, versions)
@@ -856,21 +856,14 @@ def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
     bot version each uploaded bot plays (None for built-ins)."""
     claimed = getattr(match, "claimed_seats", None)
     if claimed and all(seat.builtin for seat in claimed):  # read by the claim
-        players = [
-            InProcessPlayer(make(s.builtin, seed=deals.player_seed(seed, s.seat)), name=s.bot_name)
-            for s in claimed
-        ]
+        players = [_builtin_player(s.builtin, seed, s.seat, s.bot_name) for s in claimed]
         return players, [None] * len(players)
     players, versions = [], []
     for seat in match.seats.select_related("entry__bot").order_by("seat"):
         bot = seat.entry.bot
         if bot.builtin:
             versions.append(None)
-            players.append(
-                InProcessPlayer(
-                    make(bot.builtin, seed=deals.player_seed(seed, seat.seat)), name=str(bot)
-                )
-            )
+            players.append(_builtin_player(bot.builtin, seed, seat.seat, str(bot)))
             continue
         version = version_for_play(bot=bot, pinned=seat.entry.pinned_version)
         if version is None:
@@ -878,6 +871,11 @@ def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
         players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
         versions.append(version.pk)
     return players, versions
+
+
+def _builtin_player(builtin: str, seed: int, seat: int, name: str) -> InProcessPlayer:
+    """The built-in player ``builtin`` of ``seat``, seeded from the match's ``seed``."""
+    return InProcessPlayer(make(builtin, seed=deals.player_seed(seed, seat)), name=name)
 
 
 def match_play(*, match: Match) -> PlayedMatch:
