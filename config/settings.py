@@ -23,6 +23,8 @@ instance on SQLite):
   (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
   ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
 - ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
+- ``CARDROOM_TASK_GAMES``: matches shorter than this share Celery tasks (default ``20``;
+  ``1``: one task per match); ``CARDROOM_TASK_BUDGET_S`` (``10``).
 - ``CARDROOM_PREPARED_STATEMENTS``: ``0`` for a PostgreSQL connection pooler that
   cannot keep prepared statements (default ``1``: the claim and the recording are
   prepared, and connections plan prepared statements generically).
@@ -348,7 +350,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery ---
-# One task per match on the ``matches`` queue (tournaments.tasks); the periodic reaper
+# Match tasks on the ``matches`` queue (tournaments.tasks); the periodic reaper
 # and other small tasks use the default queue. The broker and the result backend are
 # the Redis of REDIS_URL. Times are seconds; every value can be set from the environment.
 CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
@@ -358,6 +360,12 @@ CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
 # this long ago that has not started is sent again (its message was lost).
 CARDROOM_VALIDATE_QUEUE = os.environ.get("CARDROOM_VALIDATE_QUEUE", CARDROOM_DEFAULT_QUEUE)
 CARDROOM_VALIDATE_GRACE_S = int(os.environ.get("CARDROOM_VALIDATE_GRACE_S", "600"))
+# Matches shorter than this many games share tasks: a round of them goes out as one
+# task that plays its waiting matches one after another and brings in free workers
+# (tournaments.execution.match_tasks); 1 sends one task per match. A task that has
+# played for CARDROOM_TASK_BUDGET_S seconds sends the rest of its list again.
+CARDROOM_TASK_GAMES = int(os.environ.get("CARDROOM_TASK_GAMES", "20"))
+CARDROOM_TASK_BUDGET_S = float(os.environ.get("CARDROOM_TASK_BUDGET_S", "10"))
 # Soft limit of one match task (the hard limit is 30 s later); no match may run longer.
 CARDROOM_MATCH_TIME_LIMIT_S = int(os.environ.get("CARDROOM_MATCH_TIME_LIMIT_S", "1800"))
 # A claimed match belongs to its worker for this long; after it the reaper requeues it.
@@ -410,6 +418,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CARDROOM_MATCH_LEASE_S 
 CELERY_TASK_DEFAULT_QUEUE = CARDROOM_DEFAULT_QUEUE
 CELERY_TASK_ROUTES = {
     "tournaments.match_run": {"queue": CARDROOM_MATCH_QUEUE},
+    "tournaments.matches_run": {"queue": CARDROOM_MATCH_QUEUE},
     "bots.version_validate": {"queue": CARDROOM_VALIDATE_QUEUE},
 }
 CELERY_BEAT_SCHEDULE = {

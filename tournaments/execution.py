@@ -3,7 +3,13 @@
 A match moves ``pending -> queued -> running -> done`` (or ``failed``):
 
 - :func:`matches_enqueue` marks pending matches ``queued`` and, after the
-  transaction commits, sends one ``tournaments.match_run`` task per match.
+  transaction commits, sends their tasks (:func:`send_match_tasks`): one
+  ``tournaments.match_run`` task per match, except for matches shorter than
+  ``CARDROOM_TASK_GAMES`` games, whose messages would cost more than playing
+  them. Those go out as a list, one ``tournaments.matches_run`` task that
+  plays the list's waiting matches one after another (:func:`matches_execute`),
+  claiming each on its own, and sends one more task for the list to any free
+  worker while at least two matches wait.
   ``lease_until`` of a queued match is its requeue deadline: if no worker has
   claimed it by then (its message was lost with the broker), the reaper sends
   it again. A duplicate message is harmless.
@@ -47,6 +53,7 @@ import json
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -87,6 +94,10 @@ Sender = Callable[[list[int]], None]
 
 #: The Celery task that plays one match (``tournaments.tasks.match_run``).
 MATCH_RUN_TASK = "tournaments.match_run"
+#: The Celery task that plays the waiting matches of a list (``tournaments.tasks.matches_run``).
+MATCHES_RUN_TASK = "tournaments.matches_run"
+#: At most this many match ids in one ``matches_run`` message.
+TASK_LIST_MAX = 64
 
 
 class InfrastructureFault(Exception):
@@ -99,20 +110,62 @@ def worker_name(task_id: str = "") -> str:
 
 
 def send_match_tasks(match_ids: list[int]) -> None:
-    """One ``tournaments.match_run`` task per id, on the matches queue (found by name
-    in the app's registry, so that this module needs no import of the tasks that call it).
+    """Send the tasks that play ``match_ids`` (see :func:`match_tasks`) on the matches
+    queue. Tasks are found by name in the app's registry, so that this module needs no
+    import of the tasks that call it.
 
     The messages of a round go out together (one Redis pipeline, where the broker's
     transport batches publishes), not a round trip each."""
-    task = current_app.tasks[MATCH_RUN_TASK]
     try:
+        messages = match_tasks(match_ids)
         with current_app.producer_or_acquire() as producer, _batch(producer):
-            for match_id in match_ids:
-                task.apply_async(
-                    args=[match_id], queue=settings.CARDROOM_MATCH_QUEUE, producer=producer
+            for name, args in messages:
+                current_app.tasks[name].apply_async(
+                    args=args, queue=settings.CARDROOM_MATCH_QUEUE, producer=producer
                 )
     except BrokerError as exc:  # the matches stay queued: the reaper sends them again
         log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)
+
+
+def match_tasks(match_ids: list[int]) -> list[tuple[str, list]]:
+    """The messages (task name, arguments) that play ``match_ids``.
+
+    A match of at least ``CARDROOM_TASK_GAMES`` games is one ``match_run(id)``. Shorter
+    matches would cost more in messages than in play (a message costs a worker a few
+    milliseconds; a one-game match of quick bots, about five), so those of a competition
+    go out as one ``matches_run(ids, 0)`` per :data:`TASK_LIST_MAX` of them. That task
+    plays the list's waiting matches one after another and, while at least two wait,
+    first sends one more such task for the list (:func:`matches_execute`): as many
+    workers join in as are free, and a list leaves one task at most that finds nothing.
+    """
+    short = _short_matches(match_ids)
+    messages: list[tuple[str, list]] = []
+    lists: dict[int, list[int]] = {}
+    for match_id in match_ids:
+        competition = short.get(match_id)
+        if competition is None:
+            messages.append((MATCH_RUN_TASK, [match_id]))
+        else:
+            lists.setdefault(competition, []).append(match_id)
+    for ids in lists.values():
+        for at in range(0, len(ids), TASK_LIST_MAX):
+            chunk = ids[at : at + TASK_LIST_MAX]
+            messages.append(
+                (MATCH_RUN_TASK, chunk) if len(chunk) == 1 else (MATCHES_RUN_TASK, [chunk, 0])
+            )
+    return messages
+
+
+def _short_matches(match_ids: list[int]) -> dict[int, int]:
+    """The competition of each match of ``match_ids`` that is shorter than
+    ``CARDROOM_TASK_GAMES`` games (those share tasks)."""
+    if settings.CARDROOM_TASK_GAMES <= 1 or len(match_ids) < 2:
+        return {}
+    return dict(
+        Match.objects.filter(
+            pk__in=match_ids, competition__games_per_match__lt=settings.CARDROOM_TASK_GAMES
+        ).values_list("pk", "competition_id")
+    )
 
 
 def _batch(producer):
@@ -437,6 +490,65 @@ def match_execute(
         match_fail(match_id=match_id, claimed_by=claimed_by, error=f"{type(exc).__name__}: {exc}")
         return FAILED
     return RECORDED if recorded else REFUSED
+
+
+#: Called with a match id and the fault when a match of a list hit an infrastructure fault.
+OnFault = Callable[[int, InfrastructureFault], None]
+
+
+@dataclass
+class Drained:
+    """What :func:`matches_execute` did: each tried match's outcome (``recorded``,
+    ``skipped``, ``refused``, ``failed`` or ``fault``) in the order tried, and the ids
+    it left for later."""
+
+    outcomes: dict[int, str]
+    left: list[int]
+
+
+def matches_execute(
+    *,
+    match_ids: list[int],
+    start: int,
+    claimed_by: str,
+    on_fault: OnFault,
+    budget_s: float,
+    spread: Callable[[int], None] | None = None,
+    send: Sender | None = send_match_tasks,
+) -> Drained:
+    """Play the matches of ``match_ids`` that are still waiting, one after another, from
+    position ``start`` on (and round to the ones before it), until none is left or
+    ``budget_s`` seconds have passed. The caller sends what is left again, behind the
+    queue's other work, so that a long list never keeps a worker from other competitions.
+
+    If at least two matches wait, ``spread`` is first called with the position where
+    another worker should start on the same list (halfway through what waits), so that
+    a free worker joins in; that one does the same, and so on while matches wait.
+
+    Each match is claimed on its own (:func:`match_execute`): one that another worker
+    took meanwhile is skipped. An :class:`InfrastructureFault` of one match goes to
+    ``on_fault`` (which gives it back for a retry of its own) and the next is tried.
+    A fault outside any match (reading the list) raises."""
+    waiting = set(
+        Match.objects.filter(pk__in=match_ids, status__in=(Status.PENDING, Status.QUEUED))
+        .values_list("pk", flat=True)
+        .order_by()
+    )
+    start %= max(1, len(match_ids))
+    order = [i for i in match_ids[start:] + match_ids[:start] if i in waiting]
+    if len(order) >= 2 and spread is not None:
+        spread(match_ids.index(order[len(order) // 2]))
+    deadline = time.monotonic() + budget_s
+    outcomes: dict[int, str] = {}
+    for tried, match_id in enumerate(order):
+        if tried and time.monotonic() >= deadline:
+            return Drained(outcomes, order[tried:])
+        try:
+            outcomes[match_id] = match_execute(match_id=match_id, claimed_by=claimed_by, send=send)
+        except InfrastructureFault as fault:
+            outcomes[match_id] = "fault"
+            on_fault(match_id, fault)
+    return Drained(outcomes, [])
 
 
 @dataclass

@@ -33,17 +33,77 @@ def match_run(self, match_id: int) -> str:
     try:
         return execution.match_execute(match_id=match_id, claimed_by=claimed_by)
     except execution.InfrastructureFault as fault:
-        close_old_connections()  # a broken database connection is dropped, not reused
-        error = f"attempt {self.request.retries + 1}: {fault}"
-        if self.request.retries >= settings.CARDROOM_MATCH_MAX_RETRIES:
-            execution.match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
+        countdown = _give_back(match_id, claimed_by, fault, retries=self.request.retries)
+        if countdown is None:
             return execution.FAILED
-        countdown = retry_countdown(self.request.retries)
-        # If even this write fails, the lease expires and the reaper requeues the match.
-        execution.match_release(
-            match_id=match_id, claimed_by=claimed_by, error=error, retry_in_s=countdown
-        )
         raise self.retry(exc=fault, countdown=countdown) from fault
+
+
+def _give_back(match_id: int, claimed_by: str, fault: Exception, *, retries: int) -> float | None:
+    """After a fault, fail the match (its retries are used up: None) or give it back to
+    the queue for a retry in the seconds returned."""
+    close_old_connections()  # a broken database connection is dropped, not reused
+    error = f"attempt {retries + 1}: {fault}"
+    if retries >= settings.CARDROOM_MATCH_MAX_RETRIES:
+        execution.match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
+        return None
+    countdown = retry_countdown(retries)
+    # If even this write fails, the lease expires and the reaper requeues the match.
+    execution.match_release(
+        match_id=match_id, claimed_by=claimed_by, error=error, retry_in_s=countdown
+    )
+    return countdown
+
+
+@shared_task(
+    bind=True,
+    name="tournaments.matches_run",
+    max_retries=None,
+    # The budget is looked at between matches: a task may run it and one match more.
+    soft_time_limit=settings.CARDROOM_MATCH_TIME_LIMIT_S + settings.CARDROOM_TASK_BUDGET_S,
+    time_limit=settings.CARDROOM_MATCH_TIME_LIMIT_S + settings.CARDROOM_TASK_BUDGET_S + 30,
+)
+def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
+    """Play the waiting matches of ``match_ids`` from position ``start`` on, one after
+    another (short matches share a task: :func:`execution.match_tasks`); returns each
+    tried match's outcome. While two or more wait it first sends one more such task, so
+    that a free worker joins in. After ``CARDROOM_TASK_BUDGET_S`` seconds the rest is
+    sent again.
+
+    A match that hits an infrastructure fault is given back and retried by a
+    ``match_run`` task of its own, as if it had been sent alone; a fault outside any
+    match (the database gone) retries this task with backoff.
+    """
+    claimed_by = execution.worker_name(self.request.id or "direct")
+
+    def retry_alone(match_id: int, fault: execution.InfrastructureFault) -> None:
+        countdown = _give_back(match_id, claimed_by, fault, retries=0)
+        if countdown is not None:
+            match_run.apply_async(
+                args=[match_id],
+                countdown=countdown,
+                retries=1,
+                queue=settings.CARDROOM_MATCH_QUEUE,
+            )
+
+    def spread(at: int) -> None:
+        matches_run.apply_async(args=[match_ids, at], queue=settings.CARDROOM_MATCH_QUEUE)
+
+    try:
+        drained = execution.matches_execute(
+            match_ids=list(match_ids),
+            start=start,
+            claimed_by=claimed_by,
+            on_fault=retry_alone,
+            budget_s=settings.CARDROOM_TASK_BUDGET_S,
+            spread=spread,
+        )
+    except execution.INFRASTRUCTURE_ERRORS as exc:
+        close_old_connections()
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+    if drained.left:
+        execution.send_match_tasks(drained.left)
+    return {str(match_id): outcome for match_id, outcome in drained.outcomes.items()}
 
 
 @shared_task(name="tournaments.matches_reap", soft_time_limit=120, time_limit=150)

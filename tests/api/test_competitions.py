@@ -177,6 +177,9 @@ def test_starting_through_the_api_queues_the_first_matches_as_the_command_does(
     monkeypatch.setattr(
         tasks.match_run, "apply_async", lambda args, queue, **_: sent.append(args[0])
     )
+    monkeypatch.setattr(  # short matches go out as lists
+        tasks.matches_run, "apply_async", lambda args, queue, **_: sent.extend(args[0])
+    )
     through_api, through_cli = (make_competition(organiser, name=n) for n in ("API", "CLI"))
     bots = [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]
     for competition in (through_api, through_cli):

@@ -21,6 +21,9 @@ def sent(monkeypatch) -> list[int]:
     monkeypatch.setattr(
         tasks.match_run, "apply_async", lambda args, queue, **_: ids.append(args[0])
     )
+    monkeypatch.setattr(  # short matches go out as lists
+        tasks.matches_run, "apply_async", lambda args, queue, **_: ids.extend(args[0])
+    )
     return ids
 
 

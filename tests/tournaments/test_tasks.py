@@ -377,3 +377,138 @@ def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
     services.competition_start(competition=comp)  # pending, never sent
     wait_for(lambda: finished(comp), 30, "the competition to finish")
     assert_recorded_exactly_once(comp)
+
+
+# -- short matches share tasks -----------------------------------------------------------
+
+
+def _first_round(comp: Competition) -> list[int]:
+    sent: list[int] = []
+    execution.competition_launch(competition=comp, send=sent.extend)
+    return sent
+
+
+@pytest.mark.parametrize("games", [1, 19])
+def test_a_round_of_short_matches_goes_out_as_one_list(games):
+    comp = make_competition(entries=8, games=games)
+    ids = _first_round(comp)
+    assert len(ids) == 4
+    assert execution.match_tasks(ids) == [("tournaments.matches_run", [ids, 0])]
+
+
+def test_matches_of_twenty_games_or_more_get_a_task_each(settings):
+    comp = make_competition(entries=8, games=20)
+    ids = _first_round(comp)
+    assert execution.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
+    settings.CARDROOM_TASK_GAMES = 1
+    short = make_competition(entries=4, games=1)
+    ids = _first_round(short)
+    assert execution.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
+
+
+def test_lists_hold_one_competition_and_a_bounded_number_of_ids(monkeypatch):
+    monkeypatch.setattr(execution, "TASK_LIST_MAX", 3)
+    one, two = make_competition(entries=8, games=1), make_competition(entries=4, games=1)
+    first, second = _first_round(one), _first_round(two)
+    assert execution.match_tasks(first + second) == [
+        ("tournaments.matches_run", [first[:3], 0]),
+        ("tournaments.match_run", first[3:]),
+        ("tournaments.matches_run", [second, 0]),
+    ]
+
+
+def _recording_order(comp: Competition) -> list[int]:
+    events = RatingEvent.objects.filter(entry__competition=comp).order_by("sequence")
+    return list(dict.fromkeys(events.values_list("match_id", flat=True)))
+
+
+def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+    execution.match_execute(match_id=ids[3], claimed_by="another worker", send=None)
+
+    spread: list[tuple] = []
+    monkeypatch.setattr(
+        tasks.matches_run, "apply_async", lambda args, **options: spread.append(args)
+    )
+
+    outcomes = tasks.matches_run.apply(args=[ids, 2]).get()
+
+    assert outcomes == {str(ids[2]): "recorded", str(ids[0]): "recorded", str(ids[1]): "recorded"}
+    assert _recording_order(comp) == [ids[3], ids[2], ids[0], ids[1]]
+    # Three waited: a free worker is asked to start halfway, at ids[0]. Then the
+    # round's last result sent the next round, as one list.
+    assert spread[0] == [ids, 0]
+    (next_round, start), = spread[1:]  # fmt: skip
+    assert start == 0 and len(next_round) == 4 and not set(next_round) & set(ids)
+    before = snapshot(comp)
+    assert tasks.matches_run.apply(args=[ids, 0]).get() == {}  # a second delivery: nothing
+    assert snapshot(comp) == before
+    assert comp.matches.filter(status=Match.Status.DONE).count() == 4
+
+
+def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch):
+    sent: list[int] = []
+    monkeypatch.setattr(execution, "send_match_tasks", sent.extend)
+    monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
+    settings.CARDROOM_TASK_BUDGET_S = 0
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+
+    outcomes = tasks.matches_run.apply(args=[ids, 1]).get()
+
+    assert outcomes == {str(ids[1]): "recorded"}  # one match, however small the budget
+    assert sent == [ids[2], ids[3], ids[0]]
+    assert list(comp.matches.filter(status=Match.Status.QUEUED).values_list("pk", flat=True)
+                .order_by("pk")) == sorted(sent)  # fmt: skip
+
+
+def test_a_fault_in_a_list_retries_that_match_alone_and_plays_the_others(monkeypatch):
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+    broken = ids[1]
+    play = services.match_play
+
+    def flaky_play(*, match):
+        if match.pk == broken:
+            raise OSError("the sandbox's disk is full")
+        return play(match=match)
+
+    retried: list[tuple] = []
+    monkeypatch.setattr(services, "match_play", flaky_play)
+    monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
+    monkeypatch.setattr(
+        tasks.match_run, "apply_async", lambda args, **options: retried.append((args, options))
+    )
+
+    outcomes = tasks.matches_run.apply(args=[ids, 0]).get()
+
+    assert outcomes[str(broken)] == "fault"
+    assert [outcomes[str(i)] for i in ids if i != broken] == ["recorded"] * 3
+    (args, options), = retried  # fmt: skip
+    assert args == [broken] and options["retries"] == 1 and options["countdown"] > 0
+    match = Match.objects.get(pk=broken)
+    assert match.status == Match.Status.QUEUED and "disk is full" in match.error
+    assert not match.game_records.exists() and not match.rating_events.exists()
+
+
+@pytest.mark.slow
+def test_two_workers_share_the_lists_of_a_competition_of_short_matches(workers):
+    """Rounds 2 to 7 go out as list tasks, sent by the workers themselves."""
+    env = {"CARDROOM_TASK_LOG_LEVEL": "INFO"}
+    a, b = workers(concurrency=1, env=env), workers(concurrency=1, env=env)
+    comp = make_competition(entries=8, games=1)
+    execution.competition_launch(competition=comp, send=a.send)
+    wait_for(lambda: finished(comp), 60, "the competition to finish")
+    assert_recorded_exactly_once(comp)  # 7 rounds of 4
+    assert_ratings_equal_a_recompute(comp)
+    logs = a.log.read_text() + b.log.read_text()
+    assert logs.count("Task tournaments.matches_run[") >= 2 * 6  # received, succeeded
+    players = set(comp.matches.values_list("claimed_by", flat=True))
+    assert len({p.split("/")[1] for p in players}) == 2  # both workers played
+    # Each round's list brings the other worker in: both play in most rounds.
+    both = [
+        r for r in comp.rounds.all()
+        if len({m.claimed_by.split("/")[1] for m in r.matches.all()}) == 2
+    ]  # fmt: skip
+    assert len(both) >= 4, [[m.claimed_by for m in r.matches.all()] for r in comp.rounds.all()]

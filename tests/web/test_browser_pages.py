@@ -136,9 +136,10 @@ def test_an_author_drops_a_bot_and_watches_it_validated(live_server, chromium, n
 def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, monkeypatch):
     from playwright.sync_api import expect
 
-    from tournaments.tasks import match_run
+    from tournaments.tasks import match_run, matches_run
 
-    monkeypatch.setattr(match_run, "apply_async", lambda *a, **kw: None)  # no broker here
+    for task in (match_run, matches_run):  # no broker here
+        monkeypatch.setattr(task, "apply_async", lambda *a, **kw: None)
     in_thread(lambda: make_user("olga", organiser=True))
 
     def builtins():

@@ -238,6 +238,9 @@ class Command(BaseCommand):
     def _start_worker(self, env: dict[str, str], concurrency: int, pace: float) -> Child | None:
         """A worker with embedded beat on both queues, starting a match every ``pace``
         seconds at most (0: no limit); None if it does not answer in time."""
+        if pace > 0:  # the pace limits match_run: every match (here, by the worker and
+            env["CARDROOM_TASK_GAMES"] = "1"  # by the web process) gets a task of its own
+            settings.CARDROOM_TASK_GAMES = 1
         from config.celery import app
 
         queues = f"{settings.CARDROOM_MATCH_QUEUE},{settings.CARDROOM_DEFAULT_QUEUE}"
