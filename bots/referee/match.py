@@ -177,7 +177,11 @@ class Referee:
         self.banks = [time_control.bank_ms] * len(players)
 
     def start(self, seats: list[int]) -> None:
-        """Start every player that is still in the match with a ``hello`` for ``seats``."""
+        """Start every player that is still in the match with a ``hello`` for ``seats``.
+
+        All are begun first and then waited for, so that bot programs start up side
+        by side (each on its own clock) instead of one after another."""
+        begun = []
         for p, player in enumerate(self.players):
             if player.fault is not None:  # out of the match: never started again
                 continue
@@ -190,7 +194,13 @@ class Referee:
                 time_control={"move_ms": self.tc.move_ms, "bank_ms": self.tc.bank_ms},
             )
             try:
-                player.start(hello, self.tc.start_ms / 1000)
+                player.start_begin(hello, self.tc.start_ms / 1000)
+                begun.append(player)
+            except BotFault as fault:
+                player.fault = fault
+        for player in begun:
+            try:
+                player.start_end()
             except BotFault as fault:
                 player.fault = fault
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,17 @@ class Player:
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
         raise NotImplementedError
+
+    def start_begin(self, hello: dict[str, Any], timeout_s: float) -> None:
+        """The first half of ``start``: the referee starts every player of a match at
+        once, then waits for each (:meth:`start_end`). By default all of ``start``
+        happens in :meth:`start_end`."""
+        self._starting = (hello, timeout_s)
+
+    def start_end(self) -> None:
+        """Wait for the player begun by :meth:`start_begin` to be ready."""
+        hello, timeout_s = self._starting
+        self.start(hello, timeout_s)
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
         raise NotImplementedError
@@ -207,6 +219,14 @@ class ProcessPlayer(Player):
         )
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
+        self.start_begin(hello, timeout_s)
+        self.start_end()
+
+    def start_begin(self, hello: dict[str, Any], timeout_s: float) -> None:
+        """Spawn the bot and write its ``hello``; :meth:`start_end` reads its ``ready``.
+
+        The bot's ``timeout_s`` runs from here: bots begun together start up side
+        by side, each on its own clock."""
         kwargs = {"bot_dir": self.bot_dir, "sandboxed": self.sandboxed, **self.spawn_options}
         if self.limits is not None:
             kwargs["limits"] = self.limits
@@ -214,8 +234,19 @@ class ProcessPlayer(Player):
             self.process.kill()
             self._past_logs.append(self.process.stderr_tail())
         self.process = sandbox.spawn(self.command, **kwargs)
+        self._ready_by = time.monotonic() + timeout_s
+        self._starting_fault: BotFault | None = None
         try:
-            self._exchange(protocol.encode({**hello, "extensions": OFFERED}), timeout_s, "ready")
+            self._send(protocol.encode({**hello, "extensions": OFFERED}))
+        except BotFault as fault:
+            self._starting_fault = fault  # said by start_end, as a late ready would be
+
+    def start_end(self) -> None:
+        try:
+            if self._starting_fault is not None:
+                raise self._starting_fault
+            remaining = max(0.0, self._ready_by - time.monotonic())
+            self._receive(remaining, "ready")
             self.extensions = accepted_extensions(self._reply)
             self.process.set_deciding(False)  # until its first turn
         except BotFault as fault:
@@ -244,8 +275,21 @@ class ProcessPlayer(Player):
             self.process.send(protocol.encode(message))
 
     def _exchange(self, line: bytes, timeout_s: float, key: str) -> Any:
+        self._send(line)
+        return self._receive(timeout_s, key)
+
+    def _send(self, line: bytes) -> None:
         try:
             self.process.send(line)
+        except sandbox.ReadTimeout:  # WriteTimeout: it stopped reading its input
+            raise BotFault(TIMEOUT, "the bot stopped reading its input") from None
+        except sandbox.MemoryExceeded as exc:  # before BotGone, its base class
+            raise BotFault(MEMORY, str(exc)) from None
+        except sandbox.BotGone as exc:
+            raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
+
+    def _receive(self, timeout_s: float, key: str) -> Any:
+        try:
             line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
             self._reply = line
             if key == "action":
