@@ -525,30 +525,51 @@ def matches_execute(
     another worker should start on the same list (halfway through what waits), so that
     a free worker joins in; that one does the same, and so on while matches wait.
 
+    When a result closes its round, the next round's matches are sent (``send``) for
+    the other workers, and played here too after the list, with no wait for a message.
+
     Each match is claimed on its own (:func:`match_execute`): one that another worker
     took meanwhile is skipped. An :class:`InfrastructureFault` of one match goes to
     ``on_fault`` (which gives it back for a retry of its own) and the next is tried.
     A fault outside any match (reading the list) raises."""
+    deadline = time.monotonic() + budget_s
+    outcomes: dict[int, str] = {}
+    lists: list[tuple[list[int], int]] = [(list(match_ids), start)]
+
+    def send_and_keep(ids: list[int]) -> None:
+        send(ids)
+        lists.append((list(ids), 0))
+
+    then = None if send is None else send_and_keep
+    first = True
+    while lists:
+        ids, at = lists.pop(0)
+        order = _waiting_from(ids, at)
+        if first and len(order) >= 2 and spread is not None:
+            spread(ids.index(order[len(order) // 2]))
+        first = False
+        for tried, match_id in enumerate(order):
+            if outcomes and time.monotonic() >= deadline:
+                return Drained(outcomes, order[tried:] + [i for rest, _ in lists for i in rest])
+            try:
+                outcomes[match_id] = match_execute(
+                    match_id=match_id, claimed_by=claimed_by, send=then
+                )
+            except InfrastructureFault as fault:
+                outcomes[match_id] = "fault"
+                on_fault(match_id, fault)
+    return Drained(outcomes, [])
+
+
+def _waiting_from(match_ids: list[int], start: int) -> list[int]:
+    """The matches of ``match_ids`` still waiting to be played, from ``start`` round."""
     waiting = set(
         Match.objects.filter(pk__in=match_ids, status__in=(Status.PENDING, Status.QUEUED))
         .values_list("pk", flat=True)
         .order_by()
     )
     start %= max(1, len(match_ids))
-    order = [i for i in match_ids[start:] + match_ids[:start] if i in waiting]
-    if len(order) >= 2 and spread is not None:
-        spread(match_ids.index(order[len(order) // 2]))
-    deadline = time.monotonic() + budget_s
-    outcomes: dict[int, str] = {}
-    for tried, match_id in enumerate(order):
-        if tried and time.monotonic() >= deadline:
-            return Drained(outcomes, order[tried:])
-        try:
-            outcomes[match_id] = match_execute(match_id=match_id, claimed_by=claimed_by, send=send)
-        except InfrastructureFault as fault:
-            outcomes[match_id] = "fault"
-            on_fault(match_id, fault)
-    return Drained(outcomes, [])
+    return [i for i in match_ids[start:] + match_ids[:start] if i in waiting]
 
 
 @dataclass

@@ -67,8 +67,8 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     """Play the waiting matches of ``match_ids`` from position ``start`` on, one after
     another (short matches share a task: :func:`execution.match_tasks`); returns each
     tried match's outcome. While two or more wait it first sends one more such task, so
-    that a free worker joins in. After ``CARDROOM_TASK_BUDGET_S`` seconds the rest is
-    sent again.
+    that a free worker joins in; a round it closes is sent and played on here. After
+    ``CARDROOM_TASK_BUDGET_S`` seconds the rest is sent again.
 
     A match that hits an infrastructure fault is given back and retried by a
     ``match_run`` task of its own, as if it had been sent alone; a fault outside any
@@ -97,6 +97,7 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
             on_fault=retry_alone,
             budget_s=settings.CARDROOM_TASK_BUDGET_S,
             spread=spread,
+            send=execution.send_match_tasks,
         )
     except execution.INFRASTRUCTURE_ERRORS as exc:
         close_old_connections()

@@ -426,25 +426,30 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
     comp = make_competition(entries=8, games=1)
     ids = _first_round(comp)
     execution.match_execute(match_id=ids[3], claimed_by="another worker", send=None)
-
-    spread: list[tuple] = []
+    spread: list[list] = []
     monkeypatch.setattr(
         tasks.matches_run, "apply_async", lambda args, **options: spread.append(args)
     )
+    sent: list[list[int]] = []
+    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: sent.append(list(ids)))
 
     outcomes = tasks.matches_run.apply(args=[ids, 2]).get()
 
-    assert outcomes == {str(ids[2]): "recorded", str(ids[0]): "recorded", str(ids[1]): "recorded"}
-    assert _recording_order(comp) == [ids[3], ids[2], ids[0], ids[1]]
-    # Three waited: a free worker is asked to start halfway, at ids[0]. Then the
-    # round's last result sent the next round, as one list.
-    assert spread[0] == [ids, 0]
-    (next_round, start), = spread[1:]  # fmt: skip
-    assert start == 0 and len(next_round) == 4 and not set(next_round) & set(ids)
+    # Three waited: a free worker was asked to start halfway, at ids[0]; nothing more
+    # was asked of the broker but the rounds this task closed.
+    assert spread == [[ids, 0]]
+    order = _recording_order(comp)
+    assert order[:4] == [ids[3], ids[2], ids[0], ids[1]]
+    # Each round it closed went out for the other workers and was played on here,
+    # in the order sent: the whole round robin, every match once.
+    assert [len(r) for r in sent] == [4] * 6
+    assert order[4:] == [i for r in sent for i in r]
+    assert list(outcomes) == [str(i) for i in order[1:]]
+    assert set(outcomes.values()) == {"recorded"}
+    assert_recorded_exactly_once(comp)
     before = snapshot(comp)
     assert tasks.matches_run.apply(args=[ids, 0]).get() == {}  # a second delivery: nothing
     assert snapshot(comp) == before
-    assert comp.matches.filter(status=Match.Status.DONE).count() == 4
 
 
 def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch):
