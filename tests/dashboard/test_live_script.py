@@ -147,6 +147,42 @@ def test_a_frame_holding_an_array_is_handled_event_by_event_in_order(live, brows
     assert "2 / 2 done" in page.inner_text('#rounds li[data-round="1"]')
 
 
+def test_a_recent_result_names_its_seats_in_the_order_of_their_places(live, browser):
+    competition, match, snapshot = live.competition, live.match, live.snapshot
+    page = open_page(browser, live.html)
+    _, finished = started_and_finished(competition, match, snapshot)
+    seats = finished["match"]["seats"]
+    # The last seat won, the first came second; the middle seats tied for third.
+    places = [2] + [3] * (len(seats) - 2) + [1]
+    finished["match"]["seats"] = [{**s, "rank": r} for s, r in zip(seats, places, strict=True)]
+
+    deliver(page, finished)
+
+    text = page.inner_text("#recent li").split(": ", 1)[1].split(" · replay")[0]
+    names = [s["name"] for s in seats]
+    expected = [f"1. {names[-1]}", f"2. {names[0]}"] + [f"3. {n}" for n in names[1:-1]]
+    assert text.split(" · ") == expected
+
+
+def test_the_live_badge_goes_when_the_competition_ends(live, browser):
+    competition, snapshot = live.competition, live.snapshot
+    page = open_page(browser, live.html)
+    assert page.inner_text("#live") == "live" and page.is_visible("#live")
+
+    deliver(
+        page,
+        {
+            "type": "competition.finished",
+            "competition": competition.pk,
+            "status": "finished",
+            "standings": snapshot["standings"],
+        },
+    )
+
+    assert page.inner_text("#status") == "finished"
+    assert not page.is_visible("#live")
+
+
 def test_a_burst_of_events_is_drawn_once_in_the_next_frame(live, browser):
     competition, snapshot = live.competition, live.snapshot
     page = open_page(browser, live.html)

@@ -279,11 +279,17 @@
       const status = document.getElementById("status");
       status.textContent = words("competition", value);
       status.className = "badge " + value;
+      // An ended competition has nothing more to say live: no "live" badge beside it.
+      document.getElementById("live").hidden = value === "finished" || value === "cancelled";
     }
 
     function seatNames(match, withRanks) {
       const parts = [];
-      match.seats.forEach((s, i) => {
+      // With places, in the order of the places (ties in seat order); else in seat order.
+      const seats = withRanks
+        ? [...match.seats].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity))
+        : match.seats;
+      seats.forEach((s, i) => {
         if (i) parts.push(" · ");
         if (withRanks && s.rank != null) parts.push(`${s.rank}. `);
         parts.push(botName(s.entry, s.name));
