@@ -6,7 +6,8 @@ The server's command line is ``tournaments.demo.asgi_server_argv`` (and deploy/)
 ``CARDROOM_SERVE_STATIC=1`` (set by ``manage.py demo``) it also serves the
 static files itself, from the apps' folders; in production the reverse proxy
 serves ``STATIC_ROOT`` instead (``manage.py collectstatic``, see deploy/).
-``application`` routes HTTP to ``http_application`` and WebSockets
+``application`` routes HTTP to ``http_application`` (behind the request size limit,
+``config.request_size``) and WebSockets
 (``tournaments.routing``, the live dashboard) through the session authentication
 and a check of the ``Origin`` header against ``ALLOWED_HOSTS``.
 """
@@ -32,11 +33,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (after Django is se
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.request_size import limit_request_size  # noqa: E402
 from tournaments.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": http_application,
+        # A body over CARDROOM_MAX_REQUEST_BYTES is refused before it is received.
+        "http": limit_request_size(http_application),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -22,6 +22,7 @@ instance on SQLite):
 - ``CARDROOM_BOT_STORE``: where uploads are kept, ``db`` (default) or ``s3``
   (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
   ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
+- ``CARDROOM_MAX_REQUEST_BYTES``: larger requests are refused (413) unread (5 MiB + 64 KiB).
 - ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
 - ``CARDROOM_TASK_GAMES``: matches shorter than this share Celery tasks (default ``20``;
   ``1``: one task per match); ``CARDROOM_TASK_BUDGET_S`` (``10``).
@@ -124,6 +125,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body too large is refused before anything reads it (config.request_size).
+    "config.request_size.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -298,6 +301,11 @@ STATIC_ROOT = VAR_DIR / "static"
 # Request size limits: JSON and form bodies are small; a bot upload is a file part,
 # whose size the API checks before the body is read (bots.api.views).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+# No request may be larger than the largest bot upload (5 MiB, bots.archive.Limits) and
+# its form fields: a larger one is refused (413) before its body is read.
+CARDROOM_MAX_REQUEST_BYTES = int(
+    os.environ.get("CARDROOM_MAX_REQUEST_BYTES", str(5 * 1024 * 1024 + 64 * 1024))
+)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
 # A JSON body nesting arrays and objects deeper than this is refused with a 400.
 CARDROOM_JSON_MAX_DEPTH = int(os.environ.get("CARDROOM_JSON_MAX_DEPTH", "32"))
