@@ -9,8 +9,15 @@ re-sends the form) does nothing and is sent where the first one went.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from typing import Any
 
+from django import forms
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 
 FIELD = "once"
 #: How long a submitted form's value is remembered.
@@ -47,3 +54,38 @@ def release(value: str | None) -> None:
     """The first submission failed (its errors are shown): the form may be sent again."""
     if value:
         cache.delete(_key(value))
+
+
+def repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
+    """The answer to a form sent a second time: a redirect to where the first one was
+    sent (``fallback`` while it still runs); None for the first time."""
+    first = claim(request.POST.get(FIELD))
+    return None if first is True else redirect(first or fallback)
+
+
+def submit(
+    request: HttpRequest,
+    form: forms.Form,
+    write: Callable[[dict[str, Any]], str],
+    on_error: Callable[[forms.Form, ValidationError], None],
+) -> HttpResponse | None:
+    """The write of a form sent for the first time (see :func:`repeated`).
+
+    For a valid ``form``, ``write(form.cleaned_data)`` runs in a transaction and
+    returns the address to go to: the answer is a redirect there, remembered for a
+    repeated submission. A ``ValidationError`` of the service goes onto the form
+    (``on_error``); then, as for an invalid form, the value is released and None is
+    returned: the caller shows the form again with its errors.
+    """
+    value = request.POST.get(FIELD)
+    if form.is_valid():
+        try:
+            with transaction.atomic():
+                url = write(form.cleaned_data)
+        except ValidationError as error:
+            on_error(form, error)
+        else:
+            settle(value, url)
+            return redirect(url)
+    release(value)
+    return None

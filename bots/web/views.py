@@ -9,6 +9,7 @@ the viewer may watch, and its owner's tools (uploads, entries, stderr) never sho
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +50,6 @@ def _render(request: HttpRequest, name: str, context: dict[str, Any], status: in
     return render(request, f"bots_web/{name}", context, status=status)
 
 
-def _repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
-    """The answer to a form sent a second time (None for the first time)."""
-    first = once.claim(request.POST.get(once.FIELD))
-    if first is True:
-        return None
-    return redirect(first or fallback)
-
-
 @never_cache  # it shows the API token: no cache along the way may keep it
 @login_required
 @require_http_methods(["GET", "POST"])
@@ -65,19 +58,15 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     form = BotCreateForm(request.POST or None)
     if request.method == "POST":
         here = reverse("bots-web:my-bots")
-        if (repeated := _repeated(request, here)) is not None:
+        if (repeated := once.repeated(request, here)) is not None:
             return repeated
-        if form.is_valid():
-            try:
-                with transaction.atomic():
-                    bot = services.bot_create(owner=request.user, **form.cleaned_data)
-            except ValidationError as error:
-                add_service_errors(form, error)
-            else:
-                url = reverse("bots-web:bot-detail", args=[bot.pk])
-                once.settle(request.POST.get(once.FIELD), url)
-                return redirect(url)
-        once.release(request.POST.get(once.FIELD))
+
+        def create(data: dict[str, Any]) -> str:
+            bot = services.bot_create(owner=request.user, **data)
+            return reverse("bots-web:bot-detail", args=[bot.pk])
+
+        if (done := once.submit(request, form, create, add_service_errors)) is not None:
+            return done
     bots = bot_selectors.bots_for_user(user=request.user)
     token = token_for_user(request.user)
     context = {
@@ -95,7 +84,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 def token_regenerate(request: HttpRequest) -> HttpResponse:
     """Replace the user's API token (the old one stops working)."""
     url = reverse("bots-web:my-bots") + "#token"
-    if _repeated(request, url) is None:
+    if once.repeated(request, url) is None:
         token_rotate(request.user)
         once.settle(request.POST.get(once.FIELD), url)
     return redirect(url)
@@ -151,7 +140,7 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Store the upload as the bot's next version and queue its validation."""
     bot = _managed_bot(request, bot_id)
     here = reverse("bots-web:bot-detail", args=[bot.pk])
-    if (repeated := _repeated(request, here)) is not None:
+    if (repeated := once.repeated(request, here)) is not None:
         return repeated
     form = VersionUploadForm(request.POST, request.FILES)
     status = 400
@@ -200,21 +189,17 @@ def bot_enter(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Enter the bot into a competition still taking entries."""
     bot = _managed_bot(request, bot_id)
     here = reverse("bots-web:bot-detail", args=[bot.pk])
-    if (repeated := _repeated(request, here + "#entries")) is not None:
+    if (repeated := once.repeated(request, here + "#entries")) is not None:
         return repeated
     form = EntryForm(request.POST, competitions=open_competitions_for(user=request.user))
-    if form.is_valid():
-        try:
-            with transaction.atomic():
-                tournament_services.entry_create(
-                    competition=form.cleaned_data["competition"], bot=bot, by=request.user
-                )
-        except ValidationError as error:
-            add_service_errors(form, error, default="competition")
-        else:
-            once.settle(request.POST.get(once.FIELD), here + "#entries")
-            return redirect(here + "#entries")
-    once.release(request.POST.get(once.FIELD))
+
+    def enter(data: dict[str, Any]) -> str:
+        tournament_services.entry_create(competition=data["competition"], bot=bot, by=request.user)
+        return here + "#entries"
+
+    errors = partial(add_service_errors, default="competition")
+    if (done := once.submit(request, form, enter, errors)) is not None:
+        return done
     return _bot_page(request, bot, entry_form=form, status=400)
 
 

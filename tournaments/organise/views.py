@@ -8,6 +8,7 @@ calls one service; its ``ValidationError`` is shown next to the field it names.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +56,6 @@ def _managed(user) -> QuerySet[Competition]:
     return Competition.objects.filter(Q(created_by=user) | Q(organisers=user)).distinct()
 
 
-def _repeated(request: HttpRequest, fallback: str) -> HttpResponse | None:
-    first = once.claim(request.POST.get(once.FIELD))
-    return None if first is True else redirect(first or fallback)
-
-
 @login_required
 @require_GET
 def organise_home(request: HttpRequest) -> HttpResponse:
@@ -77,21 +73,17 @@ def competition_new(request: HttpRequest) -> HttpResponse:
     _require_organiser(request)
     form = CompetitionForm(request.POST or None)
     if request.method == "POST":
-        if (repeated := _repeated(request, reverse("organise:home"))) is not None:
+        if (repeated := once.repeated(request, reverse("organise:home"))) is not None:
             return repeated
-        if form.is_valid():
-            try:
-                with transaction.atomic():
-                    competition = services.competition_create(
-                        created_by=request.user, **form.service_arguments()
-                    )
-            except ValidationError as error:
-                _form_errors(form, error)
-            else:
-                url = reverse("organise:competition", args=[competition.pk])
-                once.settle(request.POST.get(once.FIELD), url)
-                return redirect(url)
-        once.release(request.POST.get(once.FIELD))
+
+        def create(data: dict[str, Any]) -> str:
+            competition = services.competition_create(
+                created_by=request.user, **form.service_arguments()
+            )
+            return reverse("organise:competition", args=[competition.pk])
+
+        if (done := once.submit(request, form, create, _form_errors)) is not None:
+            return done
     context = {"form": form, "option_groups": form.option_groups_bound()}
     return _render(request, "new.html", context, status=400 if form.errors else 200)
 
@@ -165,21 +157,17 @@ MATCH_KEYS = ("pending", "queued", "running", "done", "failed")
 def entry_add(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = _competition(request, competition_id)
     here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := _repeated(request, here)) is not None:
+    if (repeated := once.repeated(request, here)) is not None:
         return repeated
     form = EntryAddForm(request.POST, bots=_enterable_bots(request.user))
-    if form.is_valid():
-        try:
-            with transaction.atomic():
-                services.entry_create(
-                    competition=competition, bot=form.cleaned_data["bot"], by=request.user
-                )
-        except ValidationError as error:
-            add_service_errors(form, error, default="bot")
-        else:
-            once.settle(request.POST.get(once.FIELD), here + "#entries")
-            return redirect(here + "#entries")
-    once.release(request.POST.get(once.FIELD))
+
+    def add(data: dict[str, Any]) -> str:
+        services.entry_create(competition=competition, bot=data["bot"], by=request.user)
+        return here + "#entries"
+
+    errors = partial(add_service_errors, default="bot")
+    if (done := once.submit(request, form, add, errors)) is not None:
+        return done
     return _competition_page(request, competition, entry_form=form, status=400)
 
 
@@ -191,7 +179,7 @@ def competition_action(request: HttpRequest, competition_id: int, action: str) -
         raise Http404("no such action")
     competition = _competition(request, competition_id)
     here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := _repeated(request, here)) is not None:
+    if (repeated := once.repeated(request, here)) is not None:
         return repeated
     try:
         with transaction.atomic():
