@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from games.cards import bits_of
 from games.core import Option, parse_int
 from games.maniglia.rules import (
     OPPONENT,
@@ -224,7 +223,6 @@ class Maniglia3State(AuctionState):
 
     PLAYERS = 3
     PACK = PACK_WITHOUT_TWOS
-    PACK_CARDS = tuple(bits_of(PACK_WITHOUT_TWOS))
     MAX_BID = 72
     __slots__ = ()
 

@@ -15,6 +15,7 @@ from games.cards import LATIN_NAMES
 from games.core import Option, parse_int
 from games.maniglia.rules import OPPONENT, STRICT, partners_deal_points, turn_up_bonus
 from games.maniglia.state import ManigliaState
+from games.tricks import LATIN_LAYOUT
 
 TEAMS = ((0, 2), (1, 3))  # MANIGLIA-4P-1
 #: Each seat's team (the index of its team in TEAMS).
@@ -50,7 +51,7 @@ class PartnersState(ManigliaState):
     def _begin_deal(self) -> None:
         # MANIGLIA-4P-2: the last card of the deck is the dealer's final card, face up.
         self.turned = self.decks[-1][-1]
-        self.trump = self.turned // 10
+        self.trump = LATIN_LAYOUT.suit_of(self.turned)
         team = self.dealer % 2
         self.bonus = turn_up_bonus(self.turned, self.game_points[team])  # MANIGLIA-4P-3
         self.game_points[team] += self.bonus

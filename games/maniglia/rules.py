@@ -8,25 +8,32 @@ suit a higher number is a stronger card (MANIGLIA-GEN-1). A set of cards is an
 
 from __future__ import annotations
 
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks, suit_tables
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks
+from games.tricks import LATIN_LAYOUT, trick_keys
 
 COINS, CUPS, SWORDS, BATONS = range(4)
-SUIT_BITS = 0x3FF
-SUIT_MASKS: tuple[int, ...] = tuple(SUIT_BITS << (10 * s) for s in range(4))
+#: A whole suit's 10-bit pattern.
+SUIT_BITS = LATIN_LAYOUT.full
+SUIT_MASKS: tuple[int, ...] = LATIN_LAYOUT.masks
 #: MANIGLIA-GEN-1: the 40-card Latin pack, and the 36 cards of maniglia-3 (no 2s).
 FULL_PACK = (1 << 40) - 1
-PACK_WITHOUT_TWOS = FULL_PACK & ~sum(1 << (10 * s) for s in range(4))
+PACK_WITHOUT_TWOS = FULL_PACK & ~sum(LATIN_LAYOUT.with_suit(1, s) for s in range(4))
 
 #: MANIGLIA-GEN-2: card points by rank index (2 3 4 5 6 J N K A 7).
 RANK_POINTS = (0, 0, 0, 0, 0, 1, 2, 3, 4, 5)
-POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % 10] for c in range(40))
-SUIT_OF: tuple[int, ...] = tuple(c // 10 for c in range(40))
+POINTS: tuple[int, ...] = tuple(RANK_POINTS[r] for r in LATIN_LAYOUT.ranks)
+SUIT_OF: tuple[int, ...] = LATIN_LAYOUT.suits
 #: ``ABOVE[c]``: the cards of c's suit that beat c.
 ABOVE: tuple[int, ...] = tuple(
-    ((SUIT_BITS << (c % 10 + 1)) & SUIT_BITS) << (10 * (c // 10)) for c in range(40)
+    LATIN_LAYOUT.with_suit(SUIT_BITS << (LATIN_LAYOUT.ranks[c] + 1), SUIT_OF[c]) for c in range(40)
 )
 #: ``SUIT_CARDS[s][m]``: the cards of the 10-bit pattern ``m`` of suit ``s``, ascending.
-SUIT_CARDS = suit_tables(10, 4)
+SUIT_CARDS = LATIN_LAYOUT.cards
+#: ``TRICK_KEYS[trump][led][c]``: the strength of card ``c`` in a trick (COMMON-5,
+#: MANIGLIA-GEN-1: within a suit a higher number is a stronger card).
+TRICK_KEYS: dict[int, tuple[tuple[int, ...], ...]] = {
+    trump: trick_keys(LATIN_LAYOUT, trump, range(1, 11)) for trump in range(4)
+}
 
 #: MANIGLIA-GEN-5 option values.
 OPPONENT, STRICT = "opponent", "strict"
@@ -65,7 +72,7 @@ def beats(card: int, winning: int, trump: int) -> bool:
     ``winning`` is of the led suit or a trump; a higher card of its suit beats
     it, and any trump beats a non-trump. A card of another suit never wins.
     """
-    suit, wsuit = card // 10, winning // 10
+    suit, wsuit = SUIT_OF[card], SUIT_OF[winning]
     if suit == wsuit:
         return card > winning
     return suit == trump
@@ -98,7 +105,7 @@ def playable(
     follow = hand & SUIT_MASKS[led]
     if follow:
         # Step 2: follow suit; beat W when it is of the led suit and an opponent's.
-        if must_beat and winning // 10 == led:
+        if must_beat and SUIT_OF[winning] == led:
             return follow & ABOVE[winning] or follow
         return follow
     if not must_beat:
@@ -108,7 +115,7 @@ def playable(
         return hand
     # Step 3: a trump that would win (any trump over a non-trump W), else any card;
     # strict: else any trump.
-    winners = trumps & ABOVE[winning] if winning // 10 == trump else trumps
+    winners = trumps & ABOVE[winning] if SUIT_OF[winning] == trump else trumps
     if winners:
         return winners
     return trumps if strict else hand

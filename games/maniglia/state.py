@@ -1,11 +1,13 @@
 """The state machinery shared by the four Maniglia variants.
 
-A :class:`ManigliaState` holds one game: the current deal's hands as bitmasks,
-the trick in progress with the card W winning it so far, running scores and
-the action history. The partnership game (``partners.py``) and the auction
-games (``auction.py``) add their pre-play phase and their scoring through the
-``_`` hooks. Trick play (MANIGLIA-GEN-5, -6) lives here because it is the hot
-loop of every playout.
+A :class:`ManigliaState` is a :class:`games.tricks.TrickState` (dealing, the
+card-play step with the card W winning the trick so far, forfeit, ranking,
+record) with the family's own rules: the legal cards (MANIGLIA-GEN-5, who must
+beat W), the card points of each trick (MANIGLIA-GEN-6), the inlined random
+playout of the tricks (the hot loop of every search), the deal log of the
+public history and the observation. The partnership game (``partners.py``)
+and the auction games (``auction.py``) add their pre-play phase and their
+scoring through the ``_`` hooks.
 
 Everything goes counter-clockwise (MANIGLIA-GEN-3): the player after seat X is
 X - 1 (mod n), and the deal passes to the right.
@@ -22,17 +24,18 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from games import rng
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, parse_deck, pop_nth
-from games.core import (
-    Game,
-    IllegalAction,
-    RandomSource,
-    State,
-    competition_ranks,
-    forfeit_view,
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, pop_nth
+from games.core import RandomSource, forfeit_view
+from games.maniglia.rules import (
+    ABOVE,
+    POINTS,
+    SUIT_CARDS,
+    SUIT_MASKS,
+    SUIT_OF,
+    TRICK_KEYS,
+    deal_hands,
 )
-from games.maniglia.rules import ABOVE, POINTS, SUIT_CARDS, SUIT_MASKS, SUIT_OF, deal_hands
+from games.tricks import FIRST_FAMILY_PHASE, LATIN_LAYOUT, P_OVER, P_PLAY, TrickState
 
 PLAY, TRUMP, BID, PASS = 0, 40, 44, 97
 MIN_BID, TOP_BID = 20, 72  # MANIGLIA-AUC-2 (TOP_BID: the highest MAX of any variant)
@@ -44,129 +47,47 @@ LABELS: tuple[str, ...] = (
 )
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
-PLAY_LABELS = [[tuple(LABELS[c] for c in cards) for cards in suit] for suit in SUIT_CARDS]
+PLAY_LABELS = LATIN_LAYOUT.mapped(LABELS[PLAY : PLAY + 40])
 
 MAX_DEALS = 100  # LIMIT-4, thrown-in deals included
 
-# Phases.
-P_AUCTION, P_TRUMP, P_PLAY, P_OVER = range(4)
-PHASE_NAMES = ("auction", "trump", "play", "over")
+# Phases: trick play and the end are the core's (games.tricks), the rest the family's.
+P_AUCTION, P_TRUMP = range(FIRST_FAMILY_PHASE, FIRST_FAMILY_PHASE + 2)
+PHASE_NAMES = ("play", "over", "auction", "trump")
 
-_S0, _S1, _S2, _S3 = SUIT_CARDS
-_M = 0x3FF
-#: ``_AFTER[n][seat]``: the next seat counter-clockwise at a table of n (MANIGLIA-GEN-3).
-_AFTER = {n: tuple((seat - 1) % n for seat in range(n)) for n in (3, 4, 5)}
+_FULL = LATIN_LAYOUT.full  # a whole suit's pattern
+_SHIFTS = LATIN_LAYOUT.shifts  # where each suit starts in a hand mask
+_, _SHIFT_1, _SHIFT_2, _SHIFT_3 = _SHIFTS
 
-
-def hand_cards(mask: int) -> list[int]:
-    """Cards of a hand mask in legal-list order (suit D C S B, rank 2..7)."""
-    return [*_S0[mask & _M], *_S1[(mask >> 10) & _M], *_S2[(mask >> 20) & _M], *_S3[mask >> 30]]
-
-
-def names(mask: int) -> list[str]:
-    return [LATIN_NAMES[c] for c in hand_cards(mask)]
+#: ``hand_cards(mask)``: the cards of a hand mask in legal-list order (D C S B, 2..7).
+hand_cards = LATIN_LAYOUT.cards_of
+#: ``names(mask)``: the card labels of a mask, in legal-list order.
+names = LATIN_LAYOUT.names_of
 
 
-class PublicHistory:
-    """The public history of one state (``ManigliaState._public_history``)."""
-
-    __slots__ = ("actions", "final", "owner", "seen")
-
-    def __init__(self, owner: list[int]) -> None:
-        self.owner = owner  # the state's history list this view follows
-        self.actions: list[list[list[Any]]] = []  # per deal, its [seat, label] pairs
-        self.final: list[dict[str, Any]] = []  # the dicts of the logged deals
-        self.seen = 0  # history entries already in ``actions``
-
-
-class ManigliaState(State):
+class ManigliaState(TrickState):
     """Base state of the Maniglia family."""
 
     LABELS = LABELS
     LABEL_IDS = LABEL_IDS
+    CARD_NAMES = LATIN_NAMES
+    CARD_INDEX = LATIN_INDEX
+    LAYOUT = LATIN_LAYOUT
     PLAYERS: ClassVar[int] = 4
+    PLAY_STEP = -1  # MANIGLIA-GEN-3: play goes counter-clockwise, to the right
+    MAX_DEALS = MAX_DEALS
     PACK: ClassVar[int] = (1 << 40) - 1
-    PACK_CARDS: ClassVar[tuple[int, ...]] = tuple(range(40))  # bits_of(PACK)
 
-    __slots__ = (
-        "deal",
-        "deal_log",
-        "deal_starts",
-        "dealer",
-        "decks",
-        "first_dealer",
-        "forfeited",
-        "game",
-        "given_decks",
-        "hands",
-        "history",
-        "leader",
-        "led",
-        "legal_mask",
-        "n",
-        "phase",
-        "points",
-        "seed",
-        "side",
-        "strict",
-        "to_move",
-        "trick",
-        "trump",
-        "view_cache",
-        "win_card",
-        "win_seat",
-        "won",
-    )
+    __slots__ = ("deal_log", "points", "side", "strict")
 
     # -- construction -----------------------------------------------------
-    @classmethod
-    def new(cls, game: Game, seed: int, dealer: int | None, decks: Any) -> ManigliaState:
-        self = cls.__new__(cls)
-        self.game = game
-        self.seed = seed
-        self.n = n = cls.PLAYERS
-        self.given_decks = [
-            parse_deck(deck, LATIN_INDEX, cls.PACK, f"deck {i}")
-            for i, deck in enumerate(decks or ())
-        ]
-        self.first_dealer = rng.draw(n, seed, "dealer") if dealer is None else dealer
-        self.dealer = self.first_dealer
-        self.strict = game.options["maniglia.overtake"] == "strict"
-        self.deal = 0
-        self.decks: list[list[int]] = []
-        self.history: list[int] = []
-        self.deal_starts: list[int] = []
+    def _init_family(self) -> None:
+        self.strict = self.game.options["maniglia.overtake"] == "strict"
         self.deal_log: list[dict[str, Any]] = []  # public summary of each finished deal
-        self.forfeited: tuple[int, str] | None = None
-        self.view_cache: PublicHistory | None = None  # see _public_history
-        self._init_game()
-        self._start_deal()
-        return self
 
-    def _init_game(self) -> None:
-        """Hook: per-game fields of the variant."""
-
-    def _next_deck(self) -> list[int]:
-        index = self.deal - 1
-        if index < len(self.given_decks):
-            deck = self.given_decks[index]
-        else:
-            deck = rng.shuffled(self.PACK_CARDS, self.seed, f"deck/{self.deal}")
-        self.decks.append(deck)
-        return deck
-
-    def _start_deal(self) -> None:
-        n = self.n
-        self.deal += 1
-        self.deal_starts.append(len(self.history))
-        self.hands = deal_hands(self._next_deck(), self.dealer, n)  # MANIGLIA-GEN-4
-        self.points = [0] * n
-        self.won = [0] * n
-        self.trick: list[int] = []
-        self.led = -1
-        self.win_card = self.win_seat = -1
-        self.trump = -1
-        self.legal_mask = -1  # the current player's legal cards once computed, else -1
+    def _deal(self, deck: list[int]) -> None:
+        self.hands = deal_hands(deck, self.dealer, self.n)  # MANIGLIA-GEN-4
+        self.points = [0] * self.n
         self._begin_deal()
 
     def _begin_deal(self) -> None:
@@ -175,19 +96,11 @@ class ManigliaState(State):
 
     def _start_play(self, trump: int, side: tuple[int, ...]) -> None:
         """Trump is fixed; ``side[seat]`` tells the two sides of MANIGLIA-GEN-5 apart."""
-        self.phase = P_PLAY
-        self.trump = trump
         self.side = side
         # MANIGLIA-4P-4, MANIGLIA-AUC-5: the dealer's right leads the first trick.
-        self.leader = self.to_move = (self.dealer - 1) % self.n
+        super()._start_play((self.dealer - 1) % self.n, trump, TRICK_KEYS[trump])
 
     # -- queries ------------------------------------------------------------
-    def current_player(self) -> int | None:
-        return None if self.phase == P_OVER else self.to_move
-
-    def is_over(self) -> bool:
-        return self.phase == P_OVER
-
     def _playable(self, seat: int, hand: int) -> int:
         """MANIGLIA-GEN-5 for ``seat`` now (inlined ``rules.playable``: the hot loop)."""
         led = self.led
@@ -197,7 +110,7 @@ class ManigliaState(State):
         must_beat = self.strict or self.side[seat] != self.side[self.win_seat]
         follow = hand & SUIT_MASKS[led]
         if follow:
-            if must_beat and win // 10 == led:
+            if must_beat and SUIT_OF[win] == led:
                 return follow & ABOVE[win] or follow
             return follow
         if not must_beat:
@@ -206,7 +119,7 @@ class ManigliaState(State):
         trumps = hand & SUIT_MASKS[trump]
         if not trumps:
             return hand
-        winners = trumps & ABOVE[win] if win // 10 == trump else trumps
+        winners = trumps & ABOVE[win] if SUIT_OF[win] == trump else trumps
         if winners:
             return winners
         return trumps if self.strict else hand
@@ -224,16 +137,21 @@ class ManigliaState(State):
             if follow:
                 # MANIGLIA-GEN-5 step 2 (the common case): one suit, one table lookup.
                 win = self.win_card
-                if win // 10 == led and (
+                if SUIT_OF[win] == led and (
                     self.strict or self.side[seat] != self.side[self.win_seat]
                 ):
                     follow = follow & ABOVE[win] or follow
                 self.legal_mask = follow
-                return list(tables[led][follow >> (10 * led)])
+                return list(tables[led][follow >> _SHIFTS[led]])
             hand = self._playable(seat, hand)
         self.legal_mask = hand
         t0, t1, t2, t3 = tables
-        return [*t0[hand & _M], *t1[(hand >> 10) & _M], *t2[(hand >> 20) & _M], *t3[hand >> 30]]
+        return [
+            *t0[hand & _FULL],
+            *t1[hand >> _SHIFT_1 & _FULL],
+            *t2[hand >> _SHIFT_2 & _FULL],
+            *t3[hand >> _SHIFT_3],
+        ]
 
     def legal_ids(self) -> list[int]:
         if self.phase == P_PLAY:
@@ -253,69 +171,7 @@ class ManigliaState(State):
         """Hook: ``_legal_other`` as labels."""
         return [LABELS[a] for a in self._legal_other()]
 
-    def _legal_other(self) -> list[int]:
-        """Hook: legal ids of a decision other than a card play."""
-        raise NotImplementedError
-
-    def _is_legal_other(self, action: int) -> bool:
-        """Hook: ``action in self._legal_other()``, possibly without building the list."""
-        return action in self._legal_other()
-
-    # -- moves ----------------------------------------------------------------
-    def apply_id(self, action: int) -> None:
-        phase = self.phase
-        if phase == P_PLAY:
-            if type(action) is int and 0 <= action < 40:
-                seat = self.to_move
-                hands = self.hands
-                hand = hands[seat]
-                bit = 1 << action
-                trick = self.trick
-                legal = self.legal_mask
-                if legal < 0:
-                    legal = self._playable(seat, hand)
-                if legal & bit:
-                    self.legal_mask = -1
-                    if trick:
-                        # COMMON-5: a higher card of W's suit, or a trump over a non-trump,
-                        # takes over.
-                        win = self.win_card
-                        suit = action // 10
-                        if (suit == win // 10 and action > win) or (
-                            suit == self.trump and win // 10 != suit
-                        ):
-                            self.win_card = action
-                            self.win_seat = seat
-                    else:
-                        self.led = action // 10
-                        self.win_card = action
-                        self.win_seat = seat
-                    hands[seat] = hand ^ bit
-                    self.history.append(seat << 8 | action)
-                    trick.append(action)
-                    if len(trick) == self.n:
-                        self._finish_trick()
-                    else:
-                        self.to_move = (seat - 1) % self.n
-                    return
-        elif phase != P_OVER and type(action) is int and self._is_legal_other(action):
-            seat = self.to_move
-            self.history.append(seat << 8 | action)
-            self._apply_other(seat, action)
-            return
-        self._reject_id(action)
-
-    def _reject_id(self, action: object) -> None:
-        label = LABELS[action] if type(action) is int and 0 <= action < len(LABELS) else action
-        self._reject(label)
-
-    def _apply_other(self, seat: int, action: int) -> None:
-        raise NotImplementedError
-
     # -- random playouts (the search hot loop) ---------------------------------
-    def deal_number(self) -> int:
-        return self.deal
-
     def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
         """``State.playout`` with the tricks of each deal played by one inlined loop."""
         random = rng.random
@@ -345,8 +201,8 @@ class ManigliaState(State):
         strict, side, won, points, trump = self.strict, self.side, self.won, self.points, self.trump
         append = self.history.append
         size = self.hands[self.leader].bit_count()  # every hand has this many cards
-        hands = [[list(SUIT_CARDS[s][h >> 10 * s & _M]) for s in range(4)] for h in self.hands]
-        after = _AFTER[self.n]
+        hands = [LATIN_LAYOUT.suit_lists(h) for h in self.hands]
+        after = self.after  # the next seat, counter-clockwise (MANIGLIA-GEN-3)
         followers = range(self.n - 1)
         seat = self.leader
         while size:
@@ -407,73 +263,20 @@ class ManigliaState(State):
         self.leader = self.to_move = seat
         self._finish_deal()
 
-    def _finish_trick(self) -> None:
-        """MANIGLIA-GEN-6: the winner takes the trick's card points and leads next."""
-        winner = self.win_seat
-        self.won[winner] += 1
+    def _take_trick(self, winner: int) -> None:
+        """MANIGLIA-GEN-6: the winner takes the trick's card points."""
         points = 0
         for card in self.trick:
             points += POINTS[card]
         self.points[winner] += points
-        self.trick = []
-        self.led = -1
-        self.leader = self.to_move = winner
-        if not self.hands[winner]:
-            self._finish_deal()
-
-    def _finish_deal(self) -> None:
-        over = self._score_deal()
-        if over or self.deal >= MAX_DEALS:  # LIMIT-4
-            self._end_game()
-            return
-        self.dealer = (self.dealer - 1) % self.n  # MANIGLIA-GEN-3: the deal passes right
-        self._start_deal()
-
-    def _end_game(self) -> None:
-        self.phase = P_OVER
-        self.to_move = -1
-
-    def _score_deal(self) -> bool:
-        """Hook: add the deal's scores and log it; return True when the game is over."""
-        raise NotImplementedError
-
-    def forfeit(self, seat: int, reason: str = "illegal") -> None:
-        """FORFEIT-2: the game stops at once; the unfinished deal is discarded."""
-        self._check_seat(seat)
-        if self.phase == P_OVER:
-            raise IllegalAction("the game is already over")
-        self.forfeited = (seat, str(reason))
-        self._end_game()
-
-    # -- results --------------------------------------------------------------
-    def scores(self) -> list[int]:
-        raise NotImplementedError
-
-    def ranking(self) -> list[int]:
-        if self.phase != P_OVER:
-            raise ValueError("ranking() is only defined once the game is over")
-        return self._ranking()
-
-    def _ranking(self) -> list[int]:
-        """FORFEIT-2 and COMMON-7 for players on their own; partners override."""
-        scores = self.scores()
-        if self.forfeited is None:
-            return competition_ranks(scores)
-        offender = self.forfeited[0]
-        others = [s for s in range(self.n) if s != offender]
-        ranks = competition_ranks([scores[s] for s in others])
-        result = [self.n] * self.n  # the offender is last alone
-        for s, r in zip(others, ranks, strict=True):
-            result[s] = r
-        return result
 
     # -- views ----------------------------------------------------------------
     def _public_history(self) -> list[dict[str, Any]]:
         """The public history, one dict per deal, kept and extended in place (shared).
 
         Every action is public, so one view serves every seat. The ``[seat,
-        label]`` pairs of each deal are kept in ``view_cache`` and extended with
-        the actions applied since the last call; a finished deal's dict (head,
+        label]`` pairs of each deal are kept in the view (``TrickState._view``) and
+        extended with the actions applied since the last call; a finished deal's dict (head,
         ``actions``, ``result``) is made once, when the deal is logged, and never
         changes again. The current deal's dict is made afresh each call around
         its growing ``actions`` list. The cache belongs to this state's
@@ -481,25 +284,13 @@ class ManigliaState(State):
         first use. The list returned is new; what it holds is the cache's:
         read-only.
         """
-        history = self.history
-        view = self.view_cache
-        if view is None or view.owner is not history:
-            view = self.view_cache = PublicHistory(history)
-        actions, starts = view.actions, self.deal_starts
-        length = len(history)
-        if view.seen < length or len(actions) < len(starts):
-            seen, index = view.seen, len(actions) - 1
-            while True:
-                if index >= 0:
-                    end = starts[index + 1] if index + 1 < len(starts) else length
-                    if seen < end:
-                        actions[index] += [[e >> 8, LABELS[e & 0xFF]] for e in history[seen:end]]
-                        seen = end
-                index += 1
-                if index == len(starts):
-                    break
-                actions.append([])
-            view.seen = seen
+        view = self._view()
+        actions, history = view.deals, self.history
+        for index, begin, end in view.spans(self.deal_starts):
+            if index == len(actions):
+                actions.append([])  # the deal's [seat, label] pairs
+            if begin < end:
+                actions[index] += [[e >> 8, LABELS[e & 0xFF]] for e in history[begin:end]]
         final, log = view.final, self.deal_log
         while len(final) < len(log) and len(final) < len(actions):
             i = len(final)
@@ -508,7 +299,7 @@ class ManigliaState(State):
             entry["result"] = _copy(log[i]["result"])
             final.append(entry)
         deals = final[:]
-        for i in range(len(final), len(starts)):
+        for i in range(len(final), len(self.deal_starts)):
             entry = self._deal_head(i)
             entry["actions"] = actions[i]
             deals.append(entry)
@@ -586,14 +377,6 @@ class ManigliaState(State):
 
     def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
         """Hook: add the variant's public facts."""
-
-    def record(self) -> dict[str, Any]:
-        return self._record_of(
-            self.first_dealer,
-            [[LATIN_NAMES[c] for c in deck] for deck in self.decks],
-            [LABELS[e & 0xFF] for e in self.history],
-            self.forfeited,
-        )
 
 
 def _copy(value: Any) -> Any:

@@ -6,17 +6,17 @@ Everything here is a plain function or table over integer cards (see
 
 from __future__ import annotations
 
-from games.cards import FRENCH_INDEX, FRENCH_NAMES, suit_tables
+from games.cards import FRENCH_INDEX, FRENCH_NAMES
+from games.tricks import FRENCH_LAYOUT, NO_TRUMP, trick_keys
 
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
-NO_TRUMP = -1
-SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+SUIT_MASKS: tuple[int, ...] = FRENCH_LAYOUT.masks
 FULL_PACK = (1 << 52) - 1
 #: MANNI-BASIC-2: the 48-card pack without the four 2s (rank 0).
-PACK_WITHOUT_TWOS = FULL_PACK & ~sum(1 << (13 * s) for s in range(4))
+PACK_WITHOUT_TWOS = FULL_PACK & ~sum(FRENCH_LAYOUT.with_suit(1, s) for s in range(4))
 
 #: ``SUIT_CARDS[s][m]``: cards of the 13-bit pattern ``m`` of suit ``s``, ascending.
-SUIT_CARDS = suit_tables(13, 4)
+SUIT_CARDS = FRENCH_LAYOUT.cards
 
 #: MANNI-BASIC-3: trump of deal k is ``BASIC_TRUMPS[(k - 1) % 4]``.
 BASIC_TRUMPS = (HEARTS, SPADES, DIAMONDS, CLUBS)
@@ -33,33 +33,19 @@ def card_number(name: str) -> int:
 
 
 def suit_of(card: int) -> int:
-    return card // 13
+    return FRENCH_LAYOUT.suits[card]
 
 
-def _key_table(trump: int, led: int, ace_low: bool) -> tuple[int, ...]:
-    """Trick strength of each card when ``led`` was led (COMMON-5).
+#: Trick strength by rank (``2..A``), and with the ace lowest (HORN-3, LAUG-2 in Nullo).
+RANK_STRENGTH = tuple(range(1, 14))
+ACE_LOW_STRENGTH = (*range(1, 13), 0)
 
-    Trumps beat the led suit, which beats everything else; within a suit the
-    rank decides (HORN-3: the ace is lowest in Nullo when ``ace_low``).
-    """
-    keys = []
-    for card in range(52):
-        suit, rank = divmod(card, 13)
-        strength = rank + 1
-        if ace_low and rank == 12:
-            strength = 0
-        if suit == trump:
-            keys.append(200 + strength)
-        elif suit == led:
-            keys.append(100 + strength)
-        else:
-            keys.append(strength)
-    return tuple(keys)
-
-
-#: ``TRICK_KEYS[(trump, ace_low)][led]``: see :func:`_key_table`.
+#: ``TRICK_KEYS[(trump, ace_low)][led][c]``: the strength of card ``c`` (COMMON-5):
+#: trumps beat the led suit, which beats everything else; within a suit the rank decides.
 TRICK_KEYS: dict[tuple[int, bool], tuple[tuple[int, ...], ...]] = {
-    (trump, ace_low): tuple(_key_table(trump, led, ace_low) for led in range(4))
+    (trump, ace_low): trick_keys(
+        FRENCH_LAYOUT, trump, ACE_LOW_STRENGTH if ace_low else RANK_STRENGTH
+    )
     for trump in (NO_TRUMP, SPADES, HEARTS, DIAMONDS, CLUBS)
     for ace_low in (False, True)
 }
@@ -97,7 +83,7 @@ def basic_game_over(totals: list[int], tie: str, target: int = 10) -> bool:
 
 def horn_contract(card: int, table: str = "standard") -> tuple[str, int]:
     """HORN-4: the contract (type, trump suit) set by the contract card."""
-    suit, rank = divmod(card, 13)  # rank 0 is the two
+    suit, rank = FRENCH_LAYOUT.suit_of(card), FRENCH_LAYOUT.ranks[card]  # rank 0 is the two
     nullo_top, suit_top = (3, 7) if table == "standard" else (4, 8)
     if rank <= nullo_top:
         return NULLO, NO_TRUMP

@@ -1,0 +1,445 @@
+"""The trick-taking core shared by the Manni and Maniglia families.
+
+Two parts:
+
+- :class:`SuitLayout`: how a pack's cards sit in a hand bitmask. Card ``c`` is
+  bit ``c``; suit ``s`` holds the ``width`` bits from ``s * width`` (13 for the
+  French pack, 10 for the Latin one), rank order within it. The named helpers
+  (``suit_of``, ``suit_mask``, ``with_suit``, ``cards_of``, ...) and the
+  tables behind them replace raw shifts in the engines.
+- :class:`TrickState`: the part of a state both families share: dealing the
+  next deck, the card-play step of ``apply_id`` and the end of a trick, the
+  end of a deal, ``forfeit``, ``ranking``, ``record`` and the incremental
+  public history. A family subclass keeps its own rules (what a player may
+  play, what comes before play, scoring, observations) in the ``_`` hooks.
+
+Phases: :data:`P_PLAY` and :data:`P_OVER` are the same numbers in every
+family; a family numbers its other phases from :data:`FIRST_FAMILY_PHASE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from games import rng
+from games.cards import CARD_BITS, FRENCH_NAMES, LATIN_NAMES, bits_of, parse_deck, suit_tables
+from games.core import DEALER_STEPS, Game, IllegalAction, State, competition_ranks
+
+P_PLAY, P_OVER = 0, 1
+#: The first phase number a family may use for its phases before trick play.
+FIRST_FAMILY_PHASE = 2
+#: Card numbers are below this (``CARD_BITS`` has a bit for each).
+CARD_LIMIT = len(CARD_BITS)
+NO_TRUMP = -1
+
+
+class SuitLayout:
+    """Four suits of ``width`` bits in a hand mask: suit ``s`` is bits ``s*width ..``.
+
+    The tables (``shifts``, ``masks``, ``suits``, ``cards``) are what the hot
+    loops index; the methods name the same operations for everything else.
+    """
+
+    __slots__ = (
+        "cards",
+        "cards_of",
+        "full",
+        "masks",
+        "names_of",
+        "ranks",
+        "shifts",
+        "suits",
+        "width",
+    )
+
+    def __init__(self, width: int, names: Sequence[str], count: int = 4) -> None:
+        self.width = width
+        #: The pattern of a whole suit (``width`` ones).
+        self.full = (1 << width) - 1
+        #: ``shifts[s]``: where suit ``s`` starts in a hand mask.
+        self.shifts: tuple[int, ...] = tuple(width * s for s in range(count))
+        #: ``masks[s]``: every card of suit ``s``, as a hand mask.
+        self.masks: tuple[int, ...] = tuple(self.full << shift for shift in self.shifts)
+        #: ``suits[c]``: the suit of card ``c``.
+        self.suits: tuple[int, ...] = tuple(c // width for c in range(width * count))
+        #: ``ranks[c]``: the rank of card ``c`` within its suit (0: the lowest bit).
+        self.ranks: tuple[int, ...] = tuple(c % width for c in range(width * count))
+        #: ``cards[s][p]``: the card numbers of suit pattern ``p`` of suit ``s``, ascending.
+        self.cards = suit_tables(width, count)
+        #: ``cards_of(mask)``: the cards of a hand mask, ascending (the legal-list order).
+        self.cards_of: Callable[[int], list[int]] = self.lister(self.cards)
+        #: ``names_of(mask)``: the labels (``names[c]``) of the cards of ``mask``, in order.
+        self.names_of: Callable[[int], list[str]] = self.lister(self.mapped(names))
+
+    def suit_of(self, card: int) -> int:
+        return self.suits[card]
+
+    def suit_mask(self, hand: int, suit: int) -> int:
+        """The ``width``-bit pattern of ``suit`` in ``hand`` (bit ``r``: rank ``r``)."""
+        return hand >> self.shifts[suit] & self.full
+
+    def with_suit(self, pattern: int, suit: int) -> int:
+        """The hand mask of the cards of ``suit`` whose ranks are the bits of ``pattern``."""
+        return (pattern & self.full) << self.shifts[suit]
+
+    def card(self, suit: int, rank: int) -> int:
+        return self.shifts[suit] + rank
+
+    def suit_lists(self, hand: int) -> list[list[int]]:
+        """The cards of ``hand`` as one ascending list per suit (what playouts pop from)."""
+        full, cards = self.full, self.cards
+        return [list(cards[s][hand >> shift & full]) for s, shift in enumerate(self.shifts)]
+
+    def mapped(self, values: Sequence[Any]) -> list[list[tuple[Any, ...]]]:
+        """``table[s][p]``: ``values[c]`` for the cards ``c`` of suit pattern ``p`` of ``s``."""
+        return [[tuple(values[c] for c in cards) for cards in suit] for suit in self.cards]
+
+    def lister(self, tables: Sequence[Sequence[tuple[Any, ...]]]) -> Callable[[int], list[Any]]:
+        """A function ``mask -> [*tables[0][p0], *tables[1][p1], ...]`` (``p``: suit patterns).
+
+        Made once per table: one lookup per suit, its shifts bound in the closure.
+        """
+        if len(tables) != 4:
+            raise ValueError("a lister is made for four suits")
+        t0, t1, t2, t3 = tables
+        full = self.full
+        _, s1, s2, s3 = self.shifts
+
+        def spread(mask: int) -> list[Any]:
+            return [
+                *t0[mask & full],
+                *t1[mask >> s1 & full],
+                *t2[mask >> s2 & full],
+                *t3[mask >> s3],
+            ]
+
+        return spread
+
+
+#: The French pack (Manni): suits ``S H D C`` of 13 ranks ``2..A`` (COMMON-4).
+FRENCH_LAYOUT = SuitLayout(13, FRENCH_NAMES)
+#: The Latin pack (Maniglia): suits ``D C S B`` of 10 ranks ``2..7`` (MANIGLIA-GEN-1).
+LATIN_LAYOUT = SuitLayout(10, LATIN_NAMES)
+
+
+def trick_keys(
+    layout: SuitLayout, trump: int, strength: Sequence[int]
+) -> tuple[tuple[int, ...], ...]:
+    """COMMON-5: ``keys[led][c]``, the strength of card ``c`` in a trick led with ``led``.
+
+    Trumps beat the led suit, which beats every other suit (whose cards never
+    win); within a suit ``strength[rank]`` decides. The highest key wins.
+    """
+    suits, ranks = layout.suits, layout.ranks
+    return tuple(
+        tuple(
+            (200 if suits[c] == trump else 100 if suits[c] == led else 0) + strength[ranks[c]]
+            for c in range(len(suits))
+        )
+        for led in range(len(layout.shifts))
+    )
+
+
+class PublicHistory:
+    """One view of a state's history, brought up to date by :meth:`spans`.
+
+    ``owner`` is the state's history list the view follows (a clone, whose
+    history is a copy, makes its own view); ``deals`` holds what the family
+    builds per deal, ``final`` what it builds once a deal is over.
+    """
+
+    __slots__ = ("deals", "final", "owner", "seen")
+
+    def __init__(self, owner: list[int]) -> None:
+        self.owner = owner
+        self.deals: list[Any] = []
+        self.final: list[Any] = []
+        self.seen = 0  # history entries already in ``deals``
+
+    def spans(self, starts: list[int]) -> list[tuple[int, int, int]]:
+        """The entries not seen yet, per deal: ``(deal index, start, end)`` of ``owner``.
+
+        ``starts`` is the state's ``deal_starts``. Every deal ``deals`` has no
+        entry for yet comes back too (its span may be empty); the family
+        appends its container for it, then extends it with ``owner[start:end]``.
+        The view counts them all as seen.
+        """
+        length, known, seen = len(self.owner), len(self.deals), self.seen
+        if seen == length and known == len(starts):
+            return []
+        out = []
+        last = len(starts) - 1
+        for index in range(max(known - 1, 0), last + 1):
+            end = starts[index + 1] if index < last else length
+            begin = max(seen, starts[index])
+            if index >= known or begin < end:
+                out.append((index, begin, end))
+        self.seen = length
+        return out
+
+
+class TrickState(State):
+    """A trick-taking game: deals of cards from a pack, played out one trick at a time.
+
+    The family sets the class attributes (its pack, labels, players, play
+    direction) and the hooks; everything here is the same for both families.
+    """
+
+    #: The cards of one deck (a mask) and each card's label and its index.
+    PACK: ClassVar[int] = 0
+    CARD_NAMES: ClassVar[Sequence[str]] = ()
+    CARD_INDEX: ClassVar[dict[str, int]] = {}
+    LAYOUT: ClassVar[SuitLayout]
+    PLAYERS: ClassVar[int] = 3
+    #: The seat step from one player to the next in a trick (the family's direction).
+    PLAY_STEP: ClassVar[int] = 1
+    #: The deal cap: the game ends after this many deals whatever the score.
+    MAX_DEALS: ClassVar[int] = 100
+
+    __slots__ = (
+        "after",
+        "deal",
+        "deal_starts",
+        "dealer",
+        "decks",
+        "first_dealer",
+        "forfeited",
+        "game",
+        "given_decks",
+        "hands",
+        "history",
+        "keys",
+        "leader",
+        "led",
+        "legal_mask",
+        "n",
+        "phase",
+        "seed",
+        "to_move",
+        "trick",
+        "trump",
+        "view_cache",
+        "win_card",
+        "win_seat",
+        "won",
+    )
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def new(cls, game: Game, seed: int, dealer: int | None, decks: Any) -> TrickState:
+        self = cls.__new__(cls)
+        self.game = game
+        self.seed = seed
+        self.n = n = cls.PLAYERS
+        self.after = tuple((seat + cls.PLAY_STEP) % n for seat in range(n))
+        self.given_decks = [
+            parse_deck(deck, cls.CARD_INDEX, cls.PACK, f"deck {i}")
+            for i, deck in enumerate(decks or ())
+        ]
+        self.first_dealer = rng.draw(n, seed, "dealer") if dealer is None else dealer
+        self.dealer = self.first_dealer
+        self.deal = 0
+        self.decks: list[list[int]] = []
+        self.history: list[int] = []  # seat << 8 | action id, in order
+        self.deal_starts: list[int] = []  # the history index where each deal starts
+        self.forfeited: tuple[int, str] | None = None
+        self.view_cache: dict[int | None, PublicHistory] = {}  # per viewer (_view)
+        self._init_family()
+        self._init_game()
+        self._start_deal()
+        return self
+
+    def _init_family(self) -> None:
+        """Hook: per-game fields of the family."""
+
+    def _init_game(self) -> None:
+        """Hook: per-game fields of the variant."""
+
+    @classmethod
+    def pack_cards(cls) -> tuple[int, ...]:
+        """The cards of one deck, ascending (computed once per class)."""
+        cached = cls.__dict__.get("_pack_cards")
+        if cached is None:
+            cached = tuple(bits_of(cls.PACK))
+            cls._pack_cards = cached
+        return cached
+
+    def _next_deck(self) -> list[int]:
+        """The deck of the deal starting now: the given one, else a seeded shuffle (COMMON-3)."""
+        index = self.deal - 1
+        if index < len(self.given_decks):
+            deck = self.given_decks[index]
+        else:
+            deck = rng.shuffled(self.pack_cards(), self.seed, f"deck/{self.deal}")
+        self.decks.append(deck)
+        return deck
+
+    def _start_deal(self) -> None:
+        self.deal += 1
+        self.deal_starts.append(len(self.history))
+        self.won = [0] * self.n
+        self.trick: list[int] = []
+        self.led = -1
+        self.win_card = self.win_seat = -1
+        self.trump = NO_TRUMP  # until this deal's trump is known (a forfeit may come first)
+        self.legal_mask = -1  # the current player's legal cards once computed, else -1
+        self._deal(self._next_deck())
+
+    def _deal(self, deck: list[int]) -> None:
+        """Hook: deal ``deck`` and set up the deal's first decision."""
+        raise NotImplementedError
+
+    def _start_play(self, leader: int, trump: int, keys: Sequence[Sequence[int]]) -> None:
+        """Trick play begins: ``keys[led][c]`` is card ``c``'s strength (COMMON-5)."""
+        self.phase = P_PLAY
+        self.trump = trump
+        self.keys = keys
+        self.legal_mask = -1
+        self.leader = self.to_move = leader
+
+    # -- queries ------------------------------------------------------------
+    def current_player(self) -> int | None:
+        return None if self.phase == P_OVER else self.to_move
+
+    def is_over(self) -> bool:
+        return self.phase == P_OVER
+
+    def deal_number(self) -> int:
+        return self.deal
+
+    def _playable(self, seat: int, hand: int) -> int:
+        """Hook: the cards of ``hand`` that ``seat`` may play to the trick now (a mask)."""
+        raise NotImplementedError
+
+    def _legal_other(self) -> list[int]:
+        """Hook: legal ids of a decision other than a card play."""
+        raise NotImplementedError
+
+    def _is_legal_other(self, action: int) -> bool:
+        """Hook: ``action in self._legal_other()``, possibly without building the list."""
+        return action in self._legal_other()
+
+    # -- moves ----------------------------------------------------------------
+    def apply_id(self, action: int) -> None:
+        phase = self.phase
+        if phase == P_PLAY:
+            if type(action) is int and 0 <= action < CARD_LIMIT:
+                seat = self.to_move
+                hand = self.hands[seat]
+                bit = CARD_BITS[action]
+                legal = self.legal_mask
+                if legal < 0:
+                    legal = self._playable(seat, hand)
+                if legal & bit:
+                    self.legal_mask = -1
+                    trick = self.trick
+                    if trick:
+                        # COMMON-5: the strongest card so far (trump, else led suit) wins.
+                        keys = self.keys[self.led]
+                        if keys[action] > keys[self.win_card]:
+                            self.win_card = action
+                            self.win_seat = seat
+                    else:
+                        self.led = self.LAYOUT.suits[action]
+                        self.win_card = action
+                        self.win_seat = seat
+                    self.hands[seat] = hand ^ bit
+                    self.history.append(seat << 8 | action)
+                    trick.append(action)
+                    if len(trick) == self.n:
+                        self._finish_trick()
+                    else:
+                        self.to_move = self.after[seat]
+                    return
+        elif phase != P_OVER and type(action) is int and self._is_legal_other(action):
+            seat = self.to_move
+            self.history.append(seat << 8 | action)
+            self._apply_other(seat, action)
+            return
+        self._reject_id(action)
+
+    def _reject_id(self, action: object) -> None:
+        labels = self.LABELS
+        label = labels[action] if type(action) is int and 0 <= action < len(labels) else action
+        self._reject(label)
+
+    def _apply_other(self, seat: int, action: int) -> None:
+        """Hook: apply the legal decision ``action`` of ``seat`` (not a card play)."""
+        raise NotImplementedError
+
+    def _finish_trick(self) -> None:
+        """COMMON-5: the trick's winner takes it and leads the next; the last ends the deal."""
+        winner = self.win_seat
+        self.won[winner] += 1
+        self._take_trick(winner)
+        self.trick = []
+        self.led = -1
+        self.leader = self.to_move = winner
+        if not self.hands[winner]:
+            self._finish_deal()
+
+    def _take_trick(self, winner: int) -> None:
+        """Hook: what else ``winner`` gains from the trick just completed."""
+
+    def _finish_deal(self) -> None:
+        """Score the deal; the game ends, or the next deal starts with the next dealer."""
+        if self._score_deal() or self.deal >= self.MAX_DEALS:
+            self._end_game()
+            return
+        step = DEALER_STEPS[self.game.variant.dealer_rotation]  # COMMON-2
+        self.dealer = (self.dealer + step) % self.n
+        self._start_deal()
+
+    def _score_deal(self) -> bool:
+        """Hook: add the deal's scores; return True when the game is over."""
+        raise NotImplementedError
+
+    def _end_game(self) -> None:
+        self.phase = P_OVER
+        self.to_move = -1
+
+    def forfeit(self, seat: int, reason: str = "illegal") -> None:
+        """FORFEIT-2: the game stops at once; the unfinished deal is discarded."""
+        self._check_seat(seat)
+        if self.phase == P_OVER:
+            raise IllegalAction("the game is already over")
+        self.forfeited = (seat, str(reason))
+        self._end_game()
+
+    # -- results --------------------------------------------------------------
+    def ranking(self) -> list[int]:
+        if self.phase != P_OVER:
+            raise ValueError("ranking() is only defined once the game is over")
+        return self._ranking()
+
+    def _ranking(self) -> list[int]:
+        """COMMON-7 and FORFEIT-2 for players on their own: an offender is last alone."""
+        scores = self.scores()
+        if self.forfeited is None:
+            return competition_ranks(scores)
+        offender = self.forfeited[0]
+        others = [s for s in range(self.n) if s != offender]
+        ranks = competition_ranks([scores[s] for s in others])
+        result = [self.n] * self.n
+        for s, r in zip(others, ranks, strict=True):
+            result[s] = r
+        return result
+
+    # -- views ----------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        names, labels = self.CARD_NAMES, self.LABELS
+        return self._record_of(
+            self.first_dealer,
+            [[names[c] for c in deck] for deck in self.decks],
+            [labels[e & 0xFF] for e in self.history],
+            self.forfeited,
+        )
+
+    def _view(self, key: int | None = None) -> PublicHistory:
+        """The :class:`PublicHistory` of this state's history for viewer ``key``."""
+        cache = self.view_cache
+        view = cache.get(key)
+        if view is None or view.owner is not self.history:
+            view = cache[key] = PublicHistory(self.history)
+        return view
