@@ -11,50 +11,26 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import time
 import urllib.request
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection, connections
+from django.db import connection
 
+from tests.browser import chromium_browser, in_thread
 from tests.dashboard.conftest import make_competition, play_one, session_cookie
 from tournaments.demo import asgi_server_argv
 from tournaments.models import RatingEvent
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless=new",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def in_thread(function, *args):
-    """Run database code outside Playwright's event loop (which owns this thread)."""
-
-    def run():
-        try:
-            return function(*args)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
 
 
 def free_port() -> int:
@@ -137,9 +113,7 @@ def chart_points_expected(competition) -> int:
 
 
 def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail("chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from tournaments import execution
 
@@ -166,138 +140,133 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
     chart_points = r"""() => [...document.querySelectorAll('#rating-chart polyline')]
         .reduce((n, line) => n + line.getAttribute('points').trim().split(/\s+/).length, 0)"""
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1200, "height": 760})
-            context.add_cookies(
-                [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": server}]
-            )
-            page = context.new_page()
-            page.goto(f"{server}/")
-            expect(page.locator("nav")).to_contain_text("olga")
-            page.locator("#home-competitions a", has_text="Live night").click()
-            expect(page).to_have_url(f"{server}/dashboard/competitions/{competition.pk}/")
-            expect(page.locator("#live")).to_have_text("live", timeout=10_000)
-            expect(page.locator("#progress")).to_contain_text(f"0 / {total} matches done")
-            expect(page.locator("#standings td.trend").first).to_have_text("\N{EN DASH}")
-            expect(page.locator("#chart")).to_contain_text("no rated matches yet")
-            expect(page.locator('#rounds li[data-round="1"]')).to_contain_text("0 / 2 done")
-            page.evaluate("window.notReloaded = true")
+    with chromium_browser() as browser:
+        context = browser.new_context(viewport={"width": 1200, "height": 760})
+        context.add_cookies(
+            [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": server}]
+        )
+        page = context.new_page()
+        page.goto(f"{server}/")
+        expect(page.locator("nav")).to_contain_text("olga")
+        page.locator("#home-competitions a", has_text="Live night").click()
+        expect(page).to_have_url(f"{server}/dashboard/competitions/{competition.pk}/")
+        expect(page.locator("#live")).to_have_text("live", timeout=10_000)
+        expect(page.locator("#progress")).to_contain_text(f"0 / {total} matches done")
+        expect(page.locator("#standings td.trend").first).to_have_text("\N{EN DASH}")
+        expect(page.locator("#chart")).to_contain_text("no rated matches yet")
+        expect(page.locator('#rounds li[data-round="1"]')).to_contain_text("0 / 2 done")
+        page.evaluate("window.notReloaded = true")
 
-            first = in_thread(play_one, competition)  # recorded by the services directly
-            second = in_thread(by_worker, "worker-2/102")
+        first = in_thread(play_one, competition)  # recorded by the services directly
+        second = in_thread(by_worker, "worker-2/102")
 
-            # The round is over: the next one is paired, so the total grows too.
-            expect(page.locator("#progress")).to_contain_text(
-                re.compile(r"^2 / \d+ matches done"), timeout=10_000
-            )
-            expect(page.locator("#recent li").first).to_contain_text(f"Match {second.pk}:")
-            expect(page.locator("#recent")).to_contain_text(f"Match {first.pk}:")
-            games = page.locator("#standings tbody td:nth-child(5)").all_inner_texts()
-            assert sorted(games, key=int)[-1] == str(competition.games_per_match)
-            expect(page.locator("#standings td.trend.up").first).to_contain_text("▲")
-            expect(page.locator("#standings td.trend.down").first).to_contain_text("▼")
-            first_round = page.locator('#rounds li[data-round="1"]')
-            expect(first_round).to_contain_text("finished")
-            expect(first_round).to_contain_text("2 / 2 done")
-            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("in play")
-            expect(page.locator("#current-round h3")).to_have_text("Round 2 pairings")
-            expect(page.locator("#rating-chart polyline")).to_have_count(6)
-            page.wait_for_function(f"() => ({chart_points})() === 12")  # six starts, six results
+        # The round is over: the next one is paired, so the total grows too.
+        expect(page.locator("#progress")).to_contain_text(
+            re.compile(r"^2 / \d+ matches done"), timeout=10_000
+        )
+        expect(page.locator("#recent li").first).to_contain_text(f"Match {second.pk}:")
+        expect(page.locator("#recent")).to_contain_text(f"Match {first.pk}:")
+        games = page.locator("#standings tbody td:nth-child(5)").all_inner_texts()
+        assert sorted(games, key=int)[-1] == str(competition.games_per_match)
+        expect(page.locator("#standings td.trend.up").first).to_contain_text("▲")
+        expect(page.locator("#standings td.trend.down").first).to_contain_text("▼")
+        first_round = page.locator('#rounds li[data-round="1"]')
+        expect(first_round).to_contain_text("finished")
+        expect(first_round).to_contain_text("2 / 2 done")
+        expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("in play")
+        expect(page.locator("#current-round h3")).to_have_text("Round 2 pairings")
+        expect(page.locator("#rating-chart polyline")).to_have_count(6)
+        page.wait_for_function(f"() => ({chart_points})() === 12")  # six starts, six results
 
-            in_thread(by_worker, "worker-1/101")
-            in_thread(by_worker, "worker-2/102")
-            # The lines grow live: a start and a point per rated match for every entry
-            # that has played (who sat out which round follows the round robin's design).
-            expected = in_thread(chart_points_expected, competition)
-            assert expected > 12
-            page.wait_for_function(f"() => ({chart_points})() === {expected}")
-            expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("2 / 2 done")
-            held = in_thread(hold, "worker-3/103")
-            # An organiser, not staff: the worker's label, never its host and pid.
-            expect(page.locator("#workers")).to_contain_text(f"#{held.pk}", timeout=10_000)
-            expect(page.locator("#workers")).to_contain_text(re.compile(r"worker-[0-9a-f]{8}"))
-            expect(page.locator("#workers")).not_to_contain_text("worker-3/103")
-            expect(page.locator("#running")).to_contain_text(f"Match {held.pk}:")
-            expect(page.locator(f'#current-round tr[data-match="{held.pk}"]')).to_contain_text(
-                "being played"
-            )
-            expect(page.locator("#queue-counts")).to_contain_text("4 done")
-            assert page.evaluate("window.notReloaded") is True
-            page.screenshot(path=str(IMAGES / "dashboard.png"), full_page=True)
+        in_thread(by_worker, "worker-1/101")
+        in_thread(by_worker, "worker-2/102")
+        # The lines grow live: a start and a point per rated match for every entry
+        # that has played (who sat out which round follows the round robin's design).
+        expected = in_thread(chart_points_expected, competition)
+        assert expected > 12
+        page.wait_for_function(f"() => ({chart_points})() === {expected}")
+        expect(page.locator('#rounds li[data-round="2"]')).to_contain_text("2 / 2 done")
+        held = in_thread(hold, "worker-3/103")
+        # An organiser, not staff: the worker's label, never its host and pid.
+        expect(page.locator("#workers")).to_contain_text(f"#{held.pk}", timeout=10_000)
+        expect(page.locator("#workers")).to_contain_text(re.compile(r"worker-[0-9a-f]{8}"))
+        expect(page.locator("#workers")).not_to_contain_text("worker-3/103")
+        expect(page.locator("#running")).to_contain_text(f"Match {held.pk}:")
+        expect(page.locator(f'#current-round tr[data-match="{held.pk}"]')).to_contain_text(
+            "being played"
+        )
+        expect(page.locator("#queue-counts")).to_contain_text("4 done")
+        assert page.evaluate("window.notReloaded") is True
+        page.screenshot(path=str(IMAGES / "dashboard.png"), full_page=True)
 
-            # The match page: every game numbered from 1, each with its replay.
-            page.locator("#recent li").last.locator("a", has_text="Match").click()
-            expect(page.locator("h1")).to_contain_text("Match")
-            games = page.locator("#games tbody tr")
-            expect(games).to_have_count(competition.games_per_match)
-            expect(games.first.locator("td").first).to_have_text("1")
-            match_url = page.url
-            page.locator("#games a", has_text="replay game 2").click()
-            expect(page.locator("h1")).to_contain_text(f"game 2 of {competition.games_per_match}")
-            page.click("#previous-game")
-            expect(page.locator("h1")).to_contain_text("game 1 of")
-            expect(page.locator("#position")).to_contain_text("step 0")
-            # The deal: three seats named after their bots, every hand face down.
-            expect(page.locator(".felt .table-seat")).to_have_count(3)
-            expect(page.locator(".table-seat .playing-card.back")).to_have_count(3)
-            expect(page.locator("#said")).to_contain_text("deals")
-            for _ in range(4):
-                page.click("#next")
-            expect(page.locator("#position")).to_contain_text("step 4")
-            expect(page.locator("#moves li.current a")).to_have_attribute("data-step", "4")
-            page.keyboard.press("ArrowLeft")
-            expect(page.locator("#position")).to_contain_text("step 3")
+        # The match page: every game numbered from 1, each with its replay.
+        page.locator("#recent li").last.locator("a", has_text="Match").click()
+        expect(page.locator("h1")).to_contain_text("Match")
+        games = page.locator("#games tbody tr")
+        expect(games).to_have_count(competition.games_per_match)
+        expect(games.first.locator("td").first).to_have_text("1")
+        match_url = page.url
+        page.locator("#games a", has_text="replay game 2").click()
+        expect(page.locator("h1")).to_contain_text(f"game 2 of {competition.games_per_match}")
+        page.click("#previous-game")
+        expect(page.locator("h1")).to_contain_text("game 1 of")
+        expect(page.locator("#position")).to_contain_text("step 0")
+        # The deal: three seats named after their bots, every hand face down.
+        expect(page.locator(".felt .table-seat")).to_have_count(3)
+        expect(page.locator(".table-seat .playing-card.back")).to_have_count(3)
+        expect(page.locator("#said")).to_contain_text("deals")
+        for _ in range(4):
+            page.click("#next")
+        expect(page.locator("#position")).to_contain_text("step 4")
+        expect(page.locator("#moves li.current a")).to_have_attribute("data-step", "4")
+        page.keyboard.press("ArrowLeft")
+        expect(page.locator("#position")).to_contain_text("step 3")
 
-            # The move list jumps to a completed trick in mid-game: its cards drawn as cards.
-            steps = page.evaluate("JSON.parse(document.getElementById('steps').textContent)")
-            assert page.locator("#moves a").count() == len(steps) - 1
-            trick = next(
-                s
-                for s in steps[12:]
-                if any(a.get("complete") for a in s["table"]["centre"])
-                and s["view"]["phase"] == "play"
-            )
-            plays = next(a for a in trick["table"]["centre"] if a.get("complete"))["plays"]
-            page.locator(f'#moves a[data-step="{trick["index"]}"]').click()
-            expect(page.locator("#position")).to_contain_text(f"step {trick['index']} /")
-            cards = page.locator(".centre .trick .playing-card")
-            expect(cards).to_have_count(len(plays))
-            for i, (_, label) in enumerate(plays):
-                expect(cards.nth(i)).to_have_attribute("data-card", label)
-                suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[label[-1]]
-                expect(cards.nth(i).locator(".suit")).to_have_text(suit)
-            expect(page.locator(".centre .play.winner")).to_have_count(1)
-            expect(page.locator("#said")).to_contain_text("takes the trick")
-            expect(page.locator("#scores")).to_contain_text("score")
-            page.screenshot(path=str(IMAGES / "replay.png"), full_page=True)
+        # The move list jumps to a completed trick in mid-game: its cards drawn as cards.
+        steps = page.evaluate("JSON.parse(document.getElementById('steps').textContent)")
+        assert page.locator("#moves a").count() == len(steps) - 1
+        trick = next(
+            s
+            for s in steps[12:]
+            if any(a.get("complete") for a in s["table"]["centre"]) and s["view"]["phase"] == "play"
+        )
+        plays = next(a for a in trick["table"]["centre"] if a.get("complete"))["plays"]
+        page.locator(f'#moves a[data-step="{trick["index"]}"]').click()
+        expect(page.locator("#position")).to_contain_text(f"step {trick['index']} /")
+        cards = page.locator(".centre .trick .playing-card")
+        expect(cards).to_have_count(len(plays))
+        for i, (_, label) in enumerate(plays):
+            expect(cards.nth(i)).to_have_attribute("data-card", label)
+            suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[label[-1]]
+            expect(cards.nth(i).locator(".suit")).to_have_text(suit)
+        expect(page.locator(".centre .play.winner")).to_have_count(1)
+        expect(page.locator("#said")).to_contain_text("takes the trick")
+        expect(page.locator("#scores")).to_contain_text("score")
+        page.screenshot(path=str(IMAGES / "replay.png"), full_page=True)
 
-            page.click("#last")
-            expect(page.locator("#result")).to_contain_text("Final result")
-            page.click("#first")
-            expect(page.locator("#position")).to_contain_text("step 0")
-            expect(page.locator("#result")).to_be_hidden()
+        page.click("#last")
+        expect(page.locator("#result")).to_contain_text("Final result")
+        page.click("#first")
+        expect(page.locator("#position")).to_contain_text("step 0")
+        expect(page.locator("#result")).to_be_hidden()
 
-            # A phone: every page fits 390 px, the standings too (wide tables scroll in
-            # their own box, never the page).
-            page.set_viewport_size({"width": 390, "height": 800})
-            wide = "() => document.documentElement.scrollWidth"
-            for url in (
-                f"{server}/",
-                f"{server}/dashboard/competitions/{competition.pk}/",
-                match_url,
-            ):
-                page.goto(url)
-                page.wait_for_load_state("load")
-                assert page.evaluate(wide) <= 390, url
-            page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
-            expect(page.locator("#standings tbody tr")).to_have_count(8)
-            box = page.locator("#standings-box").bounding_box()
-            assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-            page.screenshot(path=str(IMAGES / "competition-phone.png"))
-            page.set_viewport_size({"width": 1200, "height": 760})
-            page.goto(f"{server}/")
-            page.screenshot(path=str(IMAGES / "home.png"), full_page=True)
-        finally:
-            browser.close()
+        # A phone: every page fits 390 px, the standings too (wide tables scroll in
+        # their own box, never the page).
+        page.set_viewport_size({"width": 390, "height": 800})
+        wide = "() => document.documentElement.scrollWidth"
+        for url in (
+            f"{server}/",
+            f"{server}/dashboard/competitions/{competition.pk}/",
+            match_url,
+        ):
+            page.goto(url)
+            page.wait_for_load_state("load")
+            assert page.evaluate(wide) <= 390, url
+        page.goto(f"{server}/dashboard/competitions/{competition.pk}/")
+        expect(page.locator("#standings tbody tr")).to_have_count(8)
+        box = page.locator("#standings-box").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+        page.screenshot(path=str(IMAGES / "competition-phone.png"))
+        page.set_viewport_size({"width": 1200, "height": 760})
+        page.goto(f"{server}/")
+        page.screenshot(path=str(IMAGES / "home.png"), full_page=True)

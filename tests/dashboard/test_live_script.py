@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from django.test import Client
 
+from tests.browser import chromium_browser
 from tests.dashboard.conftest import make_competition, play_one
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tournaments import execution
 from tournaments.dashboard import views
 from tournaments.models import RatingEvent
@@ -48,16 +46,8 @@ window.afterFrame = () => new Promise((done) => askFrame(() => setTimeout(done, 
 
 @pytest.fixture
 def browser():
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail("chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium_browser() as chromium:
+        yield chromium
 
 
 def open_page(browser, html: str):

@@ -9,52 +9,27 @@ live server (these pages need no WebSocket).
 
 from __future__ import annotations
 
-import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from django.db import connections
 
 from bots.models import Bot, BotVersion
+from tests.browser import chromium_browser, in_thread
 from tests.web.conftest import FIRST_LEGAL_BOT, PASSWORD, make_user
 from tournaments.models import Competition, Match
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--no-first-run"]
 WIDTHS = (390, 1920)
 OVERFLOWS = "() => document.documentElement.scrollWidth > window.innerWidth + 1"
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def in_thread(function, *args):
-    """Run database code outside Playwright's event loop (which owns this thread)."""
-
-    def run():
-        try:
-            return function(*args)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 @pytest.fixture
 def chromium():
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail("chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium_browser() as browser:
+        yield browser
 
 
 @pytest.fixture

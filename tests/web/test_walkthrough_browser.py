@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -35,13 +34,8 @@ from django.conf import global_settings
 from django.conf import settings as django_settings
 from django.db import connection
 
-from tests.dashboard.test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    free_port,
-    in_thread,
-    test_database_url,
-)
+from tests.browser import chromium_browser, in_thread, require_chromium
+from tests.dashboard.test_browser import free_port, test_database_url
 from tests.web.conftest import PASSWORD, make_user
 from tournaments.demo import asgi_server_argv
 
@@ -72,8 +66,7 @@ def platform(settings, tmp_path):
     redis_url = os.environ.get("REDIS_URL")
     if not redis_url or connection.vendor != "postgresql":
         pytest.skip("the walk needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)")
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.fail("chromium is not installed (apt-get install chromium)")
+    require_chromium()
     tag = uuid.uuid4().hex[:10]
     queues = {
         "CARDROOM_MATCH_QUEUE": f"walk-matches-{tag}",
@@ -201,19 +194,15 @@ def close_competition(competition_id: int) -> None:
 
 
 def test_a_newcomer_and_an_organiser_walk_the_site(platform, settings):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base = platform
     ladder_id = in_thread(running_ladder)
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            author_walk(browser, base, ladder_id, expect)
-            in_thread(close_competition, ladder_id)  # its batches would only load the machine
-            organiser_walk(browser, base, expect)
-        finally:
-            browser.close()
+    with chromium_browser() as browser:
+        author_walk(browser, base, ladder_id, expect)
+        in_thread(close_competition, ladder_id)  # its batches would only load the machine
+        organiser_walk(browser, base, expect)
 
 
 def author_walk(browser, base: str, ladder_id: int, expect) -> None:
