@@ -61,11 +61,16 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          process (``host/pid``) for staff only; everyone else gets
                          an opaque label of it (:func:`worker_label`).
 ``competition.finished`` ``status``: the final status; ``standings``: the final rows.
+``head_to_head.updated`` ``head_to_head``: ``{"rows", "more"}``, the pairs that met
+                         (``dashboard.selectors.live_head_to_head``: matches,
+                         ahead-level-behind, game score, sign test), the first
+                         rows only and how many more there are.
 =======================  ==========================================================
 
 The builds send their events in that order (``match.started``, ``match.finished``,
 ``standings.updated``, ``round.finished``, ``round.started``,
-``competition.finished``, ``problems.updated``, ``queue.status``), each only if a
+``competition.finished``, ``problems.updated``, ``head_to_head.updated``,
+``queue.status``), each only if a
 notification called for it. Events are delivered at most once to the sockets
 connected at the time; a socket that (re)connects first receives a ``snapshot``
 of the current state, so nothing depends on having seen every event. Sending
@@ -102,6 +107,7 @@ ROUND_STARTED = "round.started"
 ROUND_FINISHED = "round.finished"
 COMPETITION_FINISHED = "competition.finished"
 PROBLEMS_UPDATED = "problems.updated"
+HEAD_TO_HEAD_UPDATED = "head_to_head.updated"
 QUEUE_STATUS = "queue.status"
 SNAPSHOT = "snapshot"
 
@@ -114,6 +120,7 @@ EVENT_TYPES = frozenset(
         ROUND_FINISHED,
         COMPETITION_FINISHED,
         PROBLEMS_UPDATED,
+        HEAD_TO_HEAD_UPDATED,
         QUEUE_STATUS,
     }
 )

@@ -153,6 +153,7 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
         "round.finished",
         "competition.finished",
         "problems.updated",
+        "head_to_head.updated",
         "queue.status",
     }
     assert kinds.index("standings.updated") < kinds.index("round.finished")
@@ -171,6 +172,13 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
     assert received["round.finished"]["round"]["number"] == 1
     assert received["competition.finished"]["status"] == "finished"
     assert received["problems.updated"]["problems"] == []  # random bots play legal moves
+    # One table of three: each pair met once, and one of the two finished ahead or level.
+    pairs = received["head_to_head.updated"]["head_to_head"]
+    assert pairs["more"] == 0 and len(pairs["rows"]) == 3
+    for row in pairs["rows"]:
+        assert row["matches"] == 1 and row["ahead"] + row["level"] + row["behind"] == 1
+        beaten = ranks[row["entry"]] < ranks[row["opponent"]]
+        assert row["ahead"] == int(beaten)
     assert received["queue.status"]["queue"]["done"] == 1
     await comm.disconnect()
 

@@ -173,6 +173,23 @@ def test_the_live_badge_goes_when_the_competition_ends(live, browser):
     assert not page.is_visible("#live")
 
 
+def test_the_head_to_head_is_drawn_from_the_snapshot_and_redrawn_live(live, browser):
+    page = open_page(browser, live.html)
+    first = live.snapshot["head_to_head"]["rows"]
+    assert len(first) == 3  # the one result: a table of three, three pairs
+    assert page.locator("#head-to-head tbody tr").count() == 3
+    names = page.locator("#head-to-head tbody tr").first.locator("td").all_inner_texts()
+    assert names[:3] == [first[0]["name"], first[0]["opponent_name"], "1"]
+
+    row = {**first[0], "matches": 2, "ahead": 2, "level": 0, "behind": 0, "score": 1.5}
+    update = {"rows": [row], "more": 4}
+    deliver(page, {"type": "head_to_head.updated", "competition": 1, "head_to_head": update})
+
+    cells = page.locator("#head-to-head tbody tr").all_inner_texts()
+    assert len(cells) == 1 and "2–0–0" in cells[0] and "1.5–" in cells[0]
+    assert "and 4 more pairs" in page.inner_text("#head-to-head-view")
+
+
 def test_a_burst_of_events_is_drawn_once_in_the_next_frame(live, browser):
     competition, snapshot = live.competition, live.snapshot
     page = open_page(browser, live.html)

@@ -23,7 +23,6 @@ from tournaments.dashboard.words import (
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import (
     competitions_visible_to,
-    head_to_head_for_competition,
     standings_for_competition,
 )
 
@@ -182,7 +181,6 @@ def competition_page(*, competition: Competition) -> dict[str, Any]:
     ]
     return {
         "entries": list(entries),
-        "head_to_head": head_to_head_for_competition(competition=competition),
         "variant": variant,
         "options": options,
     }

@@ -23,7 +23,11 @@ from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
-from tournaments.selectors import competition_progress, standings_for_competition
+from tournaments.selectors import (
+    competition_progress,
+    head_to_head_for_competition,
+    standings_for_competition,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +70,20 @@ def failed_matches(*, competition: Competition) -> list[dict[str, Any]]:
     return [{"id": m.pk, "table": m.table, "error": m.error[-500:]} for m in rows]
 
 
+#: Pairs a live head-to-head carries (a big ladder's full table is read through the API).
+LIVE_HEAD_TO_HEAD_ROWS = 300
+
+
+def live_head_to_head(*, competition: Competition) -> dict[str, Any]:
+    """The head-to-head panel: the first :data:`LIVE_HEAD_TO_HEAD_ROWS` pairs that met
+    (``selectors.head_to_head_for_competition``) and how many more there are."""
+    rows = head_to_head_for_competition(competition=competition)
+    return {
+        "rows": rows[:LIVE_HEAD_TO_HEAD_ROWS],
+        "more": max(0, len(rows) - LIVE_HEAD_TO_HEAD_ROWS),
+    }
+
+
 def competition_snapshot(
     *, competition: Competition, admin: bool = False, staff: bool = False
 ) -> dict[str, Any]:
@@ -84,6 +102,7 @@ def competition_snapshot(
         "progress": progress_from_queue(competition, queue),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
+        "head_to_head": live_head_to_head(competition=competition),
         "rounds": rounds_view(competition=competition),
         "chart": rating_series(competition=competition),
         "queue": queue,
@@ -761,6 +780,13 @@ def _panel_events(competition: Competition, changes: events.Changes) -> list[dic
                 events.PROBLEMS_UPDATED,
                 competition.pk,
                 problems=problem_bots(competition=competition),
+            )
+        )
+        out.append(
+            event(
+                events.HEAD_TO_HEAD_UPDATED,
+                competition.pk,
+                head_to_head=live_head_to_head(competition=competition),
             )
         )
     out.append(queue_status_event(competition.pk))

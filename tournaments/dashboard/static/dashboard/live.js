@@ -160,6 +160,7 @@
       takeCounts(snapshot.progress);
       state.matches = snapshot.matches || { running: [], recent: [] };
       state.problems = snapshot.problems || [];
+      state.headToHead = snapshot.head_to_head || { rows: [], more: 0 };
       state.failed = snapshot.failed || [];
       state.rounds = snapshot.rounds || null;
       state.queue = snapshot.queue || null;
@@ -334,6 +335,43 @@
       renderList("failed", state.failed, (m) =>
         el("li", {}, link(pageUrl(urls.match, m.id), `Match ${m.id}`), `: ${m.error}`),
       );
+    }
+
+    const H2H_COLUMNS = [
+      ["Bot", null],
+      ["Opponent", null],
+      ["Matches", "Matches the two played at the same table"],
+      ["Ahead–level–behind", "Matches the first bot finished ahead, level, behind"],
+      ["Games score", "Game score between the two over the games they played together (1 a game won, ½ a game level)"],
+      ["p", "Sign test over the paired deals: how likely a score this lopsided is between equal bots; small is a real difference"],
+    ];
+
+    function renderHeadToHead() {
+      const view = document.getElementById("head-to-head-view");
+      if (!view) return;
+      const { rows, more } = state.headToHead;
+      if (!rows.length) {
+        view.replaceChildren(el("p", { class: "muted" }, "No two bots have met yet."));
+        return;
+      }
+      const head = el("tr", {}, ...H2H_COLUMNS.map(([name, title], i) =>
+        el("th", { ...(i > 1 ? { class: "num" } : {}), ...(title ? { title } : {}) }, name)));
+      const score = (value) => (Number.isInteger(value) ? String(value) : fixed(value, 1));
+      const body = rows.map((r) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, r.name),
+          el("td", {}, r.opponent_name),
+          el("td", { class: "num" }, String(r.matches)),
+          el("td", { class: "num" }, `${r.ahead}–${r.level}–${r.behind}`),
+          el("td", { class: "num" }, `${score(r.score)}–${score(r.opponent_score)}`),
+          el("td", { class: "num" }, r.p_value == null ? "–" : fixed(r.p_value, 3)),
+        ));
+      const table = el("table", { id: "head-to-head" }, el("thead", {}, head), el("tbody", {}, ...body));
+      const parts = [el("div", { class: "scroll" }, table)];
+      if (more) parts.push(el("p", { class: "muted" }, `and ${more} more pairs (the API has them all)`));
+      view.replaceChildren(...parts);
     }
 
     function renderChart() {
@@ -537,6 +575,7 @@
       progress: renderProgress,
       matches: renderMatches,
       problems: renderProblems,
+      headToHead: renderHeadToHead,
       chart: renderChart,
       queue: renderQueue,
       rounds: renderRounds,
@@ -651,6 +690,11 @@
         invalidate("matches", "rounds", "chart");
       },
       "problems.updated": takeProblems,
+      "head_to_head.updated"(event) {
+        if (!event.head_to_head || !Array.isArray(event.head_to_head.rows)) return;
+        state.headToHead = event.head_to_head;
+        invalidate("headToHead");
+      },
       "round.started": roundEvent,
       "round.finished": roundEvent,
       "queue.status"(event) {
