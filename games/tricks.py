@@ -32,6 +32,8 @@ FIRST_FAMILY_PHASE = 2
 #: Card numbers are below this (``CARD_BITS`` has a bit for each).
 CARD_LIMIT = len(CARD_BITS)
 NO_TRUMP = -1
+#: Suits in a pack (French ``S H D C``, Latin ``D C S B``).
+SUITS = 4
 
 
 class SuitLayout:
@@ -53,20 +55,20 @@ class SuitLayout:
         "width",
     )
 
-    def __init__(self, width: int, names: Sequence[str], count: int = 4) -> None:
+    def __init__(self, width: int, names: Sequence[str]) -> None:
         self.width = width
         #: The pattern of a whole suit (``width`` ones).
         self.full = (1 << width) - 1
         #: ``shifts[s]``: where suit ``s`` starts in a hand mask.
-        self.shifts: tuple[int, ...] = tuple(width * s for s in range(count))
+        self.shifts: tuple[int, ...] = tuple(width * s for s in range(SUITS))
         #: ``masks[s]``: every card of suit ``s``, as a hand mask.
         self.masks: tuple[int, ...] = tuple(self.full << shift for shift in self.shifts)
         #: ``suits[c]``: the suit of card ``c``.
-        self.suits: tuple[int, ...] = tuple(c // width for c in range(width * count))
+        self.suits: tuple[int, ...] = tuple(c // width for c in range(width * SUITS))
         #: ``ranks[c]``: the rank of card ``c`` within its suit (0: the lowest bit).
-        self.ranks: tuple[int, ...] = tuple(c % width for c in range(width * count))
+        self.ranks: tuple[int, ...] = tuple(c % width for c in range(width * SUITS))
         #: ``cards[s][p]``: the card numbers of suit pattern ``p`` of suit ``s``, ascending.
-        self.cards = suit_tables(width, count)
+        self.cards = suit_tables(width, SUITS)
         #: ``cards_of(mask)``: the cards of a hand mask, ascending (the legal-list order).
         self.cards_of: Callable[[int], list[int]] = self.lister(self.cards)
         #: ``names_of(mask)``: the labels (``names[c]``) of the cards of ``mask``, in order.
@@ -100,8 +102,8 @@ class SuitLayout:
 
         Made once per table: one lookup per suit, its shifts bound in the closure.
         """
-        if len(tables) != 4:
-            raise ValueError("a lister is made for four suits")
+        if len(tables) != SUITS:
+            raise ValueError(f"a lister needs one table per suit ({SUITS})")
         t0, t1, t2, t3 = tables
         full = self.full
         _, s1, s2, s3 = self.shifts
@@ -435,6 +437,28 @@ class TrickState(State):
             [labels[e & 0xFF] for e in self.history],
             self.forfeited,
         )
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: own cards, all public facts and history (COMMON-6)."""
+        self._check_seat(seat)
+        return self._observe(seat, self._history_view(seat))
+
+    def shared_observation(self, seat: int) -> dict[str, Any]:
+        """``observation(seat)`` whose history's deals are the state's own (``State``)."""
+        self._check_seat(seat)
+        return self._observe(seat, self._public_history(seat)[:])
+
+    def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
+        """Hook: the observation of ``seat`` around the public ``history`` given."""
+        raise NotImplementedError
+
+    def _public_history(self, viewer: int) -> list[dict[str, Any]]:
+        """Hook: ``viewer``'s public history, one dict per deal, kept between calls (shared)."""
+        raise NotImplementedError
+
+    def _history_view(self, viewer: int) -> list[dict[str, Any]]:
+        """Hook: a fresh copy of :meth:`_public_history` (nothing in it shared)."""
+        raise NotImplementedError
 
     def _view(self, key: int | None = None) -> PublicHistory:
         """The :class:`PublicHistory` of this state's history for viewer ``key``."""

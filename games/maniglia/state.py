@@ -271,10 +271,10 @@ class ManigliaState(TrickState):
         self.points[winner] += points
 
     # -- views ----------------------------------------------------------------
-    def _public_history(self) -> list[dict[str, Any]]:
+    def _public_history(self, viewer: int | None = None) -> list[dict[str, Any]]:
         """The public history, one dict per deal, kept and extended in place (shared).
 
-        Every action is public, so one view serves every seat. The ``[seat,
+        Every action is public (MANIGLIA-GEN-7), so one view serves every seat. The ``[seat,
         label]`` pairs of each deal are kept in the view (``TrickState._view``) and
         extended with the actions applied since the last call; a finished deal's dict (head,
         ``actions``, ``result``) is made once, when the deal is logged, and never
@@ -305,7 +305,7 @@ class ManigliaState(TrickState):
             deals.append(entry)
         return deals
 
-    def _history_view(self) -> list[dict[str, Any]]:
+    def _history_view(self, viewer: int | None = None) -> list[dict[str, Any]]:
         """The whole public history, one entry per deal (every action is public).
 
         A fresh copy of :meth:`_public_history` (nothing in it is shared).
@@ -331,16 +331,6 @@ class ManigliaState(TrickState):
     def _log_deal(self, result: dict[str, Any]) -> None:
         head = {"deal": self.deal, "dealer": self.dealer, **self._current_head()}
         self.deal_log.append({**head, "result": result})
-
-    def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see: own cards, all public facts and history (MANIGLIA-GEN-7)."""
-        self._check_seat(seat)
-        return self._observe(seat, self._history_view())
-
-    def shared_observation(self, seat: int) -> dict[str, Any]:
-        """``observation(seat)`` whose history's deals are the state's own (``State``)."""
-        self._check_seat(seat)
-        return self._observe(seat, self._public_history())
 
     def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
         playing = self.phase == P_PLAY

@@ -260,16 +260,6 @@ class ManniState(TrickState):
             for d in self._public_history(viewer)
         ]
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see: own cards, all public facts and history (COMMON-6)."""
-        self._check_seat(seat)
-        return self._observe(seat, self._history_view(seat))
-
-    def shared_observation(self, seat: int) -> dict[str, Any]:
-        """``observation(seat)`` whose history's deals are the state's own (``State``)."""
-        self._check_seat(seat)
-        return self._observe(seat, self._public_history(seat)[:])
-
     def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
         obs: dict[str, Any] = {
             "variant": self.game.id,
