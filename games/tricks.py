@@ -24,7 +24,14 @@ from typing import Any, ClassVar
 
 from games import rng
 from games.cards import CARD_BITS, FRENCH_NAMES, LATIN_NAMES, bits_of, parse_deck, suit_tables
-from games.core import DEALER_STEPS, Game, IllegalAction, State, competition_ranks
+from games.core import (
+    DEALER_STEPS,
+    Game,
+    IllegalAction,
+    RandomSource,
+    State,
+    competition_ranks,
+)
 
 P_PLAY, P_OVER = 0, 1
 #: The first phase number a family may use for its phases before trick play.
@@ -408,6 +415,36 @@ class TrickState(State):
             raise IllegalAction("the game is already over")
         self.forfeited = (seat, str(reason))
         self._end_game()
+
+    # -- random playouts (the search hot loop) ---------------------------------
+    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
+        """``State.playout`` with the tricks of each deal played by the family's inlined loop.
+
+        From a trick's lead ``_play_out_tricks`` plays the deal's remaining tricks;
+        inside a trick, one ``legal_ids`` / ``apply_id`` step; before trick play,
+        the family's ``_play_out_other``. Every choice is what ``State.playout``
+        draws (``tests/games/test_playout.py``).
+        """
+        random = rng.random
+        deal = self.deal
+        while self.phase != P_OVER and not (deal_only and self.deal != deal):
+            if self.phase == P_PLAY:
+                if self.trick:
+                    ids = self.legal_ids()
+                    self.apply_id(ids[int(random() * len(ids))])
+                else:
+                    self._play_out_tricks(random)
+            else:
+                self._play_out_other(random)
+
+    def _play_out_tricks(self, random: Callable[[], float]) -> None:
+        """Hook: play the deal's remaining tricks at random from a lead, and score it."""
+        raise NotImplementedError
+
+    def _play_out_other(self, random: Callable[[], float]) -> None:
+        """Hook: random decisions before trick play (at least one), as ``playout`` draws them."""
+        ids = self.legal_ids()
+        self.apply_id(ids[int(random() * len(ids))])
 
     # -- results --------------------------------------------------------------
     def ranking(self) -> list[int]:

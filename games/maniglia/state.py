@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, pop_nth
-from games.core import RandomSource, forfeit_view
+from games.core import forfeit_view
 from games.maniglia.rules import (
     ABOVE,
     POINTS,
@@ -172,25 +172,6 @@ class ManigliaState(TrickState):
         return [LABELS[a] for a in self._legal_other()]
 
     # -- random playouts (the search hot loop) ---------------------------------
-    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
-        """``State.playout`` with the tricks of each deal played by one inlined loop."""
-        random = rng.random
-        deal = self.deal
-        while self.phase != P_OVER and not (deal_only and self.deal != deal):
-            if self.phase == P_PLAY:
-                if self.trick:
-                    ids = self.legal_ids()
-                    self.apply_id(ids[int(random() * len(ids))])
-                else:
-                    self._play_out_tricks(random)
-            else:
-                self._play_out_other(random)
-
-    def _play_out_other(self, random: Callable[[], float]) -> None:
-        """Hook: one random decision before card play, as ``playout`` draws it."""
-        ids = self.legal_ids()
-        self.apply_id(ids[int(random() * len(ids))])
-
     def _play_out_tricks(self, random: Callable[[], float]) -> None:
         """Play the deal's remaining tricks at random, from a trick's lead, and score it.
 

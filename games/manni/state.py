@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games.cards import FRENCH_INDEX, FRENCH_NAMES, pop_nth
-from games.core import RandomSource, forfeit_view
+from games.core import forfeit_view
 from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
 from games.tricks import (
     FIRST_FAMILY_PHASE,
@@ -133,21 +133,15 @@ class ManniState(TrickState):
         return hand & SUIT_MASKS[led] or hand
 
     # -- random playouts (the search hot loop) ---------------------------------
-    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
-        """``State.playout`` with the tricks of each deal played by one inlined loop."""
-        random = rng.random
-        deal = self.deal
-        while self.phase != P_OVER and not (deal_only and self.deal != deal):
-            phase = self.phase
-            if phase == P_PLAY and not self.trick:
-                self._play_out_tricks(random)
-            elif phase == P_EXCHANGE:
-                self._play_out_exchange(random)
-            elif phase == P_CHOICE:
-                self._play_out_choice(random)
-            else:
-                ids = self.legal_ids()
-                self.apply_id(ids[int(random() * len(ids))])
+    def _play_out_other(self, random: Callable[[], float]) -> None:
+        phase = self.phase
+        if phase == P_EXCHANGE:
+            self._play_out_exchange(random)
+        elif phase == P_CHOICE:
+            self._play_out_choice(random)
+        else:
+            ids = self.legal_ids()
+            self.apply_id(ids[int(random() * len(ids))])
 
     def _play_out_choice(self, random: Callable[[], float]) -> None:
         """Hook: random Manni choices (at least one), as ``playout`` draws them."""
