@@ -79,13 +79,18 @@ def seats_of_ismcts(variant: str, players: int) -> list[int]:
 
 
 def play_set(
-    variant: str, index: int, iterations: int, options: dict[str, Any] | None, seed: int
+    variant: str,
+    index: int,
+    iterations: int,
+    options: dict[str, Any] | None,
+    seed: int,
+    settings: dict[str, Any] | None = None,
 ) -> list[float]:
     """One duplicate set: the pairwise score of ismcts in each of its games."""
     n = games.load(variant, **(options or {})).num_players
     mine = seats_of_ismcts(variant, n)
     players = [
-        InProcessPlayer(IsmctsBot(seed + index * 10 + p, iterations=iterations))
+        InProcessPlayer(IsmctsBot(seed + index * 10 + p, iterations=iterations, **(settings or {})))
         if p in mine
         else InProcessPlayer(make("greedy"))
         for p in range(n)
@@ -123,6 +128,7 @@ def measure(
     iterations: int = 120,
     options: dict[str, Any] | None = None,
     seed: int = 1,
+    settings: dict[str, Any] | None = None,
 ) -> Strength:
     """Play up to ``sets`` duplicate sets (fewer if ``seconds`` run out) and test them."""
     started = time.perf_counter()
@@ -130,7 +136,7 @@ def measure(
     set_scores: list[float] = []
     wins = losses = played = 0
     for index in range(sets):
-        scores = play_set(variant, index, iterations, options, seed)
+        scores = play_set(variant, index, iterations, options, seed, settings)
         all_scores += scores
         mean = sum(scores) / len(scores)
         set_scores.append(mean)
@@ -173,10 +179,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=None, help="time cap per variant")
     parser.add_argument("--iterations", type=int, default=120)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="an IsmctsBot setting, e.g. z=3 or rule_phases='[\"auction\"]' (repeatable)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    settings = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        settings[name] = json.loads(value)
     variants = args.variant or games.variants()
-    print(f"ismcts ({args.iterations} playouts a decision) against greedy, duplicate sets")
+    extra = "".join(f", {k}={v!r}" for k, v in settings.items())
+    print(f"ismcts ({args.iterations} playouts a decision{extra}) against greedy, duplicate sets")
     print(HEADER, flush=True)
     out = []
     for variant in variants:
@@ -186,6 +204,7 @@ def main(argv: list[str] | None = None) -> None:
             seconds=args.seconds,
             iterations=args.iterations,
             seed=args.seed,
+            settings=settings,
         )
         out.append(s)
         print(row(s), flush=True)

@@ -104,30 +104,71 @@ class Playout:
     Card plays follow a simple trick-taking rule (COMMON-5) instead of pure
     chance: follow with the cheapest winning card when an opponent is
     winning, the lowest card otherwise; in a Nullo deal (HORN-4, LAUG-4) stay
-    under the winning card when possible. ``EPSILON`` of the decisions are
-    random so the worlds are explored. Other decisions (bids, exchanges,
-    great calls) take the last legal action (``pass`` / ``draw``) with
-    probability ``PASSIVE`` and a random one otherwise. Money purchases are
-    random. The trick in progress is tracked from the observation and the
-    actions applied, card ids being the engines' play ids (``games.cards``).
+    under the winning card when possible; in Maniglia the last player to a
+    trick its side wins loads the most points on it. ``EPSILON`` of the
+    decisions are random so the worlds are explored. Other decisions (bids,
+    trump calls, exchanges, great calls) go to ``other`` (a rule given the
+    world's observation for the seat to move and the legal labels) but for
+    ``EPSILON`` of them; without ``other`` they take the last legal action
+    (``pass`` / ``draw``) with probability ``PASSIVE`` and a random one
+    otherwise. A playout that starts before the cards are played takes the
+    trump, contract and sides from the world once its play begins. Money
+    purchases are mostly the first legal one. The trick in progress is
+    tracked from the observation and the actions applied, card ids being the
+    engines' play ids (``games.cards``).
     """
 
     EPSILON = 0.1
     PASSIVE = 0.6
 
-    def __init__(self, game: Any, observation: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        game: Any,
+        observation: dict[str, Any],
+        *,
+        other: Callable[[dict[str, Any], list[str]], str] | None = None,
+    ) -> None:
         family = game.variant.family
         self.cards = None
+        self.last_taken = None
+        self.last_team = None
         if family == "money":
             return
+        self.game = game
         self.n = game.num_players
         if game.variant.pack == "latin":
-            self.cards, index, width, suits = 40, LATIN_INDEX, 10, LATIN_SUITS
+            self.cards, index, width, self.suits = 40, LATIN_INDEX, 10, LATIN_SUITS
         else:
-            self.cards, index, width, suits = 52, FRENCH_INDEX, 13, FRENCH_SUITS
+            self.cards, index, width, self.suits = 52, FRENCH_INDEX, 13, FRENCH_SUITS
         self.width = width
+        self.maniglia = family == "maniglia"
+        #: A rule for the playouts' other decisions (bids, trump, exchanges): called
+        #: with the world's observation for the seat to move and the legal labels.
+        self.other = other
+        self.root = observation
+        self.in_play = observation.get("phase") == "play"
+        self._configure(observation)
+        trick = observation.get("trick") or []
+        self.trick = [(seat, index[card]) for seat, card in trick]
+        # Maniglia counts card points (MANIGLIA-GEN-6): the playout keeps the tally
+        # so a deal is valued by its points, not only by the contract's outcome.
+        self.points = None
+        if self.maniglia:
+            self.points = [RANK_POINTS[c % 10] for c in range(40)]
+            won = observation.get("card_points") or [0] * self.n
+            tricks = observation.get("tricks_won") or [0] * self.n
+            self.taken = [won[s] + tricks[s] for s in range(self.n)]
+
+    def _configure(self, observation: dict[str, Any]) -> None:
+        """Trump, Nullo ranking and sides as an observation shows them.
+
+        A playout that starts before the cards are played (a bid, a trump call,
+        an exchange) configures again from the world once its play begins, so
+        its tricks are played with the trump and sides the deal came to.
+        """
+        game, width = self.game, self.width
         trump = observation.get("trump")
-        self.trump = suits.index(trump) if trump in tuple(suits) else -1
+        self.trump = self.suits.index(trump) if trump in tuple(self.suits) else -1
         contract = observation.get("contract")
         self.avoid = contract == "nullo"
         ace_low = self.avoid and (
@@ -142,26 +183,16 @@ class Playout:
             self.team = [
                 t for s in range(self.n) for t, team in enumerate(game.variant.teams) if s in team
             ]
-        elif family == "maniglia" and observation.get("declarer") is not None:
+        elif self.maniglia and observation.get("declarer") is not None:
             d = observation["declarer"]
             self.team = [0 if s == d else 1 for s in range(self.n)]
-        trick = observation.get("trick") or []
-        self.trick = [(seat, index[card]) for seat, card in trick]
-        # Maniglia counts card points (MANIGLIA-GEN-6): the playout keeps the tally
-        # so a deal is valued by its points, not only by the contract's outcome.
-        self.points = None
-        if family == "maniglia":
-            self.points = [RANK_POINTS[c % 10] for c in range(40)]
-            won = observation.get("card_points") or [0] * self.n
-            tricks = observation.get("tricks_won") or [0] * self.n
-            self.taken = [won[s] + tricks[s] for s in range(self.n)]
 
     def shaping(self, seat: int) -> float:
         """Maniglia: the seat's side's card points in the deal's playout minus the others'."""
-        taken = self.last_taken
-        if taken is None:
+        taken, team = self.last_taken, self.last_team
+        if taken is None or team is None:
             return 0.0
-        mine = sum(t for s, t in enumerate(taken) if self.team[s] == self.team[seat])
+        mine = sum(t for s, t in enumerate(taken) if team[s] == team[seat])
         return POINT_WEIGHT * (2 * mine - sum(taken)) / len(taken)
 
     def _beats(self, card: int, win: int) -> bool:
@@ -191,16 +222,27 @@ class Playout:
             if others:
                 return max(others, key=lambda c: self.strength[c])
             return min(beating, key=self._cost)
-        if beating and self.team[win_seat] != self.team[seat]:
-            return min(beating, key=self._cost)
+        if self.team[win_seat] != self.team[seat]:
+            if beating:
+                return min(beating, key=self._cost)
+        elif self.points is not None and len(trick) == self.n - 1 and others:
+            # Maniglia, last to a trick the side wins: load the most points on it
+            # (MANIGLIA-GEN-2), keeping trumps.
+            points, trump = self.points, self.trump
+            return max(
+                others, key=lambda c: (c // self.width != trump, points[c], -(c % self.width))
+            )
         return min(others or ids, key=self._cost)
 
     def run(self, state: State, first: str, rng: random.Random, horizon: int | None) -> State:
         """Apply the label ``first`` then play on (to the deal's end, or ``horizon`` actions)."""
-        self.last_taken = None
+        self.last_taken = self.last_team = None
         if self.cards is None:
             state.apply(first)
             return _money_playout(state, rng, horizon)
+        in_play = self.in_play
+        if not in_play:
+            self._configure(self.root)
         trick = list(self.trick)
         deal = getattr(state, "deal", None)
         action = state.LABEL_IDS[first]
@@ -208,6 +250,7 @@ class Playout:
         points = self.points
         taken = None if points is None else list(self.taken)
         self.last_taken = taken
+        other = self.other
         for _ in range(MAX_PLAYOUT):
             seat = state.current_player()
             state.apply_id(action)
@@ -223,11 +266,19 @@ class Playout:
             if len(ids) == 1:
                 action = ids[0]
             elif ids[0] < cards:
+                if not in_play:
+                    self._configure(state.observation(state.current_player()))
+                    in_play = True
                 action = self._card(state.current_player(), ids, trick, rng)
+            elif other is not None and rng.random() >= self.EPSILON:
+                labels = state.legal_actions()
+                label = other(state.observation(state.current_player()), labels)
+                action = state.LABEL_IDS[label if label in labels else labels[0]]
             elif rng.random() < self.PASSIVE:
                 action = ids[-1]
             else:
                 action = ids[rng.randrange(len(ids))]
+        self.last_team = list(self.team)
         return state
 
 
@@ -256,10 +307,12 @@ def choose(
     iterations: int = 400,
     time_ms: float | None = None,
     teams: Sequence[Sequence[int]] | None = None,
+    money_horizon: int = MONEY_HORIZON,
 ) -> SearchResult:
     """The best of ``legal`` for ``seat`` over worlds drawn by ``sample()``.
 
     ``iterations`` bounds the playouts (each world costs one per legal label);
+    ``money_horizon`` is the length of a Money playout, in actions;
     ``time_ms`` additionally stops after that much wall time (at least one
     world is always searched). Raises ``ValueError`` for an empty ``legal`` or
     a budget that is not positive.
@@ -276,7 +329,7 @@ def choose(
     samples: dict[str, list[float]] = {label: [] for label in legal}
     for _ in range(worlds):
         world = sample()
-        horizon = None if hasattr(world, "deal") else MONEY_HORIZON
+        horizon = None if hasattr(world, "deal") else money_horizon
         playout_seed = rng.getrandbits(64)
         if policy is None:
             policy = Playout(world.game, world.observation(seat))

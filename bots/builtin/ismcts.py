@@ -5,7 +5,11 @@ Each decision it samples worlds consistent with what its seat has seen
 history, voids, counts; never the true hidden cards), tries every legal label
 in each world with random playouts (``games.search``) and plays the label with
 the best mean value. Like every built-in it sees only the observation and the
-legal labels. The budget is ``iterations`` playouts per decision (default
+legal labels. The playouts' bids, trump calls and exchanges follow greedy's
+rules (in Manni and Maniglia). The Maniglia auction is searched between
+greedy's bid and its one alternative (pass, or the minimum bid), and every
+choice keeps greedy's unless the search beats it by ``z`` standard errors.
+The budget is ``iterations`` playouts per decision (default
 :data:`DEFAULT_ITERATIONS`), optionally cut by ``time_ms``; with the iteration
 budget alone it is deterministic under its seed.
 """
@@ -14,18 +18,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import games
 from bots.builtin import register
-from bots.builtin.greedy import GreedyBot
+from bots.builtin.greedy import GreedyBot, strategy_for
 from bots.sdk.tracking import GameTracker, TrackingBot
 from games.sampling import SamplingError
-from games.search import Playout, check_budget, choose
+from games.search import MONEY_HORIZON, Playout, check_budget, choose
 
 DEFAULT_ITERATIONS = 240
 #: How many standard errors the search must win by to overrule the rule-based choice.
 DEFAULT_Z = 2.0
-#: Decisions left to the rule-based player: the Maniglia auction, where the
-#: playouts' defence is too weak to price a contract.
-RULE_PHASES = ("auction",)
+#: Decisions left to the rule-based player (none by default).
+RULE_PHASES: tuple[str, ...] = ()
+#: Phases whose search is narrowed to the rule-based choice and its one
+#: alternative: in the Maniglia auction, bidding the minimum or passing (a jump
+#: bid is never needed to win an auction against minimum bidders).
+BINARY_PHASES = ("auction",)
 
 
 class IsmctsBot(TrackingBot):
@@ -40,38 +48,60 @@ class IsmctsBot(TrackingBot):
         iterations: int = DEFAULT_ITERATIONS,
         time_ms: float | None = None,
         z: float = DEFAULT_Z,
+        rule_phases: tuple[str, ...] = RULE_PHASES,
+        rule_playouts: bool = True,
+        money_horizon: int = MONEY_HORIZON,
     ) -> None:
         check_budget(iterations, time_ms)
         super().__init__(seed)
         self.iterations = iterations
         self.time_ms = time_ms
         self.z = z
+        self.rule_phases = tuple(rule_phases)
+        #: Whether the playouts' bids, trump calls and exchanges follow greedy's rules.
+        self.rule_playouts = rule_playouts
+        self.money_horizon = money_horizon
         self.last = None  # the last SearchResult, for tests and logs
+        self.overrode = False  # whether the last decision overruled the rule-based choice
 
     def start(self, hello: dict[str, Any]) -> None:
         super().start(hello)
         self.rng.seed(f"ismcts/{self.seed}/{hello.get('seat', 0)}")
         self.rules = GreedyBot(self.seed)
         self.rules.start(hello)
+        self.other = None
+        variant = hello.get("variant", "")
+        if self.rule_playouts and games.variant_info(variant).family != "money":
+            # A stateless family rule (Manni, Maniglia), applied to a world's observation.
+            self.other = strategy_for(variant, dict(hello.get("options") or {}))
 
     def game_over(self, result: dict[str, Any]) -> None:
         self.rules.game_over(result)
 
     def decide(self, tracker: GameTracker, legal: list[str]) -> str:
+        self.overrode = False
         if len(legal) == 1:
             return legal[0]
-        default = self.rules.act(tracker.observation, legal)
-        if tracker.observation.get("phase") in RULE_PHASES:
+        observation = tracker.observation
+        default = self.rules.act(observation, legal)
+        phase = observation.get("phase")
+        if phase in self.rule_phases:
             return default
+        labels = legal
+        if phase in BINARY_PHASES:
+            labels = [default, alternative(observation, legal, default)]
+            if labels[1] is None:
+                return default
         try:
             result = choose(
                 lambda: tracker.sample(self.rng),
                 tracker.seat,
-                legal,
+                labels,
                 self.rng,
                 iterations=self.iterations,
                 time_ms=self.time_ms,
-                policy=Playout(tracker.game, tracker.observation),
+                policy=Playout(tracker.game, observation, other=self.other),
+                money_horizon=self.money_horizon,
             )
         except SamplingError:
             # An observation the sampler cannot explain must never cost a forfeit
@@ -81,7 +111,14 @@ class IsmctsBot(TrackingBot):
         self.last = result
         # The rule-based choice stands unless the search finds a clearly better one
         # in the same worlds (paired difference above Z standard errors).
-        return result.label if result.better_than(default, self.z) else default
+        self.overrode = result.label != default and result.better_than(default, self.z)
+        return result.label if self.overrode else default
+
+
+def alternative(observation: dict[str, Any], legal: list[str], default: str) -> str | None:
+    """The Maniglia auction's other choice: the minimum bid if ``default`` passes, else pass."""
+    other = "pass" if default != "pass" else f"bid {observation.get('min_bid')}"
+    return other if other in legal and other != default else None
 
 
 register("ismcts", IsmctsBot)
