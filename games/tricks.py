@@ -205,6 +205,10 @@ class TrickState(State):
     PLAY_STEP: ClassVar[int] = 1
     #: The deal cap: the game ends after this many deals whatever the score.
     MAX_DEALS: ClassVar[int] = 100
+    #: Made for each subclass from the above: the cards of one deck, ascending, and
+    #: ``AFTER[seat]``, the seat that plays after ``seat`` in a trick.
+    PACK_CARDS: ClassVar[tuple[int, ...]] = ()
+    AFTER: ClassVar[tuple[int, ...]] = ()
 
     __slots__ = (
         "after",
@@ -241,7 +245,7 @@ class TrickState(State):
         self.game = game
         self.seed = seed
         self.n = n = cls.PLAYERS
-        self.after = tuple((seat + cls.PLAY_STEP) % n for seat in range(n))
+        self.after = cls.AFTER
         self.given_decks = [
             parse_deck(deck, cls.CARD_INDEX, cls.PACK, f"deck {i}")
             for i, deck in enumerate(decks or ())
@@ -265,14 +269,16 @@ class TrickState(State):
     def _init_game(self) -> None:
         """Hook: per-game fields of the variant."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        n, step = cls.PLAYERS, cls.PLAY_STEP
+        cls.PACK_CARDS = tuple(bits_of(cls.PACK))
+        cls.AFTER = tuple((seat + step) % n for seat in range(n))
+
     @classmethod
     def pack_cards(cls) -> tuple[int, ...]:
-        """The cards of one deck, ascending (computed once per class)."""
-        cached = cls.__dict__.get("_pack_cards")
-        if cached is None:
-            cached = tuple(bits_of(cls.PACK))
-            cls._pack_cards = cached
-        return cached
+        """The cards of one deck, ascending."""
+        return cls.PACK_CARDS
 
     def _next_deck(self) -> list[int]:
         """The deck of the deal starting now: the given one, else a seeded shuffle (COMMON-3)."""
@@ -280,7 +286,7 @@ class TrickState(State):
         if index < len(self.given_decks):
             deck = self.given_decks[index]
         else:
-            deck = rng.shuffled(self.pack_cards(), self.seed, f"deck/{self.deal}")
+            deck = rng.shuffled(self.PACK_CARDS, self.seed, f"deck/{self.deal}")
         self.decks.append(deck)
         return deck
 

@@ -58,6 +58,7 @@ PHASE_NAMES = ("play", "over", "auction", "trump")
 _FULL = LATIN_LAYOUT.full  # a whole suit's pattern
 _SHIFTS = LATIN_LAYOUT.shifts  # where each suit starts in a hand mask
 _, _SHIFT_1, _SHIFT_2, _SHIFT_3 = _SHIFTS
+_SUIT_RANGE = range(len(_SHIFTS))
 
 #: ``hand_cards(mask)``: the cards of a hand mask in legal-list order (D C S B, 2..7).
 hand_cards = LATIN_LAYOUT.cards_of
@@ -98,7 +99,7 @@ class ManigliaState(TrickState):
         """Trump is fixed; ``side[seat]`` tells the two sides of MANIGLIA-GEN-5 apart."""
         self.side = side
         # MANIGLIA-4P-4, MANIGLIA-AUC-5: the dealer's right leads the first trick.
-        super()._start_play((self.dealer - 1) % self.n, trump, TRICK_KEYS[trump])
+        TrickState._start_play(self, (self.dealer - 1) % self.n, trump, TRICK_KEYS[trump])
 
     # -- queries ------------------------------------------------------------
     def _playable(self, seat: int, hand: int) -> int:
@@ -182,7 +183,10 @@ class ManigliaState(TrickState):
         strict, side, won, points, trump = self.strict, self.side, self.won, self.points, self.trump
         append = self.history.append
         size = self.hands[self.leader].bit_count()  # every hand has this many cards
-        hands = [LATIN_LAYOUT.suit_lists(h) for h in self.hands]
+        # LATIN_LAYOUT.suit_lists, inlined.
+        hands = [
+            [list(SUIT_CARDS[s][h >> _SHIFTS[s] & _FULL]) for s in _SUIT_RANGE] for h in self.hands
+        ]
         after = self.after  # the next seat, counter-clockwise (MANIGLIA-GEN-3)
         followers = range(self.n - 1)
         seat = self.leader

@@ -50,6 +50,7 @@ BEFORE_PLAY = (P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT)
 _FULL = FRENCH_LAYOUT.full  # a whole suit's pattern
 _SHIFTS = FRENCH_LAYOUT.shifts  # where each suit starts in a hand mask
 _SUIT = FRENCH_LAYOUT.suits
+_SUIT_RANGE = range(len(_SHIFTS))
 _NEXT = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
 PLAY_LABELS = FRENCH_LAYOUT.mapped(LABELS[PLAY : PLAY + 52])
@@ -94,7 +95,7 @@ class ManniState(TrickState):
 
     def _start_play(self, leader: int, trump: int, ace_low: bool = False) -> None:
         self.ace_low = ace_low
-        super()._start_play(leader, trump, TRICK_KEYS[(trump, ace_low)])
+        TrickState._start_play(self, leader, trump, TRICK_KEYS[(trump, ace_low)])
 
     # -- queries ------------------------------------------------------------
     def legal_ids(self) -> list[int]:
@@ -163,7 +164,10 @@ class ManniState(TrickState):
         won, keys_of = self.won, self.keys
         append = self.history.append
         size = self.hands[self.leader].bit_count()  # every hand has this many cards
-        hands = [FRENCH_LAYOUT.suit_lists(h) for h in self.hands]
+        # FRENCH_LAYOUT.suit_lists, inlined.
+        hands = [
+            [list(SUIT_CARDS[s][h >> _SHIFTS[s] & _FULL]) for s in _SUIT_RANGE] for h in self.hands
+        ]
         seat = self.leader
         while size:
             k = int(random() * size)  # the lead: card k of the hand (pop_nth, inlined)
