@@ -69,8 +69,8 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 
 The builds send their events in that order (``match.started``, ``match.finished``,
 ``standings.updated``, ``round.finished``, ``round.started``,
-``competition.finished``, ``problems.updated``, ``head_to_head.updated``,
-``queue.status``), each only if a
+``competition.finished``, ``problems.updated``, ``queue.status``,
+``head_to_head.updated``), each only if a
 notification called for it. Events are delivered at most once to the sockets
 connected at the time; a socket that (re)connects first receives a ``snapshot``
 of the current state, so nothing depends on having seen every event. Sending

@@ -21,7 +21,9 @@ web tier, and only for competitions that someone watches in this process:
   snapshots of the panels) builds at most once per :attr:`Fanout.panels_interval_s`
   per competition (a few a second) however fast results arrive: the first
   notification after a quiet spell is built at once, the rest wait for the window
-  and go out together;
+  and go out together. The **head-to-head** lane (``head_to_head.updated``, which
+  reads every result of the competition) builds the same way, at most once per
+  :attr:`Fanout.head_to_head_interval_s` (5 s);
 * events sent as such (``competition.event`` messages carrying a built event)
   are relayed unchanged.
 
@@ -74,8 +76,8 @@ MAX_BACKLOG = 500
 #: Close code for a socket that could not keep up (the browser reconnects).
 CLOSE_TOO_SLOW = 4008
 
-#: The two lanes of built events (see the module docstring).
-MATCHES, PANELS = "matches", "panels"
+#: The lanes of built events (see the module docstring).
+MATCHES, PANELS, HEAD_TO_HEAD = "matches", "panels", "head_to_head"
 #: Builds the events of one lane for a competition's pending changes (it reads the database).
 Builder = Callable[[int, Changes, str], Awaitable[list[dict[str, Any]]]]
 
@@ -87,6 +89,7 @@ async def build_live_events(competition_id: int, changes: Changes, lane: str) ->
         changes=changes,
         matches=lane == MATCHES,
         panels=lane == PANELS,
+        head_to_head=lane == HEAD_TO_HEAD,
     )
 
 
@@ -103,6 +106,8 @@ class _Lane:
         """Whether there is something for this lane to build."""
         if self.name == MATCHES:
             return bool(self.changes.started or self.changes.finished)
+        if self.name == HEAD_TO_HEAD:
+            return bool(self.changes.finished)
         return bool(self.changes)
 
 
@@ -182,13 +187,16 @@ class Fanout:
     #: At most one build of the panels' events per this many seconds (the matches lane
     #: has no pause: one build at a time).
     panels_interval_s: float = 0.25
+    #: The head-to-head table reads every result of the competition: at most one build
+    #: per this many seconds.
+    head_to_head_interval_s: float = 5.0
 
     def __init__(self, layer: Any, competition_id: int, build: Builder | None = None) -> None:
         self.layer = layer
         self.competition_id = int(competition_id)
         self.group = group_name(competition_id)
         self.build = build or build_live_events
-        self._lanes = (_Lane(MATCHES), _Lane(PANELS))
+        self._lanes = (_Lane(MATCHES), _Lane(PANELS), _Lane(HEAD_TO_HEAD))
         self.outboxes: set[Outbox] = set()
         self._channel: str | None = None
         self._receiver: asyncio.Task | None = None
@@ -286,7 +294,8 @@ class Fanout:
 
     async def _build_loop(self, lane: _Lane) -> None:
         """Build ``lane`` while changes are pending (panels: once per window at most)."""
-        interval = self.panels_interval_s if lane.name == PANELS else 0.0
+        interval = {PANELS: self.panels_interval_s, HEAD_TO_HEAD: self.head_to_head_interval_s}
+        interval = interval.get(lane.name, 0.0)
         try:
             while lane.pending():
                 wait = lane.last_build + interval - time.monotonic()

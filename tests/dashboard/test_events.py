@@ -89,8 +89,8 @@ def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(orga
         "round.finished",
         "competition.finished",
         "problems.updated",
-        "head_to_head.updated",
         "queue.status",
+        "head_to_head.updated",
     ]
 
 

@@ -175,15 +175,21 @@ async def test_sockets_joining_together_share_one_snapshot_reading():
 
 
 async def test_notifications_are_built_into_events_at_most_once_per_window():
-    """A burst of results costs the panels one build at once and one per window after;
-    the matches lane sends every result."""
+    """A burst of results costs the panels one build at once and one per window after,
+    the head-to-head one at once and the next after its own, longer, window; the matches
+    lane sends every result."""
     builds: list[list[int]] = []
+    tables: list[list[int]] = []
 
     async def build(competition_id: int, changes: Changes, lane: str) -> list[dict]:
         if lane == "matches":
             return [
                 event("match.finished", competition_id, match={"id": m}) for m in changes.finished
             ]
+        if lane == "head_to_head":
+            tables.append(list(changes.finished))
+            table = {"rows": [], "more": 0}
+            return [event("head_to_head.updated", competition_id, head_to_head=table)]
         builds.append(list(changes.finished))
         return [event("standings.updated", competition_id, standings=[], progress={})]
 
@@ -203,11 +209,16 @@ async def test_notifications_are_built_into_events_at_most_once_per_window():
     await asyncio.sleep(0.25)
 
     assert builds == [[0], list(range(1, 30))]
+    assert tables == [[0]]  # the rest wait for the head-to-head window (5 s)
     received = socket.events()
     finished = [e["match"]["id"] for e in received if e["type"] == "match.finished"]
     assert finished == list(range(30))
     assert [e["type"] for e in received].count("standings.updated") == 2
-    assert {e["type"] for e in received} == {"match.finished", "standings.updated"}
+    assert {e["type"] for e in received} == {
+        "match.finished",
+        "standings.updated",
+        "head_to_head.updated",
+    }
     await fanout.leave(outbox)
 
 

@@ -186,7 +186,8 @@ def test_the_head_to_head_is_drawn_from_the_snapshot_and_redrawn_live(live, brow
     deliver(page, {"type": "head_to_head.updated", "competition": 1, "head_to_head": update})
 
     cells = page.locator("#head-to-head tbody tr").all_inner_texts()
-    assert len(cells) == 1 and "2–0–0" in cells[0] and "1.5–" in cells[0]
+    dash = "\N{EN DASH}"
+    assert len(cells) == 1 and f"2{dash}0{dash}0" in cells[0] and f"1.5{dash}" in cells[0]
     assert "and 4 more pairs" in page.inner_text("#head-to-head-view")
 
 

@@ -733,7 +733,12 @@ def _round_events(competition: Competition, changes: events.Changes) -> list[dic
 
 
 def live_events(
-    *, competition_id: int, changes: events.Changes, matches: bool = True, panels: bool = True
+    *,
+    competition_id: int,
+    changes: events.Changes,
+    matches: bool = True,
+    panels: bool = True,
+    head_to_head: bool = True,
 ) -> list[dict[str, Any]]:
     """The events that the notifications gathered in ``changes`` call for, as of now.
 
@@ -741,7 +746,8 @@ def live_events(
     :data:`LIVE_MATCHES` of each; only if ``matches``), then, if ``panels``, the
     standings (after a result or a start), the rounds finished and started, the
     competition's end, the problem bots (after a result) and the queue status
-    (always). An unknown competition gives none.
+    (always), and if ``head_to_head`` the head-to-head table (after a result). An
+    unknown competition gives none.
     """
     competition = Competition.objects.filter(pk=competition_id).first()
     if competition is None or not changes:
@@ -749,6 +755,9 @@ def live_events(
     out = _match_events(competition, changes) if matches else []
     if panels:
         out += _panel_events(competition, changes)
+    if head_to_head and changes.finished:
+        table = live_head_to_head(competition=competition)
+        out.append(event(events.HEAD_TO_HEAD_UPDATED, competition.pk, head_to_head=table))
     return out
 
 
@@ -780,13 +789,6 @@ def _panel_events(competition: Competition, changes: events.Changes) -> list[dic
                 events.PROBLEMS_UPDATED,
                 competition.pk,
                 problems=problem_bots(competition=competition),
-            )
-        )
-        out.append(
-            event(
-                events.HEAD_TO_HEAD_UPDATED,
-                competition.pk,
-                head_to_head=live_head_to_head(competition=competition),
             )
         )
     out.append(queue_status_event(competition.pk))
