@@ -56,7 +56,9 @@ def _snapshot_text(
     competition: Competition, admin: bool, staff: bool, begin: Callable[[], None]
 ) -> str:
     begin()
-    snapshot = competition_snapshot(competition=competition, admin=admin, staff=staff)
+    snapshot = competition_snapshot(
+        competition=competition, admin=admin, staff=staff, head_to_head=False
+    )
     return json.dumps(snapshot, separators=(",", ":"))
 
 

@@ -29,7 +29,8 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          ``status``, ``format``, ``standings``, ``progress``,
                          ``matches`` (``running``, ``recent``), ``problems``,
                          ``rounds``, ``chart``, ``queue``, ``admin`` and for
-                         organisers ``failed``).
+                         organisers ``failed``; the page's own snapshot also
+                         ``head_to_head``, which a socket's leaves out).
 ``match.started``        ``match``: the match (id, round, table, bracket ``node``,
                          status, seats).
 ``match.finished``       ``match``: the match, its seats with ``rank``, ``score`` and

@@ -190,6 +190,11 @@ def test_the_head_to_head_is_drawn_from_the_snapshot_and_redrawn_live(live, brow
     assert len(cells) == 1 and f"2{dash}0{dash}0" in cells[0] and f"1.5{dash}" in cells[0]
     assert "and 4 more pairs" in page.inner_text("#head-to-head-view")
 
+    # A socket's snapshot (after a reconnect) leaves the table out: the page keeps it.
+    socket_snapshot = {k: v for k, v in live.snapshot.items() if k != "head_to_head"}
+    deliver(page, socket_snapshot)
+    assert page.locator("#head-to-head tbody tr").count() == 1
+
 
 def test_a_burst_of_events_is_drawn_once_in_the_next_frame(live, browser):
     competition, snapshot = live.competition, live.snapshot

@@ -85,12 +85,18 @@ def live_head_to_head(*, competition: Competition) -> dict[str, Any]:
 
 
 def competition_snapshot(
-    *, competition: Competition, admin: bool = False, staff: bool = False
+    *,
+    competition: Competition,
+    admin: bool = False,
+    staff: bool = False,
+    head_to_head: bool = True,
 ) -> dict[str, Any]:
     """The ``snapshot`` event: everything the live page shows, as of now.
 
     ``admin`` (organisers and staff) adds the failed matches; ``staff`` names the
-    worker processes of the queue (see :func:`queue_status`).
+    worker processes of the queue (see :func:`queue_status`). Without ``head_to_head``
+    the head-to-head table (which reads every result) is left out: a socket's snapshot
+    follows the page's, which has it, and the table's own live lane keeps it current.
     """
     queue = queue_status(competition_id=competition.pk, staff=staff)
     queue["backlog"] = celery_backlog()
@@ -102,12 +108,13 @@ def competition_snapshot(
         "progress": progress_from_queue(competition, queue),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
-        "head_to_head": live_head_to_head(competition=competition),
         "rounds": rounds_view(competition=competition),
         "chart": rating_series(competition=competition),
         "queue": queue,
         "admin": admin,
     }
+    if head_to_head:
+        payload["head_to_head"] = live_head_to_head(competition=competition)
     if admin:
         payload["failed"] = failed_matches(competition=competition)
     return event(SNAPSHOT, competition.pk, **payload)

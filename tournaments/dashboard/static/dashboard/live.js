@@ -160,7 +160,8 @@
       takeCounts(snapshot.progress);
       state.matches = snapshot.matches || { running: [], recent: [] };
       state.problems = snapshot.problems || [];
-      state.headToHead = snapshot.head_to_head || { rows: [], more: 0 };
+      // A socket's snapshot leaves the table out: the page's had it, its lane keeps it.
+      state.headToHead = snapshot.head_to_head || state.headToHead || { rows: [], more: 0 };
       state.failed = snapshot.failed || [];
       state.rounds = snapshot.rounds || null;
       state.queue = snapshot.queue || null;
