@@ -72,6 +72,49 @@ def children(pid: int) -> list[int]:
         return []
 
 
+#: Clock ticks per second of the CPU times in ``/proc``.
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_kind(workers: list[int]) -> dict[str, float]:
+    """CPU seconds used so far: the whole machine (``busy``, from ``/proc/stat``) and its
+    processes by kind: the ``workers`` (these pids and their children), ``postgres``,
+    ``redis``, this ``bench`` process; ``other`` is the rest."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    out = {"busy": (sum(fields) - fields[3] - fields[4]) / TICKS}
+    ours = set(workers) | {c for w in workers for c in children(w)}
+    kinds = {"workers": 0.0, "postgres": 0.0, "redis": 0.0, "bench": 0.0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        values = stat[stat.rindex(")") + 2 :].split()
+        seconds = (int(values[11]) + int(values[12])) / TICKS
+        pid = int(entry.name)
+        if pid in ours:
+            kinds["workers"] += seconds
+        elif pid == os.getpid():
+            kinds["bench"] += seconds
+        elif name.startswith("postgres") or name.startswith("postmaster"):
+            kinds["postgres"] += seconds
+        elif name.startswith("redis"):
+            kinds["redis"] += seconds
+    return {**out, **kinds}
+
+
+def cores_busy(before: dict[str, float], after: dict[str, float], seconds: float):
+    """Cores kept busy over ``seconds``, in all and by kind (``other``: the rest)."""
+    used = {k: (after[k] - before[k]) / seconds for k in before}
+    known = sum(v for k, v in used.items() if k != "busy")
+    used["other"] = max(0.0, used["busy"] - known)
+    return used
+
+
 class Worker:
     """``celery -A config worker --concurrency 1`` on the bench queue."""
 
@@ -185,6 +228,8 @@ def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
         worker.wait_ready()
     samples: list[list[dict[str, int | None]]] = [[w.memory()] for w in workers]
     comp = new_competition(args, f"celery{count}-{args.games}")
+    pids = [w.proc.pid for w in workers]
+    cpu_before = cpu_by_kind(pids)
     started = time.perf_counter()
     execution.competition_launch(competition=comp)
     next_sample = started + 0.5
@@ -197,11 +242,13 @@ def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
             next_sample += 0.5
         time.sleep(0.05)
     seconds = time.perf_counter() - started
+    cpu = cores_busy(cpu_before, cpu_by_kind(pids), seconds)
     for worker, series in zip(workers, samples, strict=True):
         series.append(worker.memory())
     for worker in workers:
         worker.stop()
     out = summary(comp, seconds)
+    out["cores_busy"] = cpu
     out["workers"] = [
         memory_summary(w.proc.pid, series) for w, series in zip(workers, samples, strict=True)
     ]
@@ -293,6 +340,19 @@ def report(r: dict[str, Any]) -> None:
     print(f"  1 worker / direct     {r['one_worker_vs_direct']:6.2f}  (target >= 0.90)")
     print(f"  1 worker / referee    {r['one_worker_vs_referee']:6.2f}")
     print(f"  2 workers / 1 worker  {r['two_vs_one_worker']:6.2f}  (target >= 1.70)")
+    for name in ("one_worker", "two_workers"):
+        c = r[name]["cores_busy"]
+        print(
+            f"  {name.replace('_', ' ')}: {c['busy']:.2f} of {r['cpus']} CPUs busy (workers"
+            f" {c['workers']:.2f}, PostgreSQL {c['postgres']:.2f}, Redis {c['redis']:.2f},"
+            f" bench {c['bench']:.2f}, other {c['other']:.2f}),"
+            f" {c['busy'] * 1000 / r[name]['matches_per_s']:.1f} ms of CPU a match"
+        )
+    one = r["one_worker"]["cores_busy"]["busy"]
+    print(
+        f"  2 workers / 1 worker at most {r['cpus'] / one:.2f} here: {r['cpus']} CPUs over the"
+        f" {one:.2f} that one worker's run keeps busy"
+    )
     long = r["long"]
     print(f"  {long['games_per_match']}-game matches, round robin of {long['entries']}:")
     for name in ("referee", "direct", "one_worker"):

@@ -1,0 +1,34 @@
+"""bench.bulk's CPU accounting: the time of a worker's child counts as the workers'."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from bench.bulk import children, cores_busy, cpu_by_kind
+
+SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
+PARENT = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {SPIN!r}])\n"
+
+
+def test_a_busy_child_of_a_worker_counts_as_the_workers():
+    parent = subprocess.Popen([sys.executable, "-c", PARENT])
+    try:
+        deadline = time.monotonic() + 10
+        while not children(parent.pid):  # like a Celery worker's pool process
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        before, started = cpu_by_kind([parent.pid]), time.monotonic()
+        time.sleep(1.0)
+        used = cores_busy(before, cpu_by_kind([parent.pid]), time.monotonic() - started)
+    finally:
+        for child in children(parent.pid):
+            os.kill(child, signal.SIGKILL)
+        parent.kill()
+        parent.wait()
+    assert 0.3 <= used["workers"] <= 1.2  # one spinning process: up to a core
+    assert used["busy"] >= used["workers"] - 0.1  # the machine's total includes it
+    assert used["other"] >= 0.0 and used["bench"] < 0.5  # this test mostly sleeps
