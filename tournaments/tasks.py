@@ -6,14 +6,18 @@ delivery of ``match_run`` finds the match claimed or done and does nothing.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import asdict
 
 from celery import shared_task
 from django.conf import settings
 from django.db import close_old_connections
+from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments import execution, version_tests
+
+log = logging.getLogger(__name__)
 
 
 def retry_countdown(retries: int) -> float:
@@ -78,16 +82,11 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
 
     def retry_alone(match_id: int, fault: execution.InfrastructureFault) -> None:
         countdown = _give_back(match_id, claimed_by, fault, retries=0)
-        if countdown is not None:
-            match_run.apply_async(
-                args=[match_id],
-                countdown=countdown,
-                retries=1,
-                queue=settings.CARDROOM_MATCH_QUEUE,
-            )
+        if countdown is not None:  # if it cannot be sent, the reaper sends it in time
+            _publish(match_run, [match_id], countdown=countdown, retries=1)
 
     def spread(at: int) -> None:
-        matches_run.apply_async(args=[match_ids, at], queue=settings.CARDROOM_MATCH_QUEUE)
+        _publish(matches_run, [match_ids, at])  # if not, the workers on the list play it
 
     try:
         drained = execution.matches_execute(
@@ -105,6 +104,14 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     if drained.left:
         execution.send_match_tasks(drained.left)
     return {str(match_id): outcome for match_id, outcome in drained.outcomes.items()}
+
+
+def _publish(task, args: list, **options) -> None:
+    """Send ``task`` on the matches queue; with the broker down, log it and go on."""
+    try:
+        task.apply_async(args=args, queue=settings.CARDROOM_MATCH_QUEUE, **options)
+    except BrokerError as exc:
+        log.warning("broker unavailable, %s%s not sent: %s", task.name, args, exc)
 
 
 @shared_task(name="tournaments.matches_reap", soft_time_limit=120, time_limit=150)

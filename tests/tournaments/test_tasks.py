@@ -468,6 +468,23 @@ def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch)
                 .order_by("pk")) == sorted(sent)  # fmt: skip
 
 
+def test_a_list_plays_on_when_the_broker_refuses_its_extra_task(monkeypatch, caplog):
+    from kombu.exceptions import OperationalError
+
+    def broker_down(*args, **options):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(tasks.matches_run, "apply_async", broker_down)
+    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: None)
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+
+    outcomes = tasks.matches_run.apply(args=[ids, 0]).get()
+
+    assert [outcomes[str(i)] for i in ids] == ["recorded"] * 4
+    assert "broker unavailable" in caplog.text
+
+
 def test_a_fault_in_a_list_retries_that_match_alone_and_plays_the_others(monkeypatch):
     comp = make_competition(entries=8, games=1)
     ids = _first_round(comp)
