@@ -59,6 +59,7 @@ def play_to_the_end(test: VersionTest, slice_s: float = 0.0) -> list[str]:
 def test_a_better_new_version_is_accepted_on_deals_played_in_slices(bot, owner):
     test = create(bot, owner)
     assert test.status == VersionTest.Status.PENDING
+    VersionTest.objects.filter(pk=test.pk).update(seed=20261201)  # fixed deals: no flake
 
     slices = play_to_the_end(test, slice_s=0.0)  # one deal a slice: resumed every time
 
@@ -83,6 +84,9 @@ def test_a_resumed_test_plays_the_same_deals_as_one_that_never_stopped(bot, owne
 
 def test_an_equal_version_is_rejected_and_the_cap_stops_an_undecided_one(bot, owner):
     equal = create(bot, owner, new=3)
+    # Fixed deals: between equal players the test wrongly accepts H1 now and then (its
+    # alpha, 5 %), so a random seed would make this test fail one run in twenty.
+    VersionTest.objects.filter(pk=equal.pk).update(seed=20261201)
     play_to_the_end(equal, slice_s=3600)
     equal.refresh_from_db()
     assert equal.decision == "H0"
