@@ -17,6 +17,12 @@ from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids
 MAX_DEALS = 100  # LIMIT-3
 TARGET = 10  # HORN-9
 EXCHANGE_LIMITS = (7, 5)  # HORN-6: L, R; the dealer's limit depends on the Manni left
+#: HORN-5: the deck positions of L's, R's and D's cards (four cycles of 4 to the Manni,
+#: then 3 to each).
+HAND_SLOTS = tuple(
+    tuple(p for start in range(4 + 3 * i, 52, 13) for p in range(start, start + 3))
+    for i in range(3)
+)
 
 OPTIONS = (
     Option(
@@ -56,11 +62,9 @@ class HornState(ManniState):
         self.contract, self.contract_trump = horn_contract(self.contract_card, table)
         # HORN-5: four cycles of 4 to the Manni, then 3 to L, 3 to R, 3 to D.
         left = (self.dealer + 1) % 3
-        bits = [*map(CARD_BITS.__getitem__, deck)]  # distinct cards: their bits sum to their set
-        for i in range(3):
-            self.hands[(left + i) % 3] = sum(
-                sum(bits[start : start + 3]) for start in range(4 + 3 * i, 52, 13)
-            )
+        bits = CARD_BITS  # distinct cards: their bits sum to their set
+        for i, slots in enumerate(HAND_SLOTS):
+            self.hands[(left + i) % 3] = sum([bits[deck[j]] for j in slots])
         # Drawn from its top: the last card dealt comes first.
         self.manni = [*deck[42:38:-1], *deck[29:25:-1], *deck[16:12:-1], *deck[3::-1]]
         self.exchanges: list[int] = []
@@ -100,15 +104,30 @@ class HornState(ManniState):
             self._start_play((self.dealer + 1) % 3, self.contract_trump, ace_low)  # HORN-7
 
     def _play_out_exchange(self, random: Callable[[], float]) -> None:
-        """HORN-6 at random for every seat still to exchange (the draws of ``playout``)."""
+        """HORN-6 at random for every seat still to exchange (the draws of ``playout``).
+
+        The legal list is the seat's discards in card order, then ``draw``: the hand's
+        list is kept and each discard taken out of it (the order stays), and a discard
+        is applied here as ``_apply_other`` applies it."""
         append = self.history.append
         while self.phase == P_EXCHANGE:
             seat = self.to_move
-            cards = hand_cards(self.hands[seat]) if self.discards < self.limit else []
-            k = int(random() * (len(cards) + 1))  # the legal list: the discards, then draw
-            action = DISCARD + cards[k] if k < len(cards) else DRAW
-            append(seat << 8 | action)
-            self._apply_other(seat, action)
+            cards = hand_cards(self.hands[seat])
+            hand, out, discards, limit = self.hands[seat], self.out[seat], self.discards, self.limit
+            while discards < limit:
+                k = int(random() * (len(cards) + 1))  # the discards, then draw
+                if k == len(cards):
+                    break
+                card = cards.pop(k)
+                append(seat << 8 | (DISCARD + card))
+                hand ^= 1 << card
+                out |= 1 << card
+                discards += 1
+            else:
+                random()  # at the limit the legal list is [draw]: its draw still counts
+            self.hands[seat], self.out[seat], self.discards = hand, out, discards
+            append(seat << 8 | DRAW)
+            self._apply_other(seat, DRAW)
 
     def _score_deal(self) -> bool:
         for seat in range(3):
