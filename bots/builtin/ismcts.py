@@ -34,6 +34,9 @@ RULE_PHASES: tuple[str, ...] = ()
 #: alternative: in the Maniglia auction, bidding the minimum or passing (a jump
 #: bid is never needed to win an auction against minimum bidders).
 BINARY_PHASES = ("auction",)
+#: Per-variant defaults of the settings below, measured against greedy
+#: (docs/search.md); a setting given to the constructor wins.
+VARIANT_SETTINGS: dict[str, dict[str, Any]] = {}
 
 
 class IsmctsBot(TrackingBot):
@@ -48,19 +51,21 @@ class IsmctsBot(TrackingBot):
         iterations: int = DEFAULT_ITERATIONS,
         time_ms: float | None = None,
         z: float = DEFAULT_Z,
-        rule_phases: tuple[str, ...] = RULE_PHASES,
+        rule_phases: tuple[str, ...] | None = None,
         rule_playouts: bool = True,
-        money_horizon: int = MONEY_HORIZON,
+        money_horizon: int | None = None,
     ) -> None:
         check_budget(iterations, time_ms)
         super().__init__(seed)
         self.iterations = iterations
         self.time_ms = time_ms
         self.z = z
-        self.rule_phases = tuple(rule_phases)
+        self.given = {"rule_phases": rule_phases, "money_horizon": money_horizon}
+        #: Decisions left to greedy, and a Money playout's length (set by ``start``).
+        self.rule_phases = RULE_PHASES if rule_phases is None else tuple(rule_phases)
+        self.money_horizon = MONEY_HORIZON if money_horizon is None else money_horizon
         #: Whether the playouts' bids, trump calls and exchanges follow greedy's rules.
         self.rule_playouts = rule_playouts
-        self.money_horizon = money_horizon
         self.last = None  # the last SearchResult, for tests and logs
         self.overrode = False  # whether the last decision overruled the rule-based choice
 
@@ -71,6 +76,14 @@ class IsmctsBot(TrackingBot):
         self.rules.start(hello)
         self.other = None
         variant = hello.get("variant", "")
+        settings = {
+            "rule_phases": RULE_PHASES,
+            "money_horizon": MONEY_HORIZON,
+            **VARIANT_SETTINGS.get(variant, {}),
+        }
+        settings.update((k, v) for k, v in self.given.items() if v is not None)
+        self.rule_phases = tuple(settings["rule_phases"])
+        self.money_horizon = settings["money_horizon"]
         if self.rule_playouts and games.variant_info(variant).family != "money":
             # A stateless family rule (Manni, Maniglia), applied to a world's observation.
             self.other = strategy_for(variant, dict(hello.get("options") or {}))

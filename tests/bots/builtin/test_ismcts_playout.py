@@ -111,3 +111,18 @@ def test_money_playouts_run_for_the_horizon_given():
         lambda: sampler.sample(rng), seat, legal, rng, iterations=len(legal), money_horizon=5
     )
     assert result.worlds == 1 and result.label in legal
+
+
+def test_variant_settings_apply_unless_given(monkeypatch):
+    import bots.builtin.ismcts as ismcts
+
+    monkeypatch.setitem(ismcts.VARIANT_SETTINGS, "money-egypt", {"money_horizon": 7})
+    bot = IsmctsBot(0)
+    bot.start(hello("money-egypt", 0, 2))
+    assert bot.money_horizon == 7 and bot.rule_phases == ismcts.RULE_PHASES
+    given = IsmctsBot(0, money_horizon=9, rule_phases=("purchase",))
+    given.start(hello("money-egypt", 0, 2))
+    assert given.money_horizon == 9 and given.rule_phases == ("purchase",)
+    other = IsmctsBot(0)
+    other.start(hello("money-jordan", 0, 2))
+    assert other.money_horizon == ismcts.MONEY_HORIZON
