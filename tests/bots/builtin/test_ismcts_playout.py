@@ -126,3 +126,15 @@ def test_variant_settings_apply_unless_given(monkeypatch):
     other = IsmctsBot(0)
     other.start(hello("money-jordan", 0, 2))
     assert other.money_horizon == ismcts.MONEY_HORIZON
+
+
+def test_the_five_player_auction_is_left_to_greedy_by_default():
+    game, state, seat = reach("maniglia-5", 6, "auction")
+    bot = IsmctsBot(1, iterations=40)
+    bot.start(hello("maniglia-5", seat, 5))
+    assert bot.rule_phases == ("auction",)
+    default = GreedyBot(0)
+    default.start(hello("maniglia-5", seat, 5))
+    observation, legal = state.observation(seat), state.legal_actions()
+    assert bot.act(observation, legal) == default.act(observation, legal)
+    assert bot.last is None
