@@ -138,3 +138,15 @@ def test_the_five_player_auction_is_left_to_greedy_by_default():
     observation, legal = state.observation(seat), state.legal_actions()
     assert bot.act(observation, legal) == default.act(observation, legal)
     assert bot.last is None
+
+
+def test_money_syria_overrules_greedy_only_at_three_standard_errors():
+    bot = IsmctsBot(0)
+    bot.start(hello("money-syria", 0, 2))
+    assert bot.z == 3.0
+    jordan = IsmctsBot(0)
+    jordan.start(hello("money-jordan", 0, 2))
+    assert jordan.z == 2.0
+    given = IsmctsBot(0, z=1.5)
+    given.start(hello("money-syria", 0, 2))
+    assert given.z == 1.5
