@@ -1,6 +1,7 @@
 """Strength benchmark: the built-in ``ismcts`` against ``greedy`` in duplicate matches.
 
     python -m bench.strength [--variant V ...] [--sets N] [--seconds S] [--iterations I]
+        [--set NAME=JSON ...]  (IsmctsBot settings, e.g. --set z=3)
 
 For each variant, one ``ismcts`` seat (a whole team in maniglia-4-partners)
 plays ``greedy`` in the other seats over duplicate sets: each set is one deal
