@@ -32,6 +32,7 @@ from typing import Any
 from games.cards import FRENCH_INDEX, FRENCH_SUITS, LATIN_INDEX, LATIN_SUITS
 from games.core import State
 from games.maniglia.rules import RANK_POINTS
+from games.tricks import FRENCH_LAYOUT, LATIN_LAYOUT
 
 #: Actions a Money playout looks ahead before valuing the position.
 MONEY_HORIZON = 40
@@ -137,10 +138,11 @@ class Playout:
         self.game = game
         self.n = game.num_players
         if game.variant.pack == "latin":
-            self.cards, index, width, self.suits = 40, LATIN_INDEX, 10, LATIN_SUITS
+            layout, index, self.suits = LATIN_LAYOUT, LATIN_INDEX, LATIN_SUITS
         else:
-            self.cards, index, width, self.suits = 52, FRENCH_INDEX, 13, FRENCH_SUITS
-        self.width = width
+            layout, index, self.suits = FRENCH_LAYOUT, FRENCH_INDEX, FRENCH_SUITS
+        self.layout = layout
+        self.cards = len(layout.suits)
         self.maniglia = family == "maniglia"
         #: A rule for the playouts' other decisions (bids, trump, exchanges): called
         #: with the world's observation for the seat to move and the legal labels.
@@ -154,7 +156,7 @@ class Playout:
         # so a deal is valued by its points, not only by the contract's outcome.
         self.points = None
         if self.maniglia:
-            self.points = [RANK_POINTS[c % 10] for c in range(40)]
+            self.points = [RANK_POINTS[rank] for rank in layout.ranks]
             won = observation.get("card_points") or [0] * self.n
             tricks = observation.get("tricks_won") or [0] * self.n
             self.taken = [won[s] + tricks[s] for s in range(self.n)]
@@ -166,7 +168,7 @@ class Playout:
         an exchange) configures again from the world once its play begins, so
         its tricks are played with the trump and sides the deal came to.
         """
-        game, width = self.game, self.width
+        game, layout = self.game, self.layout
         trump = observation.get("trump")
         self.trump = self.suits.index(trump) if trump in tuple(self.suits) else -1
         contract = observation.get("contract")
@@ -174,10 +176,10 @@ class Playout:
         ace_low = self.avoid and (
             game.id == "manni-hornafjordur" or game.options.get("laug.nullo_ace_low") is True
         )
-        self.strength = [c % width for c in range(self.cards)]
+        self.strength = list(layout.ranks)
         if ace_low:
             for suit in range(4):
-                self.strength[suit * width + 12] = -1
+                self.strength[layout.card(suit, 12)] = -1
         self.team = list(range(self.n))
         if game.variant.teams:  # each seat's team number
             self.team = [
@@ -196,8 +198,8 @@ class Playout:
         return POINT_WEIGHT * (2 * mine - sum(taken)) / len(taken)
 
     def _beats(self, card: int, win: int) -> bool:
-        w = self.width
-        suit, wsuit = card // w, win // w
+        suits = self.layout.suits
+        suit, wsuit = suits[card], suits[win]
         if suit == wsuit:
             return self.strength[card] > self.strength[win]
         return suit == self.trump
@@ -210,7 +212,7 @@ class Playout:
         return seat, win
 
     def _cost(self, card: int) -> tuple[bool, int]:
-        return (card // self.width == self.trump, self.strength[card])
+        return (self.layout.suits[card] == self.trump, self.strength[card])
 
     def _card(self, seat: int, ids: list[int], trick: list, rng: random.Random) -> int:
         if not trick or rng.random() < self.EPSILON:
@@ -228,9 +230,9 @@ class Playout:
         elif self.points is not None and len(trick) == self.n - 1 and others:
             # Maniglia, last to a trick the side wins: load the most points on it
             # (MANIGLIA-GEN-2), keeping trumps.
-            points, trump = self.points, self.trump
+            points, trump, layout = self.points, self.trump, self.layout
             return max(
-                others, key=lambda c: (c // self.width != trump, points[c], -(c % self.width))
+                others, key=lambda c: (layout.suits[c] != trump, points[c], -layout.ranks[c])
             )
         return min(others or ids, key=self._cost)
 
