@@ -242,11 +242,15 @@ SEND_TIMEOUT_S = 2.0
 #: Notifications handed to the sender and not yet taken by the layer, at most; one more
 #: waits for the oldest (a slow or unreachable layer slows the writers, never fills memory).
 SEND_BACKLOG_MAX = 256
-#: The sender looks for notifications this often. A writer never wakes it: waking
-#: another thread costs a system call and, on a small VM, far more than a notification
-#: is worth (about half a millisecond), twice per match. The web tier builds panels at
-#: most four times a second anyway.
+#: While notifications come, the sender looks for them this often. A writer does not
+#: wake it then: waking another thread costs a system call and, on a small VM, far more
+#: than a notification is worth (about half a millisecond), twice per match. The web
+#: tier builds panels at most four times a second anyway.
 SEND_TICK_S = 0.01
+#: After this many ticks that found nothing the sender parks: it wakes no more until a
+#: writer hands it a notification (one wake-up for a burst), so an idle process (a
+#: worker between rounds, a web process) spends no CPU on it.
+SEND_IDLE_TICKS = 20
 
 
 @dataclass
@@ -260,6 +264,16 @@ class _Sender:
     outbox: collections.deque = field(default_factory=collections.deque)
     sending: int = 0
     task: asyncio.Task | None = None
+    #: Set while the sender waits for :meth:`wake` instead of ticking.
+    parked: bool = False
+    awake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def wake(self) -> None:
+        """Called by a writer after it handed over a notification: wakes a parked sender
+        (a no-op, without a system call, while it ticks)."""
+        if self.parked:
+            self.parked = False
+            self.loop.call_soon_threadsafe(self.awake.set)
 
     @property
     def pending(self) -> int:
@@ -292,10 +306,22 @@ def _sender() -> _Sender:
 
 async def _send_loop(sender: _Sender) -> None:
     """Every :data:`SEND_TICK_S`, send what the writers handed over, in their order; a
-    failure is logged (the writer has gone on)."""
+    failure is logged (the writer has gone on). After :data:`SEND_IDLE_TICKS` empty
+    ticks, park until a writer wakes it."""
     outbox = sender.outbox
+    idle = 0
     while True:
         await asyncio.sleep(SEND_TICK_S)
+        if not outbox:
+            idle += 1
+            if idle < SEND_IDLE_TICKS:
+                continue
+            sender.awake.clear()
+            sender.parked = True
+            if not outbox:  # a writer that appended before ``parked`` was set did not wake
+                await sender.awake.wait()
+            sender.parked = False
+        idle = 0
         while outbox:
             layer, group, message = outbox.popleft()
             sender.sending += 1
@@ -331,6 +357,7 @@ def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
             dropped = sender.outbox.popleft()
             log.warning("notification backlog full: dropped %s", dropped[2].get("event_type"))
     sender.outbox.append((layer, group, message))
+    sender.wake()
 
 
 def notifications_flush(timeout: float = SEND_TIMEOUT_S) -> bool:

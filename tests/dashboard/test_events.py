@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from datetime import timedelta
 
 import pytest
@@ -298,6 +299,36 @@ def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch):
 
     assert events.notifications_flush()
     assert layer.received == list(range(10))
+
+
+def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch):
+    layer = SlowLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(events, "SEND_IDLE_TICKS", 2)
+    events.notify(competition_id=1, changes=["match.finished"], match_id=1)
+    assert events.notifications_flush()
+    sender = events._sender()
+    deadline = time.monotonic() + 2
+    while not sender.parked and time.monotonic() < deadline:
+        time.sleep(events.SEND_TICK_S)
+    assert sender.parked  # no more ticks while nothing comes
+
+    for match_id in (2, 3):
+        events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
+    assert events.notifications_flush(timeout=1.0)
+    assert layer.received == [1, 2, 3]
+
+
+def test_a_notification_handed_over_while_the_sender_parks_is_not_stranded(monkeypatch):
+    """Writers racing the sender as it parks: every notification still leaves."""
+    layer = SlowLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(events, "SEND_IDLE_TICKS", 1)
+    for match_id in range(40):
+        events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
+        time.sleep(random.uniform(0, 2.5 * events.SEND_TICK_S))
+    assert events.notifications_flush(timeout=1.0)
+    assert layer.received == list(range(40))
 
 
 def test_an_unknown_competition_builds_nothing():
