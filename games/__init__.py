@@ -9,6 +9,8 @@ The public API (DESIGN.md section 2)::
     state.ranking(); games.replay(state.record())
 """
 
+# First: the compiled build of some modules, if there is one (games/native.py).
+from games import native  # noqa: F401  isort: skip
 from games.core import Game, IllegalAction, Option, State, Variant
 from games.registry import load, replay, variant_info, variants
 from games.sampling import SamplingError, WorldSampler, sample_world, state_sample_world

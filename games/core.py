@@ -240,7 +240,7 @@ def _slot_copier(cls: type) -> Callable[[Any], Any]:
     slots = [
         _mangled(c, n)
         for c in cls.__mro__
-        for n in c.__dict__.get("__slots__", ())
+        for n in _slot_names(c)
         if n not in ("__dict__", "__weakref__")
     ]
     lines = ["def clone(self):", "    other = new(cls)"]
@@ -256,9 +256,18 @@ def _slot_copier(cls: type) -> Callable[[Any], Any]:
             f"        other.{name} = value.copy() if value.__class__ in nested else value",
         ]
     lines.append("    return other")
-    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, "nested": (list, dict)}
+    # ``cls.__new__``: ``object.__new__`` for a Python class, its own for a compiled one.
+    namespace: dict[str, Any] = {"new": cls.__new__, "cls": cls, "nested": (list, dict)}
     exec(compile("\n".join(lines), f"<{cls.__name__}.clone>", "exec"), namespace)
     return namespace["clone"]
+
+
+def _slot_names(owner: type) -> tuple[str, ...]:
+    """The slots ``owner`` itself declares; a class compiled by mypyc lists its own
+    attributes and its compiled bases' in ``__mypyc_attrs__`` instead (build_engines.py).
+    """
+    names = owner.__dict__.get("__slots__") or owner.__dict__.get("__mypyc_attrs__", ())
+    return (names,) if isinstance(names, str) else tuple(names)
 
 
 def _mangled(owner: type, name: str) -> str:

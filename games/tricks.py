@@ -237,6 +237,33 @@ class TrickState(State):
         "win_seat",
         "won",
     )
+    # The slots' types (declared for mypyc, which compiles this module when it can;
+    # ``game`` and ``seed`` again, so that a compiled state keeps them in its slots).
+    game: Game
+    seed: int
+    after: tuple[int, ...]
+    deal: int
+    deal_starts: list[int]
+    dealer: int
+    decks: list[list[int]]
+    first_dealer: int
+    forfeited: tuple[int, str] | None
+    given_decks: list[list[int]]
+    hands: list[int]
+    history: list[int]
+    keys: tuple[tuple[int, ...], ...]
+    leader: int
+    led: int
+    legal_mask: int
+    n: int
+    phase: int
+    to_move: int
+    trick: list[int]
+    trump: int
+    view_cache: dict[int | None, PublicHistory]
+    win_card: int
+    win_seat: int
+    won: list[int]
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -253,11 +280,11 @@ class TrickState(State):
         self.first_dealer = rng.draw(n, seed, "dealer") if dealer is None else dealer
         self.dealer = self.first_dealer
         self.deal = 0
-        self.decks: list[list[int]] = []
-        self.history: list[int] = []  # seat << 8 | action id, in order
-        self.deal_starts: list[int] = []  # the history index where each deal starts
-        self.forfeited: tuple[int, str] | None = None
-        self.view_cache: dict[int | None, PublicHistory] = {}  # per viewer (_view)
+        self.decks = []
+        self.history = []  # seat << 8 | action id, in order
+        self.deal_starts = []  # the history index where each deal starts
+        self.forfeited = None
+        self.view_cache = {}  # per viewer (_view)
         self._init_family()
         self._init_game()
         self._start_deal()
@@ -294,7 +321,7 @@ class TrickState(State):
         self.deal += 1
         self.deal_starts.append(len(self.history))
         self.won = [0] * self.n
-        self.trick: list[int] = []
+        self.trick = []
         self.led = -1
         self.win_card = self.win_seat = -1
         self.trump = NO_TRUMP  # until this deal's trump is known (a forfeit may come first)
@@ -305,7 +332,7 @@ class TrickState(State):
         """Hook: deal ``deck`` and set up the deal's first decision."""
         raise NotImplementedError
 
-    def _start_play(self, leader: int, trump: int, keys: Sequence[Sequence[int]]) -> None:
+    def _enter_play(self, leader: int, trump: int, keys: tuple[tuple[int, ...], ...]) -> None:
         """Trick play begins: ``keys[led][c]`` is card ``c``'s strength (COMMON-5)."""
         self.phase = P_PLAY
         self.trump = trump
@@ -336,7 +363,8 @@ class TrickState(State):
         return action in self._legal_other()
 
     # -- moves ----------------------------------------------------------------
-    def apply_id(self, action: int) -> None:
+    def apply_id(self, action: object) -> None:
+        # ``object``: a bad id of any type is an IllegalAction (ACTION-7), also compiled.
         phase = self.phase
         if phase == P_PLAY:
             if type(action) is int and 0 <= action < CARD_LIMIT:
@@ -414,9 +442,9 @@ class TrickState(State):
         self.phase = P_OVER
         self.to_move = -1
 
-    def forfeit(self, seat: int, reason: str = "illegal") -> None:
+    def forfeit(self, seat: object, reason: object = "illegal") -> None:
         """FORFEIT-2: the game stops at once; the unfinished deal is discarded."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         if self.phase == P_OVER:
             raise IllegalAction("the game is already over")
         self.forfeited = (seat, str(reason))
@@ -481,14 +509,14 @@ class TrickState(State):
             self.forfeited,
         )
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: object) -> dict[str, Any]:
         """What ``seat`` may see: own cards, all public facts and history (COMMON-6)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._observe(seat, self._history_view(seat))
 
-    def shared_observation(self, seat: int) -> dict[str, Any]:
+    def shared_observation(self, seat: object) -> dict[str, Any]:
         """``observation(seat)`` whose history's deals are the state's own (``State``)."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return self._observe(seat, self._public_history(seat)[:])
 
     def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:

@@ -8,6 +8,8 @@ suit a higher number is a stronger card (MANIGLIA-GEN-1). A set of cards is an
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks
 from games.tricks import LATIN_LAYOUT, trick_keys
 
@@ -21,8 +23,8 @@ PACK_WITHOUT_TWOS = FULL_PACK & ~sum(LATIN_LAYOUT.with_suit(1, s) for s in range
 
 #: MANIGLIA-GEN-2: card points by rank index (2 3 4 5 6 J N K A 7).
 RANK_POINTS = (0, 0, 0, 0, 0, 1, 2, 3, 4, 5)
-POINTS: tuple[int, ...] = tuple(RANK_POINTS[r] for r in LATIN_LAYOUT.ranks)
-SUIT_OF: tuple[int, ...] = LATIN_LAYOUT.suits
+POINTS: Final[tuple[int, ...]] = tuple(RANK_POINTS[r] for r in LATIN_LAYOUT.ranks)
+SUIT_OF: Final[tuple[int, ...]] = LATIN_LAYOUT.suits
 #: ``ABOVE[c]``: the cards of c's suit that beat c.
 ABOVE: tuple[int, ...] = tuple(
     LATIN_LAYOUT.with_suit(SUIT_BITS << (LATIN_LAYOUT.ranks[c] + 1), SUIT_OF[c]) for c in range(40)

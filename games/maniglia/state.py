@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, pop_nth
 from games.core import forfeit_view
@@ -55,10 +55,11 @@ MAX_DEALS = 100  # LIMIT-4, thrown-in deals included
 P_AUCTION, P_TRUMP = range(FIRST_FAMILY_PHASE, FIRST_FAMILY_PHASE + 2)
 PHASE_NAMES = ("play", "over", "auction", "trump")
 
-_FULL = LATIN_LAYOUT.full  # a whole suit's pattern
-_SHIFTS = LATIN_LAYOUT.shifts  # where each suit starts in a hand mask
+# Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
+_FULL: Final = LATIN_LAYOUT.full  # a whole suit's pattern
+_SHIFTS: Final = LATIN_LAYOUT.shifts  # where each suit starts in a hand mask
 _, _SHIFT_1, _SHIFT_2, _SHIFT_3 = _SHIFTS
-_SUIT_RANGE = range(len(_SHIFTS))
+_SUIT_RANGE: Final = range(len(_SHIFTS))
 
 #: ``hand_cards(mask)``: the cards of a hand mask in legal-list order (D C S B, 2..7).
 hand_cards = LATIN_LAYOUT.cards_of
@@ -99,7 +100,7 @@ class ManigliaState(TrickState):
         """Trump is fixed; ``side[seat]`` tells the two sides of MANIGLIA-GEN-5 apart."""
         self.side = side
         # MANIGLIA-4P-4, MANIGLIA-AUC-5: the dealer's right leads the first trick.
-        TrickState._start_play(self, (self.dealer - 1) % self.n, trump, TRICK_KEYS[trump])
+        TrickState._enter_play(self, (self.dealer - 1) % self.n, trump, TRICK_KEYS[trump])
 
     # -- queries ------------------------------------------------------------
     def _playable(self, seat: int, hand: int) -> int:

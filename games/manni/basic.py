@@ -32,6 +32,9 @@ class ManniBasicState(ManniState):
 
     PACK = PACK_WITHOUT_TWOS
     __slots__ = ("asked", "manni", "taker")
+    asked: int
+    manni: int
+    taker: int | None
 
     def _deal_cards(self, deck: list[int]) -> None:
         # MANNI-BASIC-4: three rounds of 4-card packets to L, R, D; 12 left are the Manni.

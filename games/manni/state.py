@@ -17,7 +17,7 @@ rank ``2..A``, discards before ``draw``, ``pass`` last.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from games.cards import FRENCH_INDEX, FRENCH_NAMES, pop_nth
 from games.core import forfeit_view
@@ -47,11 +47,12 @@ PHASE_NAMES = ("play", "over", "manni", "exchange", "announce", "great")
 #: The phases before trick play.
 BEFORE_PLAY = (P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT)
 
-_FULL = FRENCH_LAYOUT.full  # a whole suit's pattern
-_SHIFTS = FRENCH_LAYOUT.shifts  # where each suit starts in a hand mask
-_SUIT = FRENCH_LAYOUT.suits
-_SUIT_RANGE = range(len(_SHIFTS))
-_NEXT = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
+# Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
+_FULL: Final = FRENCH_LAYOUT.full  # a whole suit's pattern
+_SHIFTS: Final = FRENCH_LAYOUT.shifts  # where each suit starts in a hand mask
+_SUIT: Final = FRENCH_LAYOUT.suits
+_SUIT_RANGE: Final = range(len(_SHIFTS))
+_NEXT: Final = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
 PLAY_LABELS = FRENCH_LAYOUT.mapped(LABELS[PLAY : PLAY + 52])
 
@@ -95,7 +96,7 @@ class ManniState(TrickState):
 
     def _start_play(self, leader: int, trump: int, ace_low: bool = False) -> None:
         self.ace_low = ace_low
-        TrickState._start_play(self, leader, trump, TRICK_KEYS[(trump, ace_low)])
+        TrickState._enter_play(self, leader, trump, TRICK_KEYS[(trump, ace_low)])
 
     # -- queries ------------------------------------------------------------
     def legal_ids(self) -> list[int]:

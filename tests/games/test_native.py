@@ -1,0 +1,128 @@
+"""The optional compiled build of the engines (build_engines.py, games/native.py).
+
+When ``build/native/BUILT`` is there, ``import games`` must load every module
+it lists from the build, unless ``CARDROOM_PURE_ENGINES`` asks for the pure
+source; in every other case every module of ``games`` is the pure source. And
+the pure source passes the engine tests while the build sits beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import games
+from games import native
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = """
+import json, sys
+import games, games.manni, games.maniglia, games.money  # every family
+print(json.dumps({
+    "active": list(games.native.MODULES),
+    "files": {n: m.__spec__.origin for n, m in sys.modules.items()
+              if (n == "games" or n.startswith("games.")) and m.__spec__ is not None},
+}))
+"""
+
+
+def expected_native() -> list[str]:
+    """The modules that must come from the build here, from BUILT and the environment."""
+    if native.pure_forced() or not native.BUILT.exists():
+        return []
+    return json.loads(native.BUILT.read_text())["modules"]
+
+
+def loaded_from(module_name: str) -> str:
+    return sys.modules[module_name].__spec__.origin
+
+
+def check_sources(active: list[str], files: dict[str, str], want_native: list[str]) -> None:
+    assert active == want_native
+    for name, origin in files.items():
+        if name in want_native:
+            assert Path(origin).parent.is_relative_to(native.ROOT), (name, origin)
+            assert origin.endswith(".so") or origin.endswith(".pyd"), (name, origin)
+        elif name.endswith("__mypyc"):  # the compiled modules' shared library
+            assert want_native, f"{name} is loaded, but the pure source was asked for"
+        else:
+            assert origin.endswith(".py"), f"{name} is not the pure source: {origin}"
+    assert set(want_native) <= set(files), "a compiled module was never imported"
+
+
+def test_imports_match_the_build():
+    """Built and not forced pure: every listed module is compiled; otherwise all pure."""
+    want = expected_native()
+    if os.environ.get("CARDROOM_EXPECT_NATIVE") == "1":
+        assert want, "CARDROOM_EXPECT_NATIVE=1 but there is no compiled build (make install)"
+    if want:
+        assert native.built() is not None, "BUILT is there but incomplete or for another Python"
+    files = {
+        name: loaded_from(name)
+        for name in list(sys.modules)
+        if (name == "games" or name.startswith("games.")) and sys.modules[name].__spec__
+    }
+    check_sources(list(games.native.MODULES), files, want)
+
+
+@pytest.mark.parametrize("pure", ["1", "0", ""])
+def test_pure_switch_in_a_fresh_interpreter(pure):
+    """``CARDROOM_PURE_ENGINES=1`` gives the pure source; ``0`` or unset, the build if any."""
+    env = {**os.environ, "CARDROOM_PURE_ENGINES": pure}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    probe = json.loads(out.stdout)
+    built = native.BUILT.exists()
+    want = json.loads(native.BUILT.read_text())["modules"] if built and pure != "1" else []
+    check_sources(probe["active"], probe["files"], want)
+
+
+def test_a_stale_build_is_not_used(tmp_path, monkeypatch):
+    """A BUILT for another interpreter (or with a file missing) means the pure source."""
+    monkeypatch.setattr(native, "ROOT", tmp_path)
+    monkeypatch.setattr(native, "BUILT", tmp_path / "BUILT")
+    marker = {"modules": ["games.tricks"], "library": "games.native__mypyc", "abi": ".x.so"}
+    native.BUILT.write_text(json.dumps(marker))
+    assert native.built() is None
+    marker["abi"] = native.extension_suffix()
+    native.BUILT.write_text(json.dumps(marker))
+    assert native.built() is None  # the files are missing
+    for name in ("games.tricks", "games.native__mypyc"):
+        path = native.module_file(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    assert native.built()["modules"] == ("games.tricks",)
+
+
+@pytest.mark.slow
+def test_pure_source_passes_the_engine_tests_beside_the_build():
+    """The conformance suite, golden records and fast-path equivalence on the pure source."""
+    if not native.BUILT.exists():
+        pytest.skip("no compiled build here: the main run already tested the pure source")
+    env = {**os.environ, "CARDROOM_PURE_ENGINES": "1"}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not slow",
+            "tests/games",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout.splitlines()[-1]
