@@ -19,9 +19,14 @@ PACE ?=
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
+## The engines' optional compiled build (build_engines.py: mypyc into build/native/) is made
+## here too, again when an engine source changes; a failed build leaves the pure source.
+$(STAMP): pyproject.toml build_engines.py $(wildcard games/*.py games/*/*.py) | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	@$(PY) -m pip install --quiet -e '.[native]' >/dev/null 2>&1 \
+	  || echo "engines: mypy (the '.[native]' extra) is not installable here"
+	$(PY) build_engines.py
 	touch $(STAMP)
 
 ## The Debian packages each command needs (deploy/host-packages.sh): installed when run
@@ -70,4 +75,4 @@ deploy-check:
 	sh deploy/deploy-check.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .mypy_cache build/native build/native.log

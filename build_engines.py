@@ -9,8 +9,9 @@ extension per module under ``build/native/games/`` and their shared library.
 from there and the pure source for everything else; ``CARDROOM_PURE_ENGINES=1``
 ignores the build. The source in ``games/`` is never changed and stays the fallback.
 
-``build/native/BUILT`` (JSON: the modules, the interpreter) is written last,
-once every module is built; without it ``games`` uses the pure source.
+``build/native/BUILT`` (JSON: the modules, their sources' SHA-256, the
+interpreter) is written last, once every module is built; without it, or once
+a compiled module's source has changed since, ``games`` uses the pure source.
 Any failure (no mypy, no compiler, a type error) removes the partial build,
 prints one line and exits 0, so ``make install`` goes on with the pure source.
 """
@@ -18,6 +19,7 @@ prints one line and exits 0, so ``make install`` goes on with the pure source.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -58,6 +60,11 @@ ignore_errors = True
 """
 
 
+def source_digest(path: Path) -> str:
+    """What ``games/native.py`` compares to tell a build from an edited source."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _module_name(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
@@ -84,8 +91,9 @@ def build() -> None:
         version = f"{sys.version_info[0]}.{sys.version_info[1]}"
         config.write_text(MYPY_CONFIG.format(version=version, ignored=_ignored_modules()))
         os.chdir(ROOT)  # mypyc reads the modules by their paths here
+        options = ["--config-file", str(config), "--cache-dir", str(work / "mypy-cache")]
         extensions = mypycify(
-            ["--config-file", str(config), *MODULES],
+            [*options, *MODULES],
             opt_level="3",
             group_name=GROUP,
             target_dir=str(work / "c"),
@@ -107,6 +115,7 @@ def build() -> None:
         shutil.rmtree(work, ignore_errors=True)
     marker = {
         "modules": [_module_name(p) for p in MODULES],
+        "sources": {_module_name(p): source_digest(ROOT / p) for p in MODULES},
         "library": f"{GROUP}__mypyc",
         "python": sys.version.split()[0],
         "abi": sysconfig.get_config_var("EXT_SUFFIX"),

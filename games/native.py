@@ -6,24 +6,29 @@ package with mypyc into ``build/native/`` beside the source, and writes
 interpreter's extension suffix. Imported first by ``games/__init__.py``, this
 module then puts a finder in front of ``sys.meta_path`` that loads exactly
 those modules from the build; every other module, and all of them when there
-is no complete build for this interpreter or ``CARDROOM_PURE_ENGINES`` is set
-(to anything but ``0``), comes from the pure source as usual. Nothing here
+is no complete build for this interpreter, when a compiled module's source has
+changed since the build (a warning says so), or when ``CARDROOM_PURE_ENGINES``
+is set (to anything but ``0``), comes from the pure source as usual. Nothing here
 changes what the engines do: the build compiles the very same source.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
 import json
 import os
 import sys
 import sysconfig
+import warnings
 from pathlib import Path
 from typing import Any
 
+#: This package's source directory.
+PACKAGE = Path(__file__).resolve().parent
 #: The compiled build's directory (``build_engines.py``).
-ROOT = Path(__file__).resolve().parent.parent / "build" / "native"
+ROOT = PACKAGE.parent / "build" / "native"
 #: The file ``build_engines.py`` writes once the build is complete.
 BUILT = ROOT / "BUILT"
 #: Set (to anything but ``0``) to use the pure source even when the build is there.
@@ -47,7 +52,19 @@ def built() -> dict[str, Any] | None:
     files = {name: module_file(name) for name in [*modules, library]}
     if not all(path.is_file() for path in files.values()):
         return None
+    sources = marker.get("sources", {})
+    if any(sources.get(name) != source_digest(name) for name in modules):
+        return None  # a source edited since the build: its compiled module is stale
     return {"modules": tuple(modules), "library": library, "files": files}
+
+
+def source_digest(module: str) -> str | None:
+    """SHA-256 of the pure source of ``module`` (what the build compiled), or None."""
+    path = PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def extension_suffix() -> str:
@@ -82,6 +99,13 @@ def _install() -> tuple[str, ...]:
         return ()
     build = built()
     if build is None:
+        if BUILT.exists():
+            warnings.warn(
+                f"games: the compiled build in {ROOT} is incomplete, stale or for another "
+                "Python; using the pure source (`make install` rebuilds it)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return ()
     sys.meta_path.insert(0, NativeFinder(build["files"]))
     return build["modules"]

@@ -85,12 +85,18 @@ def test_pure_switch_in_a_fresh_interpreter(pure):
 
 
 def test_a_stale_build_is_not_used(tmp_path, monkeypatch):
-    """A BUILT for another interpreter (or with a file missing) means the pure source."""
+    """BUILT for another interpreter, with a file missing or an edited source: pure source."""
     monkeypatch.setattr(native, "ROOT", tmp_path)
     monkeypatch.setattr(native, "BUILT", tmp_path / "BUILT")
-    marker = {"modules": ["games.tricks"], "library": "games.native__mypyc", "abi": ".x.so"}
+    digest = native.source_digest("games.tricks")
+    marker = {
+        "modules": ["games.tricks"],
+        "library": "games.native__mypyc",
+        "abi": ".other.so",
+        "sources": {"games.tricks": digest},
+    }
     native.BUILT.write_text(json.dumps(marker))
-    assert native.built() is None
+    assert native.built() is None  # another interpreter's build
     marker["abi"] = native.extension_suffix()
     native.BUILT.write_text(json.dumps(marker))
     assert native.built() is None  # the files are missing
@@ -99,6 +105,9 @@ def test_a_stale_build_is_not_used(tmp_path, monkeypatch):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
     assert native.built()["modules"] == ("games.tricks",)
+    marker["sources"] = {"games.tricks": "0" * 64}  # games/tricks.py edited since
+    native.BUILT.write_text(json.dumps(marker))
+    assert native.built() is None
 
 
 @pytest.mark.slow
@@ -126,3 +135,18 @@ def test_pure_source_passes_the_engine_tests_beside_the_build():
     )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " passed" in out.stdout.splitlines()[-1]
+
+
+def test_the_sandbox_copy_of_games_is_the_pure_source(tmp_path):
+    """Bots get a copy of ``games/`` alone (bots/sandbox/isolation.py): no build beside it."""
+    from bots.sandbox import isolation
+
+    isolation._copy_package(ROOT / "games", tmp_path / "games")
+    env = {k: v for k, v in os.environ.items() if k != "CARDROOM_PURE_ENGINES"}
+    out = subprocess.run(  # run in tmp_path: the copy comes first on sys.path
+        [sys.executable, "-c", PROBE], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    probe = json.loads(out.stdout)
+    assert all(origin.startswith(str(tmp_path)) for origin in probe["files"].values())
+    check_sources(probe["active"], probe["files"], [])
