@@ -61,7 +61,7 @@ def test_imports_match_the_build():
     if os.environ.get("CARDROOM_EXPECT_NATIVE") == "1":
         assert want, "CARDROOM_EXPECT_NATIVE=1 but there is no compiled build (make install)"
     if want:
-        assert native.built() is not None, "BUILT is there but incomplete or for another Python"
+        assert native.built() is not None, "BUILT is incomplete, stale or for another Python"
     files = {
         name: loaded_from(name)
         for name in list(sys.modules)
