@@ -19,13 +19,11 @@ prints one line and exits 0, so ``make install`` goes on with the pure source.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import os
 import shutil
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -58,11 +56,6 @@ warn_unused_configs = False
 [mypy-{ignored}]
 ignore_errors = True
 """
-
-
-def source_digest(path: Path) -> str:
-    """What ``games/native.py`` compares to tell a build from an edited source."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _module_name(path: str) -> str:
@@ -113,12 +106,17 @@ def build() -> None:
     finally:
         os.chdir(ROOT)
         shutil.rmtree(work, ignore_errors=True)
+    # The loader's own digest and suffix, so that the build and its check never disagree
+    # (no BUILT exists yet: this import loads the pure source).
+    from games import native
+
+    modules = [_module_name(p) for p in MODULES]
     marker = {
-        "modules": [_module_name(p) for p in MODULES],
-        "sources": {_module_name(p): source_digest(ROOT / p) for p in MODULES},
+        "modules": modules,
+        "sources": {name: native.source_digest(name) for name in modules},
         "library": f"{GROUP}__mypyc",
         "python": sys.version.split()[0],
-        "abi": sysconfig.get_config_var("EXT_SUFFIX"),
+        "abi": native.extension_suffix(),
     }
     (NATIVE / "BUILT").write_text(json.dumps(marker, indent=1) + "\n")
 

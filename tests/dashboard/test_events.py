@@ -277,10 +277,15 @@ class SlowLayer:
         self.received.append(json.loads(message["text"])["match"])
 
 
-def test_notifications_leave_in_order_without_the_writer_waiting_for_them(monkeypatch):
-    layer = SlowLayer()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+@pytest.fixture
+def layer(monkeypatch) -> SlowLayer:
+    """A :class:`SlowLayer` that the notifications go to."""
+    slow = SlowLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: slow)
+    return slow
 
+
+def test_notifications_leave_in_order_without_the_writer_waiting_for_them(layer):
     for match_id in range(60):
         assert events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
 
@@ -288,9 +293,7 @@ def test_notifications_leave_in_order_without_the_writer_waiting_for_them(monkey
     assert layer.received == list(range(60))
 
 
-def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch):
-    layer = SlowLayer()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch, layer):
     monkeypatch.setattr(events, "SEND_BACKLOG_MAX", 3)
 
     for match_id in range(10):
@@ -301,9 +304,7 @@ def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch):
     assert layer.received == list(range(10))
 
 
-def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch):
-    layer = SlowLayer()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch, layer):
     monkeypatch.setattr(events, "SEND_IDLE_TICKS", 2)
     events.notify(competition_id=1, changes=["match.finished"], match_id=1)
     assert events.notifications_flush()
@@ -319,10 +320,8 @@ def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch):
     assert layer.received == [1, 2, 3]
 
 
-def test_a_notification_handed_over_while_the_sender_parks_is_not_stranded(monkeypatch):
+def test_a_notification_handed_over_while_the_sender_parks_is_not_stranded(monkeypatch, layer):
     """Writers racing the sender as it parks: every notification still leaves."""
-    layer = SlowLayer()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
     monkeypatch.setattr(events, "SEND_IDLE_TICKS", 1)
     for match_id in range(40):
         events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
