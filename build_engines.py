@@ -32,6 +32,7 @@ NATIVE = ROOT / "build" / "native"
 LOG = ROOT / "build" / "native.log"
 #: The modules compiled, as paths under the repository (the hot loop of every playout).
 MODULES = (
+    "games/rng.py",
     "games/cards.py",
     "games/tricks.py",
     "games/manni/rules.py",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import struct
 from collections import Counter
 
 import pytest
@@ -153,12 +155,30 @@ def test_shuffle_fast_path_deals_the_reference_permutation(size):
 
 
 def test_shuffle_with_rejected_words_deals_the_reference_permutation(monkeypatch):
-    # Every word counts as possibly rejected: the rejection-sampling loop deals.
-    monkeypatch.setattr(rng, "_NEVER_REJECTED", 0)
+    # Every output counts as holding a rejected word: the rejection-sampling loop deals.
+    monkeypatch.setattr(rng, "_REJECT_MARK", b"")
     for seed in range(20):
         assert rng.shuffled(range(52), seed, "deck/1") == reference_shuffle(
             range(52), seed, "deck/1"
         )
+
+
+def test_shuffle_swap_loops_agree():
+    """The compiled build's byte loop and the pure build's unrolled swaps: one permutation."""
+    for count in (2, 3, 40, 52, 64):
+        for seed in range(30):
+            data = hashlib.shake_256(f"{seed}".encode()).digest(4 * (count + 8))
+            words = struct.unpack(f"<{count + 8}I", data)
+            unrolled = rng._swaps(count)(list(range(count)), words)
+            assert rng._swap_by_bytes(list(range(count)), data) == unrolled
+
+
+def test_shuffle_rejection_mark_covers_every_rejected_word():
+    """A word ``below(n)`` may reject (n <= 64) holds the three 0xFF bytes of the mark."""
+    for n in (3, 5, 40, 52, 63):  # a power of two rejects nothing
+        lowest_rejected = rng._WORD - rng._WORD % n
+        for word in range(lowest_rejected, rng._WORD):
+            assert rng._REJECT_MARK in word.to_bytes(4, "little")
 
 
 def test_rng_stream_extends_past_its_reserve():
