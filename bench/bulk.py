@@ -79,12 +79,14 @@ TICKS = os.sysconf("SC_CLK_TCK")
 def cpu_by_kind(workers: list[int]) -> dict[str, float]:
     """CPU seconds used so far: the whole machine (``busy``, from ``/proc/stat``) and its
     processes by kind: the ``workers`` (these pids and their children), ``postgres``,
-    ``redis``, this ``bench`` process; ``other`` is the rest."""
+    ``redis``, this ``bench`` process, and ``stolen``: the time a virtual machine's
+    host ran something else on our CPUs (``steal``); ``other`` is the rest."""
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     out = {"busy": (sum(fields) - fields[3] - fields[4]) / TICKS}
+    stolen = fields[7] / TICKS if len(fields) > 7 else 0.0
     ours = set(workers) | {c for w in workers for c in children(w)}
-    kinds = {"workers": 0.0, "postgres": 0.0, "redis": 0.0, "bench": 0.0}
+    kinds = {"workers": 0.0, "postgres": 0.0, "redis": 0.0, "bench": 0.0, "stolen": stolen}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -349,7 +351,8 @@ def report(r: dict[str, Any]) -> None:
         print(
             f"  {name.replace('_', ' ')}: {c['busy']:.2f} of {r['cpus']} CPUs busy (workers"
             f" {c['workers']:.2f}, PostgreSQL {c['postgres']:.2f}, Redis {c['redis']:.2f},"
-            f" bench {c['bench']:.2f}, other {c['other']:.2f}),"
+            f" bench {c['bench']:.2f}, other {c['other']:.2f}, stolen by the host"
+            f" {c.get('stolen', 0.0):.2f}),"
             f" {c['busy'] * 1000 / r[name]['matches_per_s']:.1f} ms of CPU a match"
         )
     one = r["one_worker"]["cores_busy"]["busy"]

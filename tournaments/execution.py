@@ -542,7 +542,8 @@ def matches_execute(
 
     then = None if send is None else send_and_keep
     first = True
-    while lists:
+    ids: list[int] = []
+    while lists or (then is not None and _pair_ahead(ids, then)):
         ids, at = lists.pop(0)
         order = _waiting_from(ids, at)
         if first and len(order) >= 2 and spread is not None:
@@ -559,6 +560,23 @@ def matches_execute(
                 outcomes[match_id] = "fault"
                 on_fault(match_id, fault)
     return Drained(outcomes, [])
+
+
+def _pair_ahead(match_ids: list[int], send: Sender) -> bool:
+    """Once the list ``match_ids`` (one round's) has no match waiting, pair the next round
+    if its format allows (``services.round_pair_ahead``) and send it; True if it did."""
+    if not match_ids:
+        return False
+    round_id = Match.objects.filter(pk=match_ids[0]).values_list("round_id", flat=True).first()
+    if round_id is None:
+        return False
+    try:
+        paired = services.round_pair_ahead(round_id=round_id)
+    except INFRASTRUCTURE_ERRORS:
+        return False  # the round's closing pairs it as usual
+    if not paired:
+        return False
+    return bool(matches_enqueue(competition=paired[0].competition, send=send))
 
 
 def _waiting_from(match_ids: list[int], start: int) -> list[int]:

@@ -212,6 +212,10 @@ def match_store(
     per game in :data:`GAME_FIELDS` order (``data`` packed), ``seats`` one per seat in
     :data:`SEAT_FIELDS` order. The entries are locked in entry order (two recordings
     never deadlock) and their ratings read as the last committed recording left them.
+    The lock is ``FOR NO KEY UPDATE`` (only ratings change): the key-share lock that a
+    new seat's foreign key takes on its entry does not wait for it, so a round paired
+    while results are recorded (``services.round_pair_ahead``, which holds the
+    competition row that a recording locks last) never deadlocks with them.
     With ``synchronous_commit`` False the transaction commits without waiting for the
     disk (``tournaments.execution`` says when that is safe).
     """
@@ -222,7 +226,8 @@ def match_store(
     sql = (
         f"WITH {writes} SELECT s.seat, e.id, e.mu, e.sigma FROM {_table(MatchSeat)} s "
         f"JOIN {_table(Entry)} e ON e.id = s.entry_id "
-        "WHERE s.match_id = %s AND EXISTS (SELECT 1 FROM done) ORDER BY e.id FOR UPDATE OF e"
+        "WHERE s.match_id = %s AND EXISTS (SELECT 1 FROM done) "
+        "ORDER BY e.id FOR NO KEY UPDATE OF e"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, match_id])
@@ -306,7 +311,7 @@ def match_store_rated(
     sql = (
         f"WITH expected AS (SELECT * FROM ({expected_sql}) AS v(id, mu, sigma)), "
         f"locked AS (SELECT e.id, e.mu, e.sigma FROM {_table(Entry)} e "
-        "WHERE e.id IN (SELECT id FROM expected) ORDER BY e.id FOR UPDATE), "
+        "WHERE e.id IN (SELECT id FROM expected) ORDER BY e.id FOR NO KEY UPDATE), "
         "same AS (SELECT count(*) = %s AS ok FROM locked l JOIN expected x "
         "ON x.id = l.id AND x.mu = l.mu AND x.sigma = l.sigma), "
         f"{results}, {ratings} "

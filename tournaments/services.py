@@ -844,11 +844,59 @@ def _close_round(competition: Competition, closing: RoundClosing) -> None:
     locked = Competition.objects.select_for_update().get(pk=competition.pk)
     if locked.status != Competition.Status.RUNNING:
         return  # closed meanwhile
+    if locked.rounds.filter(status=Round.Status.RUNNING).values_list("pk").first():
+        # A round paired ahead (round_pair_ahead) still plays: whichever of the two
+        # closes last pairs the next round or finishes the competition.
+        return
     closing.paired = _pair_next(locked)
     if not closing.paired and competition.format != Format.LADDER:
         Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.FINISHED)
         competition.status = Competition.Status.FINISHED
         closing.competition_finished = True
+
+
+#: Formats whose next round never depends on results (the schedule is fixed at the
+#: start): it may be paired while the round before it still plays (round_pair_ahead).
+PAIRED_AHEAD = frozenset({Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN})
+
+
+def round_pair_ahead(*, round_id: int) -> list[Match]:
+    """Pair the round after ``round_id`` now, while its last matches are still played.
+
+    Only for :data:`PAIRED_AHEAD` formats (their schedule never depends on results),
+    only when ``round_id`` is the competition's latest round, and only once none of
+    its matches waits any more (each is being played or done): so a worker whose
+    list ran dry plays on into the next round instead of waiting for the last match
+    of this one and the pairing after it. At most two rounds run at once, and an
+    entry may play a match of each. Returns the new matches, or [] when it does
+    nothing (then the round's closing pairs as usual, :func:`round_close_if_complete`).
+    The competition row is locked as the closing locks it, so of the two exactly one
+    pairs the next round.
+    """
+    competition_id = (
+        Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
+        .values_list("competition_id", flat=True)
+        .first()
+    )
+    if competition_id is None:
+        return []
+    with transaction.atomic():
+        locked = Competition.objects.select_for_update().get(pk=competition_id)
+        if locked.status != Competition.Status.RUNNING or locked.format not in PAIRED_AHEAD:
+            return []
+        running = list(
+            locked.rounds.filter(status=Round.Status.RUNNING).values_list("pk", flat=True)
+        )
+        latest = locked.rounds.order_by("-number").values_list("pk", flat=True).first()
+        if latest != round_id or running != [round_id]:
+            return []  # the next round is paired already, or two rounds run now
+        statuses = set(Match.objects.filter(round_id=round_id).values_list("status", flat=True))
+        if Match.Status.RUNNING not in statuses or statuses & {
+            Match.Status.PENDING,
+            Match.Status.QUEUED,
+        }:
+            return []  # matches still wait, or none is left playing (the closing pairs)
+        return _pair_next(locked)
 
 
 def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:

@@ -22,6 +22,7 @@ from django.db import connection
 from django.utils import timezone
 
 from bots.models import Bot
+from tests.tournaments.test_services import play_all
 from tournaments import execution, services, tasks
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
 from tournaments.ratings import rate_game
@@ -41,7 +42,7 @@ pytestmark = [
 
 
 def make_competition(
-    *, variant="money-jordan", entries=4, games=2, fmt="round-robin", kind="tournament"
+    *, variant="money-jordan", entries=4, games=2, fmt="round-robin", kind="tournament", **extra
 ) -> Competition:
     comp = services.competition_create(
         created_by=None,
@@ -51,6 +52,7 @@ def make_competition(
         format=fmt,
         games_per_match=games,
         duplicate=False,
+        **extra,
     )
     for i in range(entries):
         bot = Bot.objects.create(name=f"random-{uuid.uuid4().hex[:8]}-{i}", builtin="random")
@@ -450,6 +452,72 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
     before = snapshot(comp)
     assert tasks.matches_run.apply(args=[ids, 0]).get() == {}  # a second delivery: nothing
     assert snapshot(comp) == before
+
+
+def _pairs(comp: Competition, round_number: int) -> set[frozenset[int]]:
+    matches = comp.matches.filter(round__number=round_number).prefetch_related("seats")
+    return {frozenset(s.entry_id for s in m.seats.all()) for m in matches}
+
+
+def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypatch):
+    """Round 2 is paired while round 1's last match still plays, as the schedule has it."""
+    schedule = make_competition(entries=8, games=1)  # the same round robin, played plainly
+    services.competition_start(competition=schedule)
+    play_all(schedule)
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+    held = execution.match_claim(match_id=ids[0], claimed_by="another worker")
+    monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
+    sent: list[list[int]] = []
+    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: sent.append(list(ids)))
+
+    outcomes = tasks.matches_run.apply(args=[ids, 1]).get()
+
+    # Round 1's three free matches, then round 2 (paired ahead, sent for the others and
+    # played here) and no further: round 1 still plays, and two rounds at most run.
+    assert len(sent) == 1 and len(outcomes) == 3 + 4
+    assert comp.rounds.count() == 2
+    assert list(comp.rounds.order_by("number").values_list("status", flat=True)) == [
+        "running",
+        "finished",  # closed, but it paired nothing: round 1 still plays
+    ]
+    execution.match_record(
+        match_id=held.pk, claimed_by="another worker", result=services.match_play(match=held)
+    )
+    assert comp.rounds.count() == 3  # the last of the two to close paired round 3
+    while pending := list(comp.matches.filter(status="queued").values_list("pk", flat=True)):
+        tasks.matches_run.apply(args=[pending, 0]).get()
+    assert_recorded_exactly_once(comp)
+    assert_ratings_equal_a_recompute(comp)
+    # Who meets whom, round by round, is the schedule's, whatever overlapped.
+    entry = dict(zip(schedule.entries.order_by("id"), comp.entries.order_by("id"), strict=True))
+    renamed = {e.pk: entry[e].pk for e in entry}
+    for number in range(1, 8):
+        want = {frozenset(renamed[i] for i in pair) for pair in _pairs(schedule, number)}
+        assert _pairs(comp, number) == want
+    assert comp.rounds.count() == 7
+
+
+def test_a_round_is_paired_ahead_only_in_a_round_robin_and_only_once_none_waits():
+    comp = make_competition(entries=6, games=1, fmt="swiss", rounds_planned=3)
+    ids = _first_round(comp)
+    execution.match_claim(match_id=ids[0], claimed_by="w")
+    for match_id in ids[1:]:
+        execution.match_execute(match_id=match_id, claimed_by="w", send=None)
+    first = comp.rounds.get()
+    assert services.round_pair_ahead(round_id=first.pk) == []  # Swiss pairs on results
+    robin = make_competition(entries=6, games=1)
+    ids = _first_round(robin)
+    execution.match_claim(match_id=ids[0], claimed_by="w")
+    first = robin.rounds.get()
+    assert services.round_pair_ahead(round_id=first.pk) == []  # two matches still wait
+    for match_id in ids[1:]:
+        execution.match_execute(match_id=match_id, claimed_by="w", send=None)
+    paired = services.round_pair_ahead(round_id=first.pk)
+    assert len(paired) == 3 and robin.rounds.count() == 2
+    assert services.round_pair_ahead(round_id=first.pk) == []  # once
+    second = robin.rounds.get(number=2)
+    assert services.round_pair_ahead(round_id=second.pk) == []  # round 1 still plays
 
 
 def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch):
