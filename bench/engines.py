@@ -10,7 +10,9 @@ path and reports deals, games and actions per second:
 - ``fast``: the engine's own random playout (``State.playout``), the loop search
   bots run: the same uniform choices as ``step``, card play inlined.
 
-The three paths play the very same games: the same seeds, and at every
+The three paths of a variant take turns, a tenth of a second each, until each
+has had its ``--seconds`` (so a change in the machine's speed reaches all three
+alike), and they play the very same games: the same seeds, and at every
 decision the legal entry ``int(r.random() * len(legal))`` of one
 ``random.Random(0)`` stream (what ``State.playout`` draws), so their figures
 differ only by the cost of the path.
@@ -53,52 +55,91 @@ def _pin_one_core() -> None:
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
-def measure_variant(variant: str, path: str, seconds: float) -> dict[str, Any]:
-    """Play random games of ``variant`` through ``path`` for about ``seconds``."""
-    game = games.load(variant)
-    family = game.variant.family
-    rnd = random.Random(0)
-    draw = rnd.random  # the draws of State.playout
-    games_played = deals = actions = plays = 0
-    seed = 0
-    start = _clock()
-    deadline = start + seconds
-    while _clock() < deadline:
-        state = game.new_game(seed)
-        seed += 1
-        if path == "label":
-            while not state.is_over():
-                legal = state.legal_actions()
-                state.apply(legal[int(draw() * len(legal))])
-                actions += 1
-        elif path == "step":
-            while not state.is_over():
-                ids = state.legal_ids()
-                state.apply_id(ids[int(draw() * len(ids))])
-                actions += 1
-        else:
-            state.playout(rnd)
-        games_played += 1
-        record = state.record()
-        if path == "fast":
-            actions += len(record["actions"])
-        deals += len(record["decks"])
-        if family == "money":
-            plays += record["actions"].count("turn")
-    elapsed = _clock() - start
-    out = {
-        "games_per_s": games_played / elapsed,
-        "deals_per_s": deals / elapsed,
-        "actions_per_s": actions / elapsed,
-        "games": games_played,
-        "deals": deals,
-        "actions": actions,
-        "seconds": elapsed,
-    }
-    if family == "money":  # a Money game is one long deal: count card plays (`turn`)
-        out["plays_per_s"] = plays / elapsed
-        out["ms_per_100_plays"] = 100_000 * elapsed / plays
-    return out
+PATHS = ("label", "step", "fast")
+
+
+class PathRun:
+    """Random games of ``variant`` through ``path``, played in slices (see :func:`run`).
+
+    Each slice goes on from where the last one stopped: the same seeds, one after
+    another, and the same ``random.Random(0)`` stream, so the games are those of one
+    uninterrupted run; only the time spent in slices counts.
+    """
+
+    def __init__(self, variant: str, path: str) -> None:
+        self.game = games.load(variant)
+        self.path = path
+        self.money = self.game.variant.family == "money"
+        self.rnd = random.Random(0)
+        self.seed = 0
+        self.games = self.deals = self.actions = self.plays = 0
+        self.elapsed = 0.0
+
+    def play(self, seconds: float) -> None:
+        """Play whole games for about ``seconds`` of this process's CPU time."""
+        game, path, rnd = self.game, self.path, self.rnd
+        draw = rnd.random  # the draws of State.playout
+        start = _clock()
+        deadline = start + seconds
+        while _clock() < deadline:
+            state = game.new_game(self.seed)
+            self.seed += 1
+            if path == "label":
+                while not state.is_over():
+                    legal = state.legal_actions()
+                    state.apply(legal[int(draw() * len(legal))])
+                    self.actions += 1
+            elif path == "step":
+                while not state.is_over():
+                    ids = state.legal_ids()
+                    state.apply_id(ids[int(draw() * len(ids))])
+                    self.actions += 1
+            else:
+                state.playout(rnd)
+            self.games += 1
+            record = state.record()
+            if path == "fast":
+                self.actions += len(record["actions"])
+            self.deals += len(record["decks"])
+            if self.money:
+                self.plays += record["actions"].count("turn")
+        self.elapsed += _clock() - start
+
+    def result(self) -> dict[str, Any]:
+        elapsed = self.elapsed
+        out = {
+            "games_per_s": self.games / elapsed,
+            "deals_per_s": self.deals / elapsed,
+            "actions_per_s": self.actions / elapsed,
+            "games": self.games,
+            "deals": self.deals,
+            "actions": self.actions,
+            "seconds": elapsed,
+        }
+        if self.money:  # a Money game is one long deal: count card plays (`turn`)
+            out["plays_per_s"] = self.plays / elapsed
+            out["ms_per_100_plays"] = 100_000 * elapsed / self.plays
+        return out
+
+
+#: The length of one slice of a path's measure: the paths of a variant take turns.
+SLICE_S = 0.1
+
+
+def measure_paths(variant: str, seconds: float) -> dict[str, dict[str, Any]]:
+    """Each of :data:`PATHS` for about ``seconds``, in turns of :data:`SLICE_S`.
+
+    Taking turns, the three paths see the same state of the machine (a host that
+    lends its CPUs to others, a clock that changes speed), so their ratios move far
+    less from one run to the next than when each path ran its seconds in one go.
+    """
+    runs = [PathRun(variant, path) for path in PATHS]
+    slice_s = min(SLICE_S, seconds)
+    while any(r.elapsed < seconds for r in runs):
+        for r in runs:
+            if r.elapsed < seconds:
+                r.play(min(slice_s, seconds - r.elapsed))
+    return {r.path: r.result() for r in runs}
 
 
 def measure_openspiel(seconds: float) -> dict[str, Any] | None:
@@ -133,9 +174,6 @@ def measure_openspiel(seconds: float) -> dict[str, Any] | None:
     }
 
 
-PATHS = ("label", "step", "fast")
-
-
 def measure_clone(variant: str, seconds: float) -> float:
     """Microseconds per ``State.clone()`` of a state a few tricks into its first deal."""
     game = games.load(variant)
@@ -159,7 +197,7 @@ def run(variants: list[str], seconds: float) -> dict[str, Any]:
     baseline = measure_openspiel(seconds)
     results: dict[str, Any] = {}
     for variant in variants:
-        entry: dict[str, Any] = {path: measure_variant(variant, path, seconds) for path in PATHS}
+        entry: dict[str, Any] = measure_paths(variant, seconds)
         label = entry["label"]["deals_per_s"]
         for path in ("step", "fast"):
             entry[f"{path}_vs_label"] = entry[path]["deals_per_s"] / label
