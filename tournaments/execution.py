@@ -543,7 +543,9 @@ def matches_execute(
     then = None if send is None else send_and_keep
     first = True
     ids: list[int] = []
-    while lists or (then is not None and _pair_ahead(ids, then)):
+    while lists or (then is not None and _pair_ahead(ids, then) and lists):
+        # (inside an outer transaction the round paired ahead is sent, and kept here,
+        # only once it commits: then this list ends)
         ids, at = lists.pop(0)
         order = _waiting_from(ids, at)
         if first and len(order) >= 2 and spread is not None:

@@ -844,7 +844,10 @@ def _close_round(competition: Competition, closing: RoundClosing) -> None:
     locked = Competition.objects.select_for_update().get(pk=competition.pk)
     if locked.status != Competition.Status.RUNNING:
         return  # closed meanwhile
-    if locked.rounds.filter(status=Round.Status.RUNNING).values_list("pk").first():
+    if (
+        locked.format in PAIRED_AHEAD
+        and locked.rounds.filter(status=Round.Status.RUNNING).values_list("pk").first()
+    ):
         # A round paired ahead (round_pair_ahead) still plays: whichever of the two
         # closes last pairs the next round or finishes the competition.
         return

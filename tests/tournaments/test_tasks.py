@@ -325,6 +325,24 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
     assert reaped.ladders and sorted(sent) == sorted(reaped.ladders)
 
 
+def test_a_ladder_batch_beside_a_stuck_one_still_pairs_the_next_when_it_closes():
+    """Only a round robin waits for its other running round: a ladder goes on at once."""
+    comp = make_competition(entries=4, games=1, fmt="ladder", kind="ladder")
+    first = execution.competition_launch(competition=comp, send=None)
+    stuck = execution.match_claim(match_id=first[0].pk, claimed_by="w")
+    execution.match_fail(match_id=stuck.pk, claimed_by="w", error="a bot without a version")
+    for match in first[1:]:
+        execution.match_execute(match_id=match.pk, claimed_by="w", send=None)
+    assert comp.rounds.get(number=1).status == "running"  # its failed match holds it
+    reaped = execution.matches_reap(send=lambda ids: None)
+    assert reaped.ladders and comp.rounds.count() == 2
+    for match_id in reaped.ladders:
+        execution.match_execute(match_id=match_id, claimed_by="w", send=None)
+    # The second batch's closing paired the third itself, with the first still running.
+    assert comp.rounds.count() == 3
+    assert comp.rounds.get(number=2).status == "finished"
+
+
 def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monkeypatch):
     from tournaments import events
 
@@ -496,6 +514,27 @@ def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypat
         want = {frozenset(renamed[i] for i in pair) for pair in _pairs(schedule, number)}
         assert _pairs(comp, number) == want
     assert comp.rounds.count() == 7
+
+
+def test_a_list_in_an_outer_transaction_ends_when_its_round_paired_ahead_waits_to_commit():
+    from django.db import transaction
+
+    comp = make_competition(entries=6, games=1)
+    ids = _first_round(comp)
+    execution.match_claim(match_id=ids[0], claimed_by="another worker")
+    sent: list[list[int]] = []
+    with transaction.atomic():
+        drained = execution.matches_execute(
+            match_ids=ids,
+            start=1,
+            claimed_by="w",
+            on_fault=lambda match_id, fault: None,
+            budget_s=60,
+            send=lambda ids: sent.append(list(ids)),
+        )
+        assert sent == [] and comp.rounds.count() == 2  # paired, sent once it commits
+    assert set(drained.outcomes) == set(ids[1:]) and drained.left == []
+    assert sent == [list(comp.matches.filter(round__number=2).values_list("pk", flat=True))]
 
 
 def test_a_round_is_paired_ahead_only_in_a_round_robin_and_only_once_none_waits():
