@@ -1134,7 +1134,12 @@ def competition_pause(*, competition: Competition, by=None) -> Competition:
 def competition_resume(*, competition: Competition, by=None) -> Competition:
     """Paused to running; the caller then queues its pending matches
     (``execution.matches_enqueue``), as after a start. Raises ``ValidationError``
-    unless it is paused, ``PermissionDenied`` for a non-organiser."""
+    unless it is paused, ``PermissionDenied`` for a non-organiser.
+
+    A round whose last result came in while the competition was paused was closed
+    then, but its closing paired nothing (a paused competition pairs nothing): with
+    no round running any more, resuming pairs the next round, or finishes the
+    competition if there is none, as that closing would have."""
     locked = Competition.objects.select_for_update().get(pk=competition.pk)
     _require_manager(locked, by)
     if locked.status != Competition.Status.PAUSED:
@@ -1144,4 +1149,15 @@ def competition_resume(*, competition: Competition, by=None) -> Competition:
     locked.status = Competition.Status.RUNNING
     locked.save(update_fields=["status"])
     competition.status = locked.status
+    last = locked.rounds.order_by("-number").values_list("number", "status").first()
+    if (
+        last is not None
+        and last[1] == Round.Status.FINISHED
+        and not locked.rounds.filter(status=Round.Status.RUNNING).exists()
+    ):
+        closing = RoundClosing(last[0])
+        _close_round(locked, closing)
+        if closing.competition_finished:
+            competition.status = locked.status = Competition.Status.FINISHED
+            _notify(locked.pk, events.COMPETITION_FINISHED, round_=last[0])
     return locked

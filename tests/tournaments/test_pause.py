@@ -65,3 +65,37 @@ def test_only_a_running_competition_pauses_and_only_its_organisers_pause_it():
 
     competition.refresh_from_db()
     assert competition.status == Competition.Status.PAUSED
+
+
+def test_a_round_that_ends_while_paused_is_followed_by_the_next_on_resume(
+    django_capture_on_commit_callbacks,
+):
+    """The round's last result came in while paused: resuming pairs the next round."""
+    olga = make_user("olga", organiser=True)
+    competition = running_tournament(olga)
+    first, second = competition.matches.order_by("id")
+    execution.match_execute(match_id=first.pk, claimed_by="w/1/t", send=None)
+    held = execution.match_claim(match_id=second.pk, claimed_by="w/1/t")
+    competition_pause(competition=competition, by=olga)
+    result = services.match_play(match=held)  # a match being played finishes and counts
+    assert execution.match_record(
+        match_id=held.pk, claimed_by="w/1/t", result=result, send=None, match=held
+    )
+    assert competition.rounds.get().status == "finished"
+    assert competition.rounds.count() == 1  # paused: nothing paired
+
+    competition_resume(competition=competition, by=olga)
+    sent: list[int] = []
+    with django_capture_on_commit_callbacks(execute=True):
+        execution.matches_enqueue(competition=competition, send=sent.extend)
+
+    assert competition.rounds.count() == 2
+    assert sorted(sent) == sorted(
+        competition.matches.filter(round__number=2).values_list("pk", flat=True)
+    )
+    while pending := list(competition.matches.exclude(status="done").order_by("id")):
+        for match in pending:
+            execution.match_execute(match_id=match.pk, claimed_by="w/1/t", send=None)
+    competition.refresh_from_db()
+    assert competition.status == Competition.Status.FINISHED
+    assert competition.rounds.count() == 3  # 4 entries: three rounds of two tables
