@@ -106,6 +106,8 @@ def platform(settings, tmp_path):
         _wait(lambda: _answers(f"{base}/dashboard/live.js"), children[1], web_log)
         yield base
     finally:
+        for log in (tmp_path / "web.log", tmp_path / "worker.log"):
+            _print_tracebacks(log)  # shown with a failure: what a 500 or a task hit
         for child in children:
             if child.poll() is None:
                 os.killpg(child.pid, signal.SIGTERM)
@@ -117,6 +119,15 @@ def platform(settings, tmp_path):
         import redis
 
         redis.Redis.from_url(redis_url).delete(*set(queues.values()))
+
+
+def _print_tracebacks(log: Path) -> None:
+    """Print every traceback in the child's ``log`` (pytest shows it if the test failed)."""
+    if not log.exists():
+        return
+    text = log.read_text(errors="replace")
+    for part in text.split("Traceback (most recent call last)")[1:]:
+        print(f"--- a traceback in {log.name}:\nTraceback (most recent call last){part[:4000]}")
 
 
 def _spawn(argv: list[str], env: dict, media: Path, log: Path) -> subprocess.Popen:
