@@ -877,14 +877,12 @@ def round_pair_ahead(*, round_id: int) -> list[Match]:
     pairs the next round.
     """
     competition_id = (
-        Round.objects.filter(
-            pk=round_id, status=Round.Status.RUNNING, competition__format__in=PAIRED_AHEAD
-        )
+        Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
         .values_list("competition_id", flat=True)
         .first()
     )
     if competition_id is None:
-        return []  # not running, or not a round robin: nothing is locked
+        return []
     with transaction.atomic():
         locked = Competition.objects.select_for_update().get(pk=competition_id)
         if locked.status != Competition.Status.RUNNING or locked.format not in PAIRED_AHEAD:
