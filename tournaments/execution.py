@@ -529,7 +529,11 @@ def matches_execute(
     the other workers, and played here too after the list, with no wait for a message.
 
     Each match is claimed on its own (:func:`match_execute`): one that another worker
-    took meanwhile is skipped. An :class:`InfrastructureFault` of one match goes to
+    took meanwhile is skipped. A skip means this worker has run into another one
+    playing the same list from there on, so instead of trying that worker's matches
+    one by one it reads again which matches of the list still wait and goes on from the
+    middle of them (:func:`_after_skip`): two workers on a list meet a handful of
+    times, not once a match. An :class:`InfrastructureFault` of one match goes to
     ``on_fault`` (which gives it back for a retry of its own) and the next is tried.
     A fault outside any match (reading the list) raises."""
     deadline = time.monotonic() + budget_s
@@ -551,17 +555,35 @@ def matches_execute(
         if first and len(order) >= 2 and spread is not None:
             spread(ids.index(order[len(order) // 2]))
         first = False
-        for tried, match_id in enumerate(order):
+        tried: set[int] = set()
+        while order:
             if outcomes and time.monotonic() >= deadline:
-                return Drained(outcomes, order[tried:] + [i for rest, _ in lists for i in rest])
+                return Drained(outcomes, order + [i for rest, _ in lists for i in rest])
+            match_id = order.pop(0)
+            tried.add(match_id)
             try:
-                outcomes[match_id] = match_execute(
-                    match_id=match_id, claimed_by=claimed_by, send=then
-                )
+                outcome = match_execute(match_id=match_id, claimed_by=claimed_by, send=then)
             except InfrastructureFault as fault:
                 outcomes[match_id] = "fault"
                 on_fault(match_id, fault)
+                continue
+            outcomes[match_id] = outcome
+            if outcome == SKIPPED and order:
+                order = _after_skip(ids, match_id, tried)
     return Drained(outcomes, [])
+
+
+def _after_skip(match_ids: list[int], skipped: int, tried: set[int]) -> list[int]:
+    """What a worker plays of the list ``match_ids`` after finding ``skipped`` taken.
+
+    Another worker took it, and goes on along the list from there. The matches of the
+    list that still wait (and that this one has not tried), from ``skipped`` on, are
+    split in two: the other worker keeps the first half, this one takes the second
+    half first, then the first half's leftovers (``[3, 4, 5, 6]`` gives ``[5, 6, 3, 4]``).
+    """
+    waiting = [i for i in _waiting_from(match_ids, match_ids.index(skipped)) if i not in tried]
+    half = len(waiting) // 2
+    return waiting[half:] + waiting[:half]
 
 
 def _pair_ahead(match_ids: list[int], send: Sender) -> bool:

@@ -472,6 +472,47 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
     assert snapshot(comp) == before
 
 
+def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
+    """Another worker plays the list from ids[2] on: after one skip this one reads the list
+    again and takes the second half of what waits, never trying the other's matches."""
+    comp = make_competition(entries=16, games=1)
+    ids = _first_round(comp)
+    assert len(ids) == 8
+    claims: list[int] = []
+    claim = execution.match_claim
+
+    def counted(*, match_id, claimed_by, lease_s=None):
+        if claimed_by == "w":
+            claims.append(match_id)
+            if match_id == ids[2]:  # meanwhile the other worker took ids[2] to ids[4]
+                for taken in ids[2:5]:
+                    assert claim(match_id=taken, claimed_by="other") is not None
+        return claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
+
+    monkeypatch.setattr(execution, "match_claim", counted)
+    drained = execution.matches_execute(
+        match_ids=ids,
+        start=0,
+        claimed_by="w",
+        on_fault=lambda match_id, fault: None,
+        budget_s=60,
+        send=None,
+    )
+
+    # ids[5:8] still waited after the skip: the second half of them first.
+    assert claims == [ids[0], ids[1], ids[2], ids[6], ids[7], ids[5]]
+    assert drained.outcomes == {
+        ids[0]: "recorded",
+        ids[1]: "recorded",
+        ids[2]: "skipped",
+        ids[6]: "recorded",
+        ids[7]: "recorded",
+        ids[5]: "recorded",
+    }
+    held = comp.matches.filter(status=Match.Status.RUNNING, claimed_by="other")
+    assert sorted(held.values_list("pk", flat=True)) == ids[2:5]
+
+
 def _pairs(comp: Competition, round_number: int) -> set[frozenset[int]]:
     matches = comp.matches.filter(round__number=round_number).prefetch_related("seats")
     return {frozenset(s.entry_id for s in m.seats.all()) for m in matches}
