@@ -11,6 +11,9 @@
 
 A second row plays longer matches (``--long-games``, 6 by default) direct and on one
 worker, with fewer entries. The workers' memory (VmRSS) is sampled through each run.
+Before the two-worker run, :func:`parallel_speed` measures how fast two CPU-bound
+processes run side by side against one alone: the ceiling printed for two workers
+counts it.
 
 Targets: direct >= 0.25x referee only (one-game matches); one worker >= 90 % of
 direct; two workers >= 1.7x one worker; worker memory flat over the run. A
@@ -74,6 +77,52 @@ def children(pid: int) -> list[int]:
 
 #: Clock ticks per second of the CPU times in ``/proc``.
 TICKS = os.sysconf("SC_CLK_TCK")
+
+#: A fixed piece of interpreter work (about a quarter of a second on one core here),
+#: timed by the process that runs it once it has said it is ready and been told to go.
+SPIN = """import os, sys, time
+os.sched_setaffinity(0, {%d})
+print("ready", flush=True)
+sys.stdin.readline()
+started = time.perf_counter()
+total = 0
+for i in range(%d):
+    total += i * i
+print(time.perf_counter() - started)
+"""
+
+
+def parallel_speed(cpus: list[int], rounds: int = 3, loops: int = 4_000_000) -> dict[str, float]:
+    """How fast CPU-bound processes run side by side, one pinned to each of ``cpus``.
+
+    The same loop runs alone on ``cpus[0]``, then one copy on each of ``cpus`` at
+    once (released together). ``speed`` is the lone run's wall time over the mean
+    side-by-side one, best of ``rounds`` each: 1.0 when the CPUs are independent,
+    lower when they share what the guest cannot see (a virtual machine's two CPUs
+    on one physical core, or its caches), or the host takes time from them; 0.5
+    for two copies on one CPU. Two workers can run at most this fast per CPU.
+    """
+
+    def wall_times(pinned: list[int]) -> list[float]:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", SPIN % (cpu, loops)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for cpu in pinned
+        ]
+        for proc in procs:  # every copy started up before any is timed
+            proc.stdout.readline()
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        return [float(proc.communicate()[0]) for proc in procs]
+
+    alone = min(wall_times(cpus[:1])[0] for _ in range(rounds))
+    together = min(sum(times) / len(times) for times in (wall_times(cpus) for _ in range(rounds)))
+    return {"alone_s": alone, "together_s": together, "speed": alone / together}
 
 
 def cpu_by_kind(workers: list[int]) -> dict[str, float]:
@@ -301,6 +350,8 @@ def measure(args) -> dict[str, Any]:
     direct, comp = run_direct(args)
     referee = run_referee(args, comp)
     one = run_workers(args, 1, tmp)
+    cpus = sorted(os.sched_getaffinity(0))
+    parallel = parallel_speed(cpus)
     two = run_workers(args, 2, tmp)
     long = argparse.Namespace(
         **{**vars(args), "games": args.long_games, "entries": args.long_entries}
@@ -312,7 +363,8 @@ def measure(args) -> dict[str, Any]:
         "variant": args.variant,
         "entries": args.entries,
         "games_per_match": args.games,
-        "cpus": len(os.sched_getaffinity(0)),
+        "cpus": len(cpus),
+        "parallel_speed": parallel,
         "referee": referee,
         "direct": direct,
         "one_worker": one,
@@ -356,9 +408,16 @@ def report(r: dict[str, Any]) -> None:
             f" {c['busy'] * 1000 / r[name]['matches_per_s']:.1f} ms of CPU a match"
         )
     one = r["one_worker"]["cores_busy"]["busy"]
+    speed = r["parallel_speed"]["speed"]
     print(
-        f"  2 workers / 1 worker at most {r['cpus'] / one:.2f} here: {r['cpus']} CPUs over the"
-        f" {one:.2f} that one worker's run keeps busy"
+        f"  {r['cpus']} CPU-bound processes side by side run at {speed:.2f} of one alone here"
+        f" ({r['parallel_speed']['alone_s'] * 1000:.0f} ms alone,"
+        f" {r['parallel_speed']['together_s'] * 1000:.0f} ms side by side)"
+    )
+    print(
+        f"  2 workers / 1 worker at most {r['cpus'] * speed / one:.2f} here: {r['cpus']} CPUs"
+        f" at {speed:.2f} of their lone speed, over the {one:.2f} that one worker's run keeps"
+        f" busy"
     )
     long = r["long"]
     print(f"  {long['games_per_match']}-game matches, round robin of {long['entries']}:")

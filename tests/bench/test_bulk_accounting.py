@@ -1,4 +1,4 @@
-"""bench.bulk's CPU accounting: the time of a worker's child counts as the workers'."""
+"""bench.bulk's CPU accounting: a worker's child counts as the workers'; the CPUs' shared speed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from bench.bulk import children, cores_busy, cpu_by_kind
+from bench.bulk import children, cores_busy, cpu_by_kind, parallel_speed
 
 SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
 PARENT = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {SPIN!r}])\n"
@@ -32,3 +32,11 @@ def test_a_busy_child_of_a_worker_counts_as_the_workers():
     assert 0.3 <= used["workers"] <= 1.2  # one spinning process: up to a core
     assert used["busy"] >= used["workers"] - 0.1  # the machine's total includes it
     assert used["other"] >= 0.0 and used["bench"] < 0.5  # this test mostly sleeps
+
+
+def test_parallel_speed_sees_two_processes_share_one_cpu():
+    """Two copies pinned to one CPU each run at half the speed of one alone."""
+    cpu = min(os.sched_getaffinity(0))
+    shared = parallel_speed([cpu, cpu], rounds=1, loops=1_000_000)
+    assert 0.35 <= shared["speed"] <= 0.65, shared
+    assert shared["together_s"] > shared["alone_s"]
