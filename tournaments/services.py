@@ -815,8 +815,12 @@ def round_close_if_complete(
     Called after a result has committed (by the recorder, and by the reaper for a
     recorder that died in between). Of two last results recorded at once both may
     see the round complete: the guarded ``UPDATE`` of the round's status lets one of
-    them close it. One unlocked query when the round stays open; none with
-    ``known_complete`` (the recording saw no other open match in the round).
+    them close it, and the other does not wait for it (the round's row is locked
+    ``SKIP LOCKED``): the first holds that lock while it pairs the next round, and
+    the second has other matches to play meanwhile. Should the first fail, its round
+    stays running and complete, and the reaper closes it. One unlocked query when the
+    round stays open; none with ``known_complete`` (the recording saw no other open
+    match in the round).
     """
     if round_id is None:
         return None
@@ -825,9 +829,9 @@ def round_close_if_complete(
     ):
         return None
     with transaction.atomic():
-        if not Round.objects.filter(pk=round_id, status=Round.Status.RUNNING).update(
-            status=Round.Status.FINISHED
-        ):
+        unclaimed = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
+        unclaimed = unclaimed.select_for_update(no_key=True, skip_locked=True).values("pk")
+        if not Round.objects.filter(pk__in=unclaimed).update(status=Round.Status.FINISHED):
             return None
         closing = RoundClosing(Round.objects.values_list("number", flat=True).get(pk=round_id))
         _close_round(competition, closing)

@@ -11,12 +11,12 @@ import threading
 import uuid
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, transaction
 
 from bots.models import Bot
 from tests.tournaments.test_tasks import SERVICES, assert_ratings_equal_a_recompute
 from tournaments import execution, recording, services
-from tournaments.models import Competition, Match, MatchSeat, RatingEvent
+from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.services import PlayedMatch
 
 pytestmark = [
@@ -294,6 +294,51 @@ def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_rea
     second_round = comp.rounds.get(number=2)
     assert sorted(sent) == sorted(second_round.matches.values_list("pk", flat=True))
     assert execution.matches_reap(send=sent.extend).enqueued == []  # closed once
+
+
+def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting():
+    """The round's two last results both see it complete. While the first recorder closes it
+    (pairing the next round under the round's lock) the second returns at once instead of
+    waiting for that commit; when the first fails, the reaper closes the round."""
+    comp = tournament(entries=4)
+    first, second = execution.competition_launch(competition=comp, send=None)
+    for match in (first, second):  # recorded; the closing is what this test is about
+        match = Match.objects.select_related("competition").get(pk=match.pk)
+        services.match_record_played(match=match, played=services.match_play(match=match))
+    round_id = comp.rounds.get(number=1).pk
+    closing, failed = threading.Event(), threading.Event()
+
+    def first_closer() -> None:
+        try:
+            with transaction.atomic():  # its guarded update, then it is pairing
+                assert Round.objects.filter(pk=round_id, status="running").update(
+                    status="finished"
+                )
+                closing.set()
+                failed.wait(30)
+                raise RuntimeError("the first closer fails while it pairs")
+        except RuntimeError:
+            pass
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=first_closer)
+    thread.start()
+    assert closing.wait(30)
+
+    second_closing = services.round_close_if_complete(
+        competition=comp, round_id=round_id, known_complete=True
+    )
+
+    first_still_closing = thread.is_alive()
+    failed.set()
+    thread.join(30)
+    assert second_closing is None and first_still_closing  # it did not wait for the first
+    assert comp.rounds.get(number=1).status == "running"  # the first rolled back
+    sent: list[int] = []
+    execution.matches_reap(send=sent.extend)
+    assert comp.rounds.get(number=1).status == "finished"
+    assert sorted(sent) == sorted(comp.rounds.get(number=2).matches.values_list("pk", flat=True))
 
 
 def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_the_same(
