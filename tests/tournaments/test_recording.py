@@ -311,9 +311,7 @@ def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting():
     def first_closer() -> None:
         try:
             with transaction.atomic():  # its guarded update, then it is pairing
-                assert Round.objects.filter(pk=round_id, status="running").update(
-                    status="finished"
-                )
+                assert Round.objects.filter(pk=round_id, status="running").update(status="finished")
                 closing.set()
                 failed.wait(30)
                 raise RuntimeError("the first closer fails while it pairs")
