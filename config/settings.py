@@ -401,6 +401,9 @@ CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
 CARDROOM_LADDER_PAUSE_S = float(os.environ.get("CARDROOM_LADDER_PAUSE_S", "0"))
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+if CELERY_BROKER_URL.startswith("redis://"):
+    # kombu's Redis transport, with a worker-stopping fault on a lost broker mended.
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

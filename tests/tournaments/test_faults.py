@@ -199,3 +199,31 @@ def test_a_broker_restarted_mid_run_loses_and_doubles_no_match(workers, private_
     assert_ratings_equal_a_recompute(comp)
     assert comp.matches.count() == 28
     assert not Match.objects.filter(competition=comp, attempts=0).exists()
+
+
+def test_a_broker_connection_torn_down_with_a_task_in_hand_closes_without_error(
+    private_redis, settings
+):
+    """A worker that loses Redis while running a task (unacknowledged: ``acks_late``)
+    reconnects. Celery's consumer collects the broken connection, then closes it; when
+    the collect's channel close fails on the dead socket, the transport is gone before
+    that close, and kombu's own transport then raised ``AttributeError`` trying to put
+    the message back: the worker stopped ("Unrecoverable error"). ``config.broker``'s
+    transport closes that channel without error and keeps nothing in hand."""
+    from kombu import Connection, Consumer, Exchange, Producer, Queue
+
+    connection = Connection(private_redis.url, transport=settings.CELERY_BROKER_TRANSPORT)
+    channel = connection.default_channel
+    queue = Queue("in-hand", Exchange("in-hand"), "in-hand")
+    Producer(channel).publish({"n": 1}, exchange=queue.exchange, routing_key="in-hand",
+                              declare=[queue])  # fmt: skip
+    held = []
+    Consumer(channel, [queue], callbacks=[lambda body, message: held.append(message)]).consume()
+    connection.drain_events(timeout=5)
+    assert len(held) == 1 and channel.qos._delivered  # received, not acknowledged
+
+    private_redis.stop()
+    connection._do_close_transport()  # what the failed collect leaves behind
+    connection.close()
+
+    assert channel.closed and not channel.qos._delivered
