@@ -2,7 +2,8 @@
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python -m bench.bulk [--json]
 
-- ``referee``: the matches played by the referee alone in this process (no database);
+- ``referee``: the matches played by the referee alone in this process (no database),
+  each just before the direct run plays it;
 - ``direct``: the same competition played here without Celery (claim, play and
   record each match in this process, as ``run_competition --inline`` does);
 - ``1 worker`` / ``2 workers``: the same competition run by one, then two Celery
@@ -11,14 +12,17 @@
 
 A second row plays longer matches (``--long-games``, 6 by default) direct and on one
 worker, with fewer entries. The workers' memory (VmRSS) is sampled through each run.
-Before the two-worker run, :func:`parallel_speed` measures how fast two CPU-bound
+Before the runs, :func:`parallel_speed` measures how fast two CPU-bound
 processes run side by side against one alone: the ceiling printed for two workers
 counts it.
 
 Targets: direct >= 0.25x referee only (one-game matches); one worker >= 90 % of
-direct; two workers >= 1.7x one worker; worker memory flat over the run. A
-scratch PostgreSQL database is created (and dropped at the end) so nothing else
-is touched; the queues have names of their own on the Redis of ``REDIS_URL``.
+direct; two workers >= 1.7x one worker; worker memory flat over the run. The speed
+of a small virtual machine's CPUs can swing by a third from one run to the next, so
+the referee takes turns with the direct run match by match, and ``--turns`` (3)
+rounds of the direct, one- and two-worker runs are made (forward, then backward);
+each ratio is the median of its turns' ratios. A scratch PostgreSQL database is
+created (and dropped at the end) so nothing else is touched; the queues have names of their own on the Redis of ``REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -222,49 +227,50 @@ def new_competition(args, label: str):
     return comp
 
 
-def run_direct(args) -> tuple[dict[str, Any], Any]:
+def run_direct(args) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The competition played here without Celery, and each of its matches played by
+    the referee alone just before (the same seed and bots as ``match_play`` uses):
+    the two take turns match by match, so a swing in the machine's speed hits both
+    alike. Returns the direct row and the referee's, each timed on its own share."""
+    from django.db.models import Count
+
+    from bots.builtin import make
+    from bots.referee import InProcessPlayer, TimeControl, play_match
     from tournaments import execution
     from tournaments.models import Match
 
     comp = new_competition(args, "direct")
+    tc = TimeControl(move_ms=comp.move_ms, bank_ms=max(1, comp.bank_ms))
+    refereed = 0.0
     started = time.perf_counter()
     execution.competition_launch(competition=comp, send=None)
     while True:
-        ids = list(
+        tables = list(
             comp.matches.filter(status=Match.Status.PENDING)
+            .annotate(seats_count=Count("seats"))
             .order_by("id")
-            .values_list("pk", flat=True)
+            .values_list("pk", "seed", "seats_count")
         )
-        if not ids:
+        if not tables:
             break
-        for match_id in ids:
+        for match_id, seed, seats in tables:
+            before = time.perf_counter()
+            players = [InProcessPlayer(make("random", seed=seed + s)) for s in range(seats)]
+            play_match(
+                comp.variant, players, games_count=comp.games_per_match, seed=seed,
+                options=comp.options, duplicate=comp.duplicate, time_control=tc,
+            )  # fmt: skip
+            refereed += time.perf_counter() - before
             execution.match_execute(match_id=match_id, claimed_by="bench-direct", send=None)
-    seconds = time.perf_counter() - started
-    return summary(comp, seconds), comp
-
-
-def run_referee(args, comp) -> dict[str, Any]:
-    """The matches of ``comp`` again, referee only: seeds and bots as match_play uses them."""
-    from bots.builtin import make
-    from bots.referee import InProcessPlayer, TimeControl, play_match
-
-    tables = [(m.seed, m.seats.count()) for m in comp.matches.order_by("id")]
-    tc = TimeControl(move_ms=comp.move_ms, bank_ms=max(1, comp.bank_ms))
-    started = time.perf_counter()
-    for seed, seats in tables:
-        players = [InProcessPlayer(make("random", seed=seed + s)) for s in range(seats)]
-        play_match(
-            comp.variant, players, games_count=comp.games_per_match, seed=seed,
-            options=comp.options, duplicate=comp.duplicate, time_control=tc,
-        )  # fmt: skip
-    seconds = time.perf_counter() - started
-    games = len(tables) * comp.games_per_match
-    return {
-        "matches": len(tables),
-        "seconds": seconds,
-        "matches_per_s": len(tables) / seconds,
-        "games_per_s": games / seconds,
+    seconds = time.perf_counter() - started - refereed
+    matches = comp.matches.count()
+    referee = {
+        "matches": matches,
+        "seconds": refereed,
+        "matches_per_s": matches / refereed,
+        "games_per_s": matches * comp.games_per_match / refereed,
     }
+    return summary(comp, seconds), referee
 
 
 def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
@@ -347,17 +353,34 @@ def measure(args) -> dict[str, Any]:
     call_command("migrate", verbosity=0)
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardroom-bench-{os.getpid()}"
     tmp.mkdir(parents=True, exist_ok=True)
-    direct, comp = run_direct(args)
-    referee = run_referee(args, comp)
-    one = run_workers(args, 1, tmp)
     cpus = sorted(os.sched_getaffinity(0))
     parallel = parallel_speed(cpus)
-    two = run_workers(args, 2, tmp)
+    ways = {
+        "direct": lambda: run_direct(args),
+        "one_worker": lambda: (run_workers(args, 1, tmp), None),
+        "two_workers": lambda: (run_workers(args, 2, tmp), None),
+    }
+    turns: list[dict[str, dict[str, Any]]] = []
+    for turn in range(max(1, args.turns)):  # in turn: forward, then backward, ...
+        runs: dict[str, dict[str, Any]] = {}
+        for way in list(ways) if turn % 2 == 0 else list(ways)[::-1]:
+            runs[way], referee = ways[way]()
+            if referee is not None:  # played match by match beside the direct run
+                runs["referee"] = referee
+        turns.append(runs)
+    first = turns[0]
+    direct, referee, one, two = (
+        first[k] for k in ("direct", "referee", "one_worker", "two_workers")
+    )
+
+    def ratio(a: str, b: str) -> float:
+        """The median over the turns of ``a`` matches/s over ``b``'s in the same turn."""
+        return statistics.median(t[a]["matches_per_s"] / t[b]["matches_per_s"] for t in turns)
+
     long = argparse.Namespace(
         **{**vars(args), "games": args.long_games, "entries": args.long_entries}
     )
-    long_direct, long_comp = run_direct(long)
-    long_referee = run_referee(long, long_comp)
+    long_direct, long_referee = run_direct(long)
     long_one = run_workers(long, 1, tmp)
     return {
         "variant": args.variant,
@@ -369,10 +392,11 @@ def measure(args) -> dict[str, Any]:
         "direct": direct,
         "one_worker": one,
         "two_workers": two,
-        "direct_vs_referee": direct["matches_per_s"] / referee["matches_per_s"],
-        "one_worker_vs_direct": one["matches_per_s"] / direct["matches_per_s"],
-        "one_worker_vs_referee": one["matches_per_s"] / referee["matches_per_s"],
-        "two_vs_one_worker": two["matches_per_s"] / one["matches_per_s"],
+        "direct_vs_referee": ratio("direct", "referee"),
+        "one_worker_vs_direct": ratio("one_worker", "direct"),
+        "one_worker_vs_referee": ratio("one_worker", "referee"),
+        "two_vs_one_worker": ratio("two_workers", "one_worker"),
+        "turns": [{way: run["matches_per_s"] for way, run in t.items()} for t in turns],
         "long": {
             "games_per_match": args.long_games,
             "entries": args.long_entries,
@@ -392,12 +416,21 @@ def report(r: dict[str, Any]) -> None:
     )
     rows = [("referee only", r["referee"]), ("direct (no Celery)", r["direct"])]
     rows += [("1 worker", r["one_worker"]), ("2 workers", r["two_workers"])]
-    for name, row in rows:
+    for name, row in rows:  # the first turn
         print(f"  {name:<20} {row['matches_per_s']:8.1f} matches/s  ({row['seconds']:.1f} s)")
-    print(f"  direct / referee      {r['direct_vs_referee']:6.2f}  (target >= 0.25)")
-    print(f"  1 worker / direct     {r['one_worker_vs_direct']:6.2f}  (target >= 0.90)")
-    print(f"  1 worker / referee    {r['one_worker_vs_referee']:6.2f}")
-    print(f"  2 workers / 1 worker  {r['two_vs_one_worker']:6.2f}  (target >= 1.70)")
+    turns = r.get("turns") or []
+    for key, name, target in (
+        ("direct_vs_referee", "direct / referee", "0.25"),
+        ("one_worker_vs_direct", "1 worker / direct", "0.90"),
+        ("one_worker_vs_referee", "1 worker / referee", ""),
+        ("two_vs_one_worker", "2 workers / 1 worker", "1.70"),
+    ):
+        notes = [f"target >= {target}"] if target else []
+        notes += [f"median of {len(turns)} turns"] if len(turns) > 1 else []
+        print(f"  {name:<21} {r[key]:6.2f}" + (f"  ({', '.join(notes)})" if notes else ""))
+    for i, t in enumerate(turns, 1):
+        rates = ", ".join(f"{way.replace('_', ' ')} {rate:.1f}" for way, rate in t.items())
+        print(f"    turn {i}: {rates} matches/s")
     for name in ("one_worker", "two_workers"):
         c = r[name]["cores_busy"]
         print(
@@ -449,6 +482,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--long-games", type=int, default=6, help="games of the longer row")
     parser.add_argument("--long-entries", type=int, default=16, help="16: 120 longer matches")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--turns", type=int, default=3,
+        help="rounds of the direct, one- and two-worker runs; the median ratios are reported",
+    )  # fmt: skip
     parser.add_argument(
         "--pool", default="prefork", choices=["prefork", "solo"], help="the workers' Celery pool"
     )
