@@ -22,7 +22,8 @@ of a small virtual machine's CPUs can swing by a third from one run to the next,
 the referee takes turns with the direct run match by match, and ``--turns`` (3)
 rounds of the direct, one- and two-worker runs are made (forward, then backward);
 each ratio is the median of its turns' ratios. A scratch PostgreSQL database is
-created (and dropped at the end) so nothing else is touched; the queues have names of their own on the Redis of ``REDIS_URL``.
+created (and dropped at the end) so nothing else is touched; the queues have names
+of their own on the Redis of ``REDIS_URL``.
 """
 
 from __future__ import annotations
