@@ -526,7 +526,9 @@ def matches_execute(
     a free worker joins in; that one does the same, and so on while matches wait.
 
     When a result closes its round, the next round's matches are sent (``send``) for
-    the other workers, and played here too after the list, with no wait for a message.
+    the other workers, and played here too after the list, with no wait for a message;
+    so are those of a round another worker paired ahead when this list ran dry
+    (:func:`_pair_ahead`).
 
     Each match is claimed on its own (:func:`match_execute`): one that another worker
     took meanwhile is skipped. A skip means this worker has run into another one
@@ -544,10 +546,13 @@ def matches_execute(
         send(ids)
         lists.append((list(ids), 0))
 
+    def join(ids: list[int]) -> None:  # another worker plays them from the start
+        lists.append((list(ids), len(ids) // 2))
+
     then = None if send is None else send_and_keep
     first = True
     ids: list[int] = []
-    while lists or (then is not None and _pair_ahead(ids, then) and lists):
+    while lists or (then is not None and _pair_ahead(ids, then, join) and lists):
         # (inside an outer transaction the round paired ahead is sent, and kept here,
         # only once it commits: then this list ends)
         ids, at = lists.pop(0)
@@ -586,21 +591,48 @@ def _after_skip(match_ids: list[int], skipped: int, tried: set[int]) -> list[int
     return waiting[half:] + waiting[:half]
 
 
-def _pair_ahead(match_ids: list[int], send: Sender) -> bool:
+def _pair_ahead(match_ids: list[int], send: Sender, join: Callable[[list[int]], None]) -> bool:
     """Once the list ``match_ids`` (one round's) has no match waiting, pair the next round
-    if its format allows (``services.round_pair_ahead``) and send it; True if it did."""
+    if its format allows (``services.round_pair_ahead``) and send it; True if it did.
+
+    If another worker paired it first (this one waited for its lock meanwhile), ``join``
+    is given what waits of it, as this worker's next list from its middle, and True is
+    returned: a message for that round is out already, and waiting for it would leave
+    this worker idle for a round trip through the broker every round."""
     if not match_ids:
         return False
-    round_id = Match.objects.filter(pk=match_ids[0]).values_list("round_id", flat=True).first()
+    found = Match.objects.filter(pk=match_ids[0]).values_list(
+        "round_id", "competition_id", "round__number"
+    )
+    round_id, competition_id, number = found.first() or (None, None, None)
     if round_id is None:
         return False
     try:
         paired = services.round_pair_ahead(round_id=round_id)
     except INFRASTRUCTURE_ERRORS:
         return False  # the round's closing pairs it as usual
-    if not paired:
+    if paired:
+        return bool(matches_enqueue(competition=paired[0].competition, send=send))
+    waiting = _waiting_after(competition_id, number)
+    if not waiting:
         return False
-    return bool(matches_enqueue(competition=paired[0].competition, send=send))
+    join(waiting)
+    return True
+
+
+def _waiting_after(competition_id: int, round_number: int) -> list[int]:
+    """The matches of the competition's rounds after ``round_number`` that wait and were
+    never claimed (one given back after a fault waits for its own retry), in order."""
+    return list(
+        Match.objects.filter(
+            competition_id=competition_id,
+            round__number__gt=round_number,
+            status__in=(Status.PENDING, Status.QUEUED),
+            attempts=0,
+        )
+        .order_by("id")
+        .values_list("pk", flat=True)[:TASK_LIST_MAX]
+    )
 
 
 def _waiting_from(match_ids: list[int], start: int) -> list[int]:

@@ -557,6 +557,41 @@ def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypat
     assert comp.rounds.count() == 7
 
 
+def test_a_list_that_runs_dry_joins_the_round_another_worker_paired_ahead():
+    """Round 1's last match still plays and another worker paired round 2 ahead (it sent
+    round 2's message): this worker plays round 2 from its middle instead of waiting
+    for that message, but not a match given back after a fault (it waits for its retry)."""
+    comp = make_competition(entries=8, games=1)
+    ids = _first_round(comp)
+    execution.match_claim(match_id=ids[0], claimed_by="another worker")
+    for match_id in ids[1:]:
+        execution.match_execute(match_id=match_id, claimed_by="w", send=None)
+    first = comp.rounds.get()
+    second = [m.pk for m in services.round_pair_ahead(round_id=first.pk)]
+    assert len(second) == 4
+    execution.matches_enqueue(competition=comp, send=lambda ids: None)
+    execution.match_claim(match_id=second[1], claimed_by="another worker")
+    execution.match_release(
+        match_id=second[1], claimed_by="another worker", error="sandbox gone", retry_in_s=60
+    )
+    sent: list[list[int]] = []
+
+    drained = execution.matches_execute(
+        match_ids=ids,
+        start=0,
+        claimed_by="w",
+        on_fault=lambda match_id, fault: None,
+        budget_s=60,
+        send=lambda ids: sent.append(list(ids)),
+    )
+
+    assert list(drained.outcomes) == [second[2], second[3], second[0]]
+    assert set(drained.outcomes.values()) == {"recorded"}
+    assert sent == []  # round 2 went out with its pairing; round 3 waits for round 1
+    assert comp.matches.get(pk=second[1]).status == Match.Status.QUEUED
+    assert comp.rounds.count() == 2
+
+
 def test_a_list_in_an_outer_transaction_ends_when_its_round_paired_ahead_waits_to_commit():
     from django.db import transaction
 
