@@ -66,6 +66,7 @@ from tournaments.events import (
     STANDINGS_UPDATED,
     Changes,
     group_name,
+    notifications_in,
     public_event_text,
 )
 
@@ -279,16 +280,16 @@ class Fanout:
             self._flush = asyncio.get_running_loop().call_later(wait, self._flush_standings)
 
     def notified(self, text: str) -> None:
-        """Gather one notification; start a build now or when the window closes."""
+        """Gather a notification (or a batch of them); start a build now or when the
+        window closes."""
         try:
-            note = json.loads(text)
+            notes = notifications_in(text)
         except ValueError:
             log.warning("live events of %s: undecodable notification", self.group)
             return
-        if not isinstance(note, dict):
-            return
         for lane in self._lanes:
-            lane.changes.add(note)
+            for note in notes:
+                lane.changes.add(note)
             if lane.task is None and lane.pending():
                 lane.task = asyncio.get_running_loop().create_task(self._build_loop(lane))
 

@@ -6,7 +6,6 @@ A dead channel layer never breaks recording or claiming.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from datetime import timedelta
@@ -270,11 +269,14 @@ class SlowLayer:
     """A channel layer whose sends take a random while (as a Redis round trip may)."""
 
     def __init__(self):
-        self.received: list[str] = []
+        self.received: list[int] = []
+        self.messages: list[tuple[str, dict]] = []
 
     async def group_send(self, group, message):
         await asyncio.sleep(random.uniform(0, 0.003))
-        self.received.append(json.loads(message["text"])["match"])
+        self.messages.append((group, message))
+        if message["event_type"] == events.CHANGED:
+            self.received += [note["match"] for note in events.notifications_in(message["text"])]
 
 
 @pytest.fixture
@@ -291,6 +293,50 @@ def test_notifications_leave_in_order_without_the_writer_waiting_for_them(layer)
 
     assert events.notifications_flush()
     assert layer.received == list(range(60))
+
+
+def test_a_burst_of_notifications_to_one_competition_leaves_as_few_messages(layer):
+    """What a busy worker hands over between two ticks of the sender goes as one message
+    per competition, every notification in it, in order; another competition's
+    notifications and other events are never folded into them."""
+    for match_id in range(50):
+        events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
+    events.notify(competition_id=2, changes=["match.started"], match_id=900)
+    events.broadcast(1, events.event(events.MATCH_FINISHED, 1, match={"id": 901}))
+    events.notify(competition_id=1, changes=["match.finished"], match_id=50)
+
+    assert events.notifications_flush()
+    assert layer.received == [*range(50), 900, 50]
+    assert len(layer.messages) <= 10  # 53 messages one by one (a tick takes ~25 at once)
+    groups = [group for group, _ in layer.messages]
+    assert groups.index("competition.2") < len(groups) - 2  # order across groups kept
+    assert [m for _, m in layer.messages if m["event_type"] != events.CHANGED] == [
+        events.relay_message(events.event(events.MATCH_FINISHED, 1, match={"id": 901}))
+    ]
+    for group, message in layer.messages:
+        notes = events.notifications_in(message["text"])
+        assert {note["competition"] for note in notes} == {int(group.split(".")[1])}
+
+
+def test_a_batch_of_notifications_folds_into_the_changes_like_each_one():
+    one_by_one, batched = events.Changes(), events.Changes()
+    messages = [
+        events.relay_message(events.notification(1, ["match.started"], match_id=4)),
+        events.relay_message(events.notification(1, ["match.finished"], match_id=3)),
+        events.relay_message(events.notification(1, ["round.finished"], round_number=2)),
+    ]
+    for message in messages:
+        for note in events.notifications_in(message["text"]):
+            one_by_one.add(note)
+    batch = events.relay_batch(messages)
+    assert batch["event_type"] == events.CHANGED
+    for note in events.notifications_in(batch["text"]):
+        batched.add(note)
+
+    assert batched == one_by_one
+    assert (batched.started, batched.finished, batched.rounds_finished) == ([4], [3], [2])
+    with pytest.raises(ValueError):
+        events.notifications_in("not json")
 
 
 def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch, layer):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tournaments.events import Changes, event, notification, relay_message
+from tournaments.events import Changes, event, notification, relay_batch, relay_message
 from tournaments.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Fanout, Outbox, join_frames
 
 pytestmark = pytest.mark.asyncio
@@ -219,6 +219,39 @@ async def test_notifications_are_built_into_events_at_most_once_per_window():
         "standings.updated",
         "head_to_head.updated",
     }
+    await fanout.leave(outbox)
+
+
+async def test_a_batch_of_notifications_is_built_like_the_notifications_one_by_one():
+    """A worker's sender folds the notifications of a tick into one message: every
+    result in it reaches the matches lane, in order, and the panels are built once."""
+    builds: list[list[int]] = []
+
+    async def build(competition_id: int, changes: Changes, lane: str) -> list[dict]:
+        if lane == "matches":
+            return [
+                event("match.finished", competition_id, match={"id": m}) for m in changes.finished
+            ]
+        builds.append(list(changes.finished))
+        return []
+
+    layer = Layer()
+    fanout = Fanout(layer, 7, build=build)
+    socket = Socket()
+    outbox = Outbox(socket.send, socket.close)
+    await fanout.join(outbox)
+    outbox.open()
+
+    batch = relay_batch(
+        [relay_message(notification(7, ["match.finished"], match_id=n)) for n in range(12)]
+    )
+    for channel in layer.groups["competition.7"]:
+        layer.queues[channel].put_nowait(batch)
+    await asyncio.sleep(0.1)
+
+    assert builds[0] == list(range(12))
+    finished = [e["match"]["id"] for e in socket.events() if e["type"] == "match.finished"]
+    assert finished == list(range(12))
     await fanout.leave(outbox)
 
 
