@@ -99,14 +99,19 @@ def round_robin(
     if not isinstance(legs, int) or legs < 1:
         raise ValueError(f"legs must be an integer >= 1, got {legs!r}")
     if sides == 2:
-        rounds = circle_rounds(shuffled(items, seed, "round-robin/order"), legs=legs)
-        if partners:
-            rounds = [
-                Round(tables=[partner_table(a, b) for a, b in r.tables], byes=r.byes)
-                for r in rounds
-            ]
-        return rounds
+        return list(_circled(tuple(items), legs, seed, partners))
     return list(_designed(tuple(items), table_size, legs, seed, steps))
+
+
+@lru_cache(maxsize=64)
+def _circled(items: tuple[Entry, ...], legs: int, seed: int, partners: bool) -> tuple[Round, ...]:
+    """The two-sided schedule, remembered like :func:`_designed` (46 entries: 2 ms)."""
+    rounds = circle_rounds(shuffled(list(items), seed, "round-robin/order"), legs=legs)
+    if partners:
+        rounds = [
+            Round(tables=[partner_table(a, b) for a, b in r.tables], byes=r.byes) for r in rounds
+        ]
+    return tuple(rounds)
 
 
 @lru_cache(maxsize=64)
