@@ -214,8 +214,9 @@ def match_store(
     never deadlock) and their ratings read as the last committed recording left them.
     The lock is ``FOR NO KEY UPDATE`` (only ratings change): the key-share lock that a
     new seat's foreign key takes on its entry does not wait for it, so a round paired
-    while results are recorded (``services.round_pair_ahead``, which holds the
-    competition row that a recording locks last) never deadlocks with them.
+    while results are recorded (``services.round_pair_ahead``) never waits for them, nor
+    they for it (a pairing only key-share locks the competition row that a recording
+    updates last).
     With ``synchronous_commit`` False the transaction commits without waiting for the
     disk (``tournaments.execution`` says when that is safe).
     """

@@ -339,6 +339,58 @@ def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting():
     assert sorted(sent) == sorted(comp.rounds.get(number=2).matches.values_list("pk", flat=True))
 
 
+def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and_a_pause_wait():
+    """Pairing a round takes a while (about 8 ms for 46 entries); recording a result, which
+    updates the competition's rating sequence, goes on meanwhile. Another pairing of the
+    same competition, and a status change such as a pause, still wait for it."""
+    comp = tournament(entries=4)
+    first, _ = execution.competition_launch(competition=comp, send=None)
+    match = execution.match_claim(match_id=first.pk, claimed_by="host/1/t")
+    played = services.match_play(match=match)
+    pairing, release = threading.Event(), threading.Event()
+
+    def pairer() -> None:
+        try:
+            with transaction.atomic():
+                services._locked_for_pairing(comp.pk)
+                pairing.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=pairer)
+    thread.start()
+    assert pairing.wait(30)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '3s'")
+        recorded = execution.match_record(
+            match_id=first.pk, claimed_by="host/1/t", result=played, send=None, match=match
+        )
+        for wait in (
+            lambda: services._locked_for_pairing(comp.pk),
+            lambda: services.competition_pause(competition=comp),
+        ):
+            with pytest.raises(OperationalError, match="lock timeout"), transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL lock_timeout = '200ms'")
+                wait()
+        still_pairing = thread.is_alive()
+    finally:
+        release.set()
+        thread.join(30)
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+
+    assert recorded and still_pairing
+    assert Match.objects.get(pk=first.pk).status == Match.Status.DONE
+    assert RatingEvent.objects.filter(match_id=first.pk).count() == 2
+    with transaction.atomic():  # the pairing is over: the next one goes at once
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '1s'")
+        assert services._locked_for_pairing(comp.pk).status == Competition.Status.RUNNING
+
+
 def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_the_same(
     monkeypatch,
 ):
