@@ -106,7 +106,7 @@ def round_robin(
 @lru_cache(maxsize=64)
 def _circled(items: tuple[Entry, ...], legs: int, seed: int, partners: bool) -> tuple[Round, ...]:
     """The two-sided schedule, remembered like :func:`_designed` (46 entries: 2 ms)."""
-    rounds = circle_rounds(shuffled(list(items), seed, "round-robin/order"), legs=legs)
+    rounds = circle_rounds(shuffled(items, seed, "round-robin/order"), legs=legs)
     if partners:
         rounds = [
             Round(tables=[partner_table(a, b) for a, b in r.tables], byes=r.byes) for r in rounds
