@@ -108,7 +108,9 @@ def standings_for_competition(
     - Swiss: points (byes included), then its own tie-breaks (see ``_swiss_order``).
     - Knockouts: placements (see ``_knockout_order``): the champion first, the
       runner-up second, then by the round of elimination, later rounds first; those
-      out in the same round share a rank. Points, games and rating are columns only.
+      out in the same round share a rank. Before the end the entries still in lead,
+      the unbeaten ahead of a double elimination's losers' bracket. Points, games and
+      rating are columns only.
     - Ladders: the displayed rating, then points.
 
     Every row says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or

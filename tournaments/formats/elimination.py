@@ -252,28 +252,35 @@ class Bracket:
         else the final) by its match ranks, so the champion is first and the runner-up
         second; then everyone else by the schedule round of the table where they were
         knocked out, later rounds first, those out in the same round sharing a rank.
-        Before the end, the entries still in share the top rank. Within a rank the
-        order is the seed order. Raises ``ValueError`` for inconsistent results.
+        Before the end, the entries still in come first: by the number of tables they
+        lost and stayed in (in double elimination, the unbeaten ahead of those in the
+        losers' bracket), those with as many sharing a rank. Within a rank the order is
+        the seed order. Raises ``ValueError`` for inconsistent results.
         """
         states = self.states(results)
         final = self._final_table(states, results)
         out_at: dict[Entry, Node] = {}
+        losses: dict[Entry, int] = {}
         referenced = {(s.node, s.place) for node in self.nodes for s in node.sources if s.node}
         for node in self.nodes:
             state = states[node.id]
             if not state.played or state.order is None:
                 continue
             for place, entry in enumerate(state.order, start=1):
-                if entry is not None and (node.id, place) not in referenced:
+                if entry is None:
+                    continue
+                if (node.id, place) not in referenced:
                     out_at[entry] = node
-        keys: dict[Entry, tuple[int, int]] = {}
+                elif place > self.advance:  # beaten, on into the losers' bracket
+                    losses[entry] = losses.get(entry, 0) + 1
+        keys: dict[Entry, tuple[int, ...]] = {}
         for entry in self.seeds:
             if final is not None and entry in final:
                 keys[entry] = (0, final[entry])
             elif entry in out_at:
                 keys[entry] = (1, -out_at[entry].round)
-            else:
-                keys[entry] = (0, 0)  # still in
+            else:  # still in: the unbeaten first, then those in the losers' bracket
+                keys[entry] = (0, 0, losses.get(entry, 0))
         ordered = sorted(self.seeds, key=lambda e: (keys[e], self._seed_index[e]))
         final_node = self.by_id[self._final_id(states)] if final is not None else None
         rows: list[Placement] = []

@@ -191,3 +191,36 @@ def test_before_the_end_entries_still_in_share_the_top_rank():
     rows = {p.entry: p for p in bracket.placements(results)}
     assert rows[0].rank == 4 and rows[0].eliminated_at == "R1-0"
     assert {rows[e].rank for e in (1, 2, 3)} == {1}
+
+
+def _lower_seed_wins(results, node_id, table):
+    """The table's result with the better seed (lower number) winning."""
+    ranks = tuple(1 if e == min(table) else 2 for e in table)
+    results[node_id] = TableResult(table, ranks)
+
+
+def test_mid_double_elimination_the_unbeaten_lead_those_in_the_losers_bracket():
+    bracket = double_elimination(list(range(8)))
+    results = {}
+    for node_id, table in bracket.ready(results):  # the first round: W1-*
+        _lower_seed_wins(results, node_id, table)
+    ranks = {p.entry: p.rank for p in bracket.placements(results)}
+    # Seeds 0-3 won their first table, 4-7 lost it and play on in the losers' bracket.
+    assert {ranks[e] for e in (0, 1, 2, 3)} == {1}
+    assert {ranks[e] for e in (4, 5, 6, 7)} == {5}
+
+    for node_id, table in bracket.ready(results):  # W2-* and L1-*
+        _lower_seed_wins(results, node_id, table)
+    rows = {p.entry: p for p in bracket.placements(results)}
+    assert {rows[e].rank for e in (0, 1)} == {1}  # still unbeaten
+    assert {rows[e].rank for e in (2, 3, 4, 5)} == {3}  # one loss each
+    assert {rows[e].rank for e in (6, 7)} == {7}  # out after two losses
+    assert all(rows[e].eliminated_at and rows[e].eliminated_at.startswith("L1") for e in (6, 7))
+    assert all(rows[e].eliminated_at is None for e in range(6))
+
+    while ready := bracket.ready(results):
+        for node_id, table in ready:
+            _lower_seed_wins(results, node_id, table)
+    final = bracket.placements(results)
+    assert [p.entry for p in final[:2]] == [0, 1]  # the champion first, the runner-up second
+    assert [p.rank for p in final[:2]] == [1, 2]
