@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import Exists, OuterRef, Q
+
 import games
+from bots.models import BotVersion
 from tournaments.formats.common import derive_seed
 from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
 from tournaments.formats.ladder import RECENT_TABLES_PER_ENTRY, LadderEntry, ladder_tables
@@ -20,6 +23,9 @@ from tournaments.ratings import TableResult
 
 Format = Competition.Format
 
+#: The statuses of a match that is still to be played or being played.
+OPEN = (Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING)
+
 
 @dataclass
 class Plan:
@@ -27,6 +33,20 @@ class Plan:
 
     tables: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
     byes: list[int] = field(default_factory=list)
+
+
+def playable() -> Q:
+    """The entries that can play now: a built-in bot, or an uploaded one with a ready
+    version (the pinned one, if the entry pins one), as ``bots.selectors.version_for_play``
+    picks it."""
+    ready = BotVersion.objects.filter(status=BotVersion.Status.READY)
+    newest = ready.filter(bot_id=OuterRef("bot_id"))
+    pinned = ready.filter(pk=OuterRef("pinned_version_id"))
+    return (
+        ~Q(bot__builtin="")
+        | Q(Exists(newest), pinned_version__isnull=True)
+        | Q(Exists(pinned), pinned_version__isnull=False)
+    )
 
 
 def _entries(competition: Competition) -> list[int]:
@@ -136,21 +156,20 @@ def _elimination(competition: Competition, number: int) -> Plan | None:
 
 
 def _ladder(competition: Competition, number: int) -> Plan | None:
-    """The next ladder batch: every free entry, by rating, from the recent meetings.
+    """The next ladder batch: every free entry that can play (:func:`playable`), by
+    rating, from the recent meetings.
 
     Four queries whatever the size of the field: the entries, the busy ones, where
     the recent window starts and the seats of the matches in it (the latest
     ``RECENT_TABLES_PER_ENTRY`` tables per entry, in order).
     """
     entries = list(
-        competition.entries.filter(withdrawn=False)
+        competition.entries.filter(playable(), withdrawn=False)
         .order_by("id")
         .values_list("id", "mu", "sigma", "games")
     )
-    busy = set(
-        competition.matches.exclude(status=Match.Status.DONE).values_list(
-            "seats__entry_id", flat=True
-        )
+    busy = set(  # a failed match holds nobody: its entries play on in the next batch
+        competition.matches.filter(status__in=OPEN).values_list("seats__entry_id", flat=True)
     )
     candidates = [
         LadderEntry(pk, recent_games=games, sigma=sigma, busy=pk in busy, mu=mu)

@@ -283,6 +283,7 @@ def match_store_rated(
     games_played: int,
     round_id: int | None,
     synchronous_commit: bool = True,
+    failed_settles: bool = False,
 ) -> Stored:
     """:func:`match_store` and :func:`ratings_store` in one statement, for a rating update
     computed from the ratings the entries had when the match was claimed (``expected``:
@@ -295,7 +296,8 @@ def match_store_rated(
     under the entries' locks (in the caller's transaction if it has one open, when
     this statement's locks are still held). Otherwise it
     writes what those two write, in the same order of locks (the competition row last),
-    and says whether the match's round had other open matches.
+    and says whether the match's round had other open matches (a failed one counts as
+    open unless ``failed_settles``: in a ladder's batch).
     """
     expected_sql, expected_params = _values(Entry, ["id", "mu", "sigma"], [*map(list, expected)])
     results, results_params = _result_writes(
@@ -307,8 +309,9 @@ def match_store_rated(
         rows=rows, created_at=done["finished_at"], only_if="SELECT 1 FROM done",
     )  # fmt: skip
     guard, guard_params = _guard(match_id, claimed_by)
-    others = f"FROM {_table(Match)} WHERE round_id = %s AND id <> %s AND status <> %s"
-    others_params = [round_id, match_id, Match.Status.DONE]
+    others = f"FROM {_table(Match)} WHERE round_id = %s AND id <> %s AND status NOT IN (%s, %s)"
+    settled = Match.Status.FAILED if failed_settles else Match.Status.DONE
+    others_params = [round_id, match_id, Match.Status.DONE, settled]
     sql = (
         f"WITH expected AS (SELECT * FROM ({expected_sql}) AS v(id, mu, sigma)), "
         f"locked AS (SELECT e.id, e.mu, e.sigma FROM {_table(Entry)} e "

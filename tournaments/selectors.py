@@ -345,14 +345,18 @@ def ladders_idle() -> list[Competition]:
 
 def rounds_complete_but_running() -> list[Round]:
     """Running rounds of running competitions whose matches are all done (their last
-    recorder died before it closed them), with their competition."""
-    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED]
+    recorder died before it closed them), or, in a ladder, done or failed (a failed match
+    holds up no batch), with their competition."""
+    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING]
     rounds = (
         Round.objects.filter(
             status=Round.Status.RUNNING, competition__status=Competition.Status.RUNNING
         )
         .filter(matches__isnull=False)
         .exclude(matches__status__in=open_)
+        .exclude(
+            ~Q(competition__format=Competition.Format.LADDER), matches__status=Match.Status.FAILED
+        )
         .select_related("competition")
         .distinct()
     )

@@ -190,10 +190,27 @@ def entry_create(
         raise ValidationError({"pinned_version": "that version belongs to another bot"})
     if competition.entries.filter(bot=bot).exists():
         raise ValidationError({"bot": f"{bot} is already entered"})
+    _require_version_to_come(bot, pinned_version)
     order = competition.entries.count()
     return Entry.objects.create(
         competition=competition, bot=bot, pinned_version=pinned_version, seed_order=order
     )
+
+
+def _require_version_to_come(bot: Bot, pinned: BotVersion | None) -> None:
+    """Refuse an uploaded bot that has nothing to play and nothing on the way: no version
+    ready, pending or being validated (the ``pinned`` one, if given)."""
+    if bot.builtin:
+        return
+    rejected = BotVersion.Status.REJECTED
+    if pinned is not None:
+        if pinned.status == rejected:
+            raise ValidationError({"pinned_version": f"version {pinned.number} was rejected"})
+        return
+    if not bot.versions.exclude(status=rejected).exists():
+        raise ValidationError(
+            {"bot": f"{bot} has no version to play: upload one (and let it pass validation)"}
+        )
 
 
 def entries_open_statuses(format: str) -> tuple[str, ...]:
@@ -239,6 +256,14 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
             f"{competition.variant} needs at least "
             f"{competition.seats_per_table} entries, got {len(entries)}"
         )
+    if competition.format != Format.LADDER:  # a ladder pairs an entry once it can play
+        waiting = competition.entries.filter(withdrawn=False).exclude(pairing.playable())
+        names = [str(entry.bot) for entry in waiting.select_related("bot__owner")]
+        if names:
+            raise ValidationError(
+                f"no ready version to play yet: {', '.join(names)} (wait for the validation"
+                " of their upload, or withdraw them)"
+            )
     competition.status = Competition.Status.RUNNING
     competition.save(update_fields=["status"])
     try:
@@ -685,6 +710,7 @@ def _match_store_rated(
         games_played=competition.games_per_match,
         round_id=match.round_id,
         synchronous_commit=synchronous_commit,
+        failed_settles=competition.format == Format.LADDER,
     )
     if stored.refused:
         return None
@@ -856,8 +882,13 @@ def round_close_if_complete(
     """
     if round_id is None:
         return None
+    # A failed match holds up its round until an organiser sees to it, but not a ladder's
+    # batch: nothing comes after it that needs its result.
+    settled = [Match.Status.DONE]
+    if competition.format == Format.LADDER:
+        settled.append(Match.Status.FAILED)
     if not known_complete and (
-        Match.objects.filter(round_id=round_id).exclude(status=Match.Status.DONE).exists()
+        Match.objects.filter(round_id=round_id).exclude(status__in=settled).exists()
     ):
         return None
     with transaction.atomic():

@@ -325,20 +325,21 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
     assert reaped.ladders and sorted(sent) == sorted(reaped.ladders)
 
 
-def test_a_ladder_batch_beside_a_stuck_one_still_pairs_the_next_when_it_closes():
-    """Only a round robin waits for its other running round: a ladder goes on at once."""
+def test_a_ladder_batch_with_a_failed_match_closes_and_pairs_the_next_at_once():
+    """A failed match holds up a round robin's round, never a ladder's batch."""
     comp = make_competition(entries=4, games=1, fmt="ladder", kind="ladder")
     first = execution.competition_launch(competition=comp, send=None)
     stuck = execution.match_claim(match_id=first[0].pk, claimed_by="w")
     execution.match_fail(match_id=stuck.pk, claimed_by="w", error="a bot without a version")
     for match in first[1:]:
         execution.match_execute(match_id=match.pk, claimed_by="w", send=None)
-    assert comp.rounds.get(number=1).status == "running"  # its failed match holds it
-    reaped = execution.matches_reap(send=lambda ids: None)
-    assert reaped.ladders and comp.rounds.count() == 2
-    for match_id in reaped.ladders:
-        execution.match_execute(match_id=match_id, claimed_by="w", send=None)
-    # The second batch's closing paired the third itself, with the first still running.
+    assert comp.rounds.get(number=1).status == "finished"
+    second = list(comp.matches.filter(round__number=2))
+    assert second and {s.entry_id for m in second for s in m.seats.all()} == set(
+        comp.entries.values_list("pk", flat=True)
+    )  # the failed match's entries too
+    for match in second:
+        execution.match_execute(match_id=match.pk, claimed_by="w", send=None)
     assert comp.rounds.count() == 3
     assert comp.rounds.get(number=2).status == "finished"
 

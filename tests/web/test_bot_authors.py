@@ -208,6 +208,7 @@ def test_a_private_competition_stays_off_the_bot_page_of_outsiders():
     hidden = open_tournament(olga, name="Invitation only", is_public=False)
     shown = open_tournament(olga, name="Open night")
     bot = Bot.objects.create(owner=ada, name="both")
+    BotVersion.objects.create(bot=bot, number=1, sha256="0" * 64, runtime="python", status="ready")
     for competition in (hidden, shown):
         tournament_services.entry_create(competition=competition, bot=bot, by=ada)
 
