@@ -1039,8 +1039,20 @@ def _play(competition: Competition, players: list, games_count: int, seed: int):
         seed=seed,
         options=competition.options,
         duplicate=competition.duplicate,
-        time_control=TimeControl(move_ms=competition.move_ms, bank_ms=max(1, competition.bank_ms)),
+        time_control=TimeControl(
+            move_ms=competition.move_ms,
+            bank_ms=max(1, competition.bank_ms),
+            match_wall_ms=match_wall_ms(len(players)),
+        ),
     )
+
+
+def match_wall_ms(players: int) -> int:
+    """Each player's wall-clock budget for its decisions in one match
+    (``TimeControl.match_wall_ms``): half the match's time limit, shared by the seats, so
+    that a match of bots that wait just under every move's ceiling still ends, and is
+    recorded, within the worker's time limit."""
+    return settings.CARDROOM_MATCH_TIME_LIMIT_S * 1000 // (2 * max(1, players))
 
 
 @transaction.atomic

@@ -148,6 +148,8 @@ def parse_reply(line: bytes | str, key: str) -> Any:
             raise ProtocolError("reply is not UTF-8") from None
     try:
         message = json.loads(line)
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise ProtocolError("reply nests too deep to read") from None
     except ValueError:
         raise ProtocolError(f"reply is not JSON: {line[:80]!r}") from None
     if not isinstance(message, dict) or key not in message:

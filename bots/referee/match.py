@@ -41,6 +41,12 @@ class TimeControl:
     Players without a CPU count (in-process built-ins, bots run without a
     cgroup) are charged wall-clock time, and the ceiling is what they may be
     charged.
+
+    ``match_wall_ms`` (0: none) bounds the wall-clock time each player may spend in
+    its decisions over the whole match, whatever it was charged: a bot that waits
+    just under every ceiling (charged less than ``move_ms`` a move) would otherwise
+    stretch a long match past any worker's time limit. Past it, the bot times out
+    and forfeits the rest of the match, which ends and is recorded.
     """
 
     move_ms: int = 2_000
@@ -48,12 +54,18 @@ class TimeControl:
     start_ms: int = 10_000  # the hello handshake (process start-up included)
     wall_factor: int = 4
     wall_grace_ms: int = 1_000
+    match_wall_ms: int = 0
 
     def __post_init__(self) -> None:
         for name in ("move_ms", "bank_ms", "start_ms", "wall_factor", "wall_grace_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"time control {name} must be a positive integer, got {value!r}")
+        value = self.match_wall_ms
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(
+                f"time control match_wall_ms must be a non-negative integer, got {value!r}"
+            )
 
     def wall_ceiling_ms(self, allowed_ms: int) -> int:
         """The wall-clock limit of a CPU-charged decision that may be charged ``allowed_ms``."""
@@ -175,6 +187,7 @@ class Referee:
         self.tc = time_control
         self.auto_forced = auto_forced
         self.banks = [time_control.bank_ms] * len(players)
+        self.walls = [0.0] * len(players)  # wall-clock ms spent in decisions so far
 
     def start(self, seats: list[int]) -> None:
         """Start every player that is still in the match with a ``hello`` for ``seats``.
@@ -236,6 +249,7 @@ class Referee:
                     )
                 except BotFault as fault:
                     player.fault = fault
+                    player.close()
         return result
 
     def _decide(
@@ -266,14 +280,24 @@ class Referee:
         cpu_before = player.cpu_time_ns()  # None: charged wall-clock time
         if cpu_before is not None:
             allowed_ms = self.tc.wall_ceiling_ms(allowed_ms)
+        budget_ms = self.tc.match_wall_ms - self.walls[p] if self.tc.match_wall_ms else None
+        if budget_ms is not None:
+            allowed_ms = min(allowed_ms, max(0.0, budget_ms))
         started = time.perf_counter()
         try:
             label = player.act(message, allowed_ms / 1000)
         except BotFault as fault:
+            if fault.status == "timeout" and budget_ms is not None and budget_ms <= allowed_ms:
+                fault = self._over_wall_budget()
             player.fault = fault
             player.close()
             return fault
         wall_ms = (time.perf_counter() - started) * 1000
+        self.walls[p] += wall_ms
+        if budget_ms is not None and wall_ms >= budget_ms:
+            player.fault = self._over_wall_budget()
+            player.close()
+            return player.fault
         cpu_ms = None if cpu_before is None else (player.cpu_time_ns() - cpu_before) / 1e6
         used_ms = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms)
         player.note_charge(used_ms)
@@ -291,9 +315,25 @@ class Referee:
             return BotFault(ILLEGAL, str(exc)[:300])
         return None
 
+    def _over_wall_budget(self) -> BotFault:
+        return BotFault(
+            "timeout",
+            f"over its wall-clock budget for the match ({self.tc.match_wall_ms / 1000:.0f} s"
+            " in its decisions)",
+        )
+
     def close(self) -> None:
-        for player in self.players:
-            player.close()
+        """Close every player, each even if closing another one failed."""
+        _close_all(self.players)
+
+
+def _close_all(players: Sequence[Player]) -> None:
+    if not players:
+        return
+    try:
+        players[0].close()
+    finally:
+        _close_all(players[1:])
 
 
 def play_match(

@@ -120,6 +120,9 @@ class InProcessPlayer(Player):
             raise BotFault(CRASH, f"{type(exc).__name__}: {exc}") from exc
 
 
+#: How long ``bye`` may wait for a bot to read its input before the bot is killed anyway.
+BYE_TIMEOUT_S = 0.05
+
 #: Protocol extensions offered to bot programs in ``hello`` (name -> version; PROTOCOL.md).
 OFFERED = {HISTORY_DELTA: HISTORY_DELTA_VERSION}
 
@@ -270,9 +273,14 @@ class ProcessPlayer(Player):
         return self.process.cpu_time_ns() if self.process is not None else None
 
     def notify(self, message: dict[str, Any]) -> None:
-        # A dead bot is noticed at its next decision.
-        with contextlib.suppress(sandbox.BotGone):
-            self.process.send(protocol.encode(message))
+        """Send ``message``; a bot that stopped reading its input is out (``timeout``).
+
+        A dead bot is noticed at its next decision."""
+        try:
+            self._send(protocol.encode(message))
+        except BotFault as fault:
+            if fault.status == TIMEOUT:
+                raise
 
     def _exchange(self, line: bytes, timeout_s: float, key: str) -> Any:
         self._send(line)
@@ -309,15 +317,20 @@ class ProcessPlayer(Player):
             raise BotFault(MALFORMED, str(exc)) from None
 
     def close(self) -> None:
+        """Say ``bye`` if the bot still reads its input (without waiting for one that
+        does not), then kill its processes, whatever happened."""
         if self.process is None:
             return
-        with contextlib.suppress(sandbox.BotGone):
-            self.process.send(protocol.encode(protocol.bye()))
-        self.process.kill()
+        try:
+            with contextlib.suppress(sandbox.BotGone, sandbox.ReadTimeout):
+                self.process.send(protocol.encode(protocol.bye()), timeout_s=BYE_TIMEOUT_S)
+        finally:
+            self.process.kill()
 
     def log(self) -> str:
         """Every process's stderr tail in order, separated by a line naming the restart."""
         logs = [*self._past_logs]
         if self.process is not None:
             logs.append(self.process.stderr_tail())
-        return LOG_SEPARATOR.join(logs)
+        # A NUL is no character a text column (PostgreSQL) or a page can hold.
+        return LOG_SEPARATOR.join(logs).replace("\x00", "\N{REPLACEMENT CHARACTER}")

@@ -9,6 +9,7 @@ and the next match with a well-behaved sandboxed bot runs normally.
 from __future__ import annotations
 
 import hashlib
+import time
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,7 @@ CASES = [
     ("parent_killer", None, "crash", "crash"),
     ("chatty", None, "out-of-turn", "out-of-turn"),
     ("illegal", None, "illegal", "illegal"),
+    ("deep_json", None, "malformed", "malformed"),
 ]
 
 
@@ -110,3 +112,39 @@ def test_stderr_flood_log_is_capped(after_check):
     result = play(bot, games=1)
     assert 0 < len(bot.log().encode()) <= 4096
     assert result.logs[0] == bot.log() and result.logs[1:] == ["", ""]
+
+
+def test_a_log_with_a_nul_byte_is_kept_without_it(after_check):
+    """A NUL in a bot's stderr would make its match unrecordable on PostgreSQL."""
+    bot = ProcessPlayer.from_path(HERE / "nul_log.py")
+    after_check(bot)
+    result = play(bot, games=1)
+    assert result.games[0].statuses[0]["status"] == "ok"
+    assert "\x00" not in result.logs[0] and "before\N{REPLACEMENT CHARACTER}after" in result.logs[0]
+
+
+def test_a_bot_that_stops_reading_its_input_times_out_and_the_match_goes_on(after_check):
+    """The referee's writes to a jammed pipe time out: a ``timeout`` fault of that bot
+    (never an error of the match), and its processes are killed."""
+    bot = ProcessPlayer.from_path(HERE / "jammer.py")
+    after_check(bot)
+    result = play(bot, games=2)
+    statuses = [g.statuses[0] for g in result.games]
+    assert len(result.games) == 2 and statuses[-1]["status"] == "timeout"
+    assert any("stopped reading its input" in s["reason"] for s in statuses), statuses
+    assert not bot.process.alive()
+
+
+def test_a_bot_that_waits_under_every_ceiling_runs_out_of_its_match_wall_budget(after_check):
+    """Charged under ``move_ms`` a move, it would drag a long match on for hours; its
+    wall-clock budget for the match ends it in seconds, and the match is recorded."""
+    bot = ProcessPlayer.from_path(HERE / "staller.py")
+    after_check(bot)
+    control = TimeControl(move_ms=300, bank_ms=1_000, start_ms=5_000, match_wall_ms=2_500)
+    started = time.monotonic()
+    result = play(bot, games=2, time_control=control)
+    assert time.monotonic() - started < 15
+    statuses = [g.statuses[0] for g in result.games]
+    assert [s["status"] for s in statuses] == ["timeout", "timeout"]
+    assert "wall-clock budget" in statuses[0]["reason"]
+    assert sum(getattr(bot, "charged_ms", [])) < 300 * len(bot.charged_ms)  # never charged out
