@@ -399,6 +399,7 @@ def match_release(*, match_id: int, claimed_by: str, error: str, retry_in_s: flo
 
 def match_fail(*, match_id: int, claimed_by: str, error: str) -> bool:
     """Mark a held match ``failed`` with ``error``; False if ``claimed_by`` no longer holds it."""
+    error = error.replace("\x00", "\N{REPLACEMENT CHARACTER}")  # no NUL in a text column
     failed = bool(
         _holds(match_id, claimed_by).update(
             status=Status.FAILED, lease_until=None, error=error[:2000], finished_at=timezone.now()
@@ -470,8 +471,10 @@ def match_execute(
     ``skipped``: not claimable (done, or held by a live lease: a duplicate
     delivery). ``refused``: the lease was taken over while playing. ``failed``:
     the match cannot be played (e.g. a bot without a ready version, a result
-    that does not fit). Raises :class:`InfrastructureFault` for
-    :data:`INFRASTRUCTURE_ERRORS`, with the match still held by ``claimed_by``.
+    that does not fit, or any other error that is not the infrastructure's, which
+    is logged: retrying would only hold the match for a lease after another).
+    Raises :class:`InfrastructureFault` for :data:`INFRASTRUCTURE_ERRORS`, with the
+    match still held by ``claimed_by``.
     """
     try:
         match = match_claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
@@ -488,6 +491,11 @@ def match_execute(
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
     except (ValidationError, ValueError) as exc:
         match_fail(match_id=match_id, claimed_by=claimed_by, error=f"{type(exc).__name__}: {exc}")
+        return FAILED
+    except Exception as exc:  # no retry would do better: failed now, not held for hours
+        log.exception("match %s: unexpected error while playing or recording it", match_id)
+        error = f"unexpected error: {type(exc).__name__}: {exc}"
+        match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
         return FAILED
     return RECORDED if recorded else REFUSED
 

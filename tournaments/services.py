@@ -681,7 +681,10 @@ def _seat_rows(played: PlayedMatch, ranks: list[int], points: list[float]) -> li
                 ranks[player],
                 row.get("wins", 0),
                 row.get("statuses", {}),
-                logs[player][-8_000:] if player < len(logs) else "",
+                # (no NUL: PostgreSQL's text columns refuse it)
+                logs[player][-8_000:].replace("\x00", "\N{REPLACEMENT CHARACTER}")
+                if player < len(logs)
+                else "",
                 versions[player] if player < len(versions) else None,
             ]
         )

@@ -112,6 +112,43 @@ def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settin
     assert set(comp.entries.values_list("games", flat=True)) == {0}
 
 
+def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monkeypatch):
+    """Not the infrastructure's and not a bot's: failed with the error, where an organiser
+    sees it, not left running until its lease expires (again and again)."""
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+
+    def broken(*, match):
+        raise RuntimeError("a bug of the platform")
+
+    monkeypatch.setattr(services, "match_play", broken)
+
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.FAILED
+
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.lease_until) == ("failed", 1, None)
+    assert match.error == "unexpected error: RuntimeError: a bug of the platform"
+    assert not RatingEvent.objects.filter(match=match).exists()
+
+
+def test_a_log_with_a_nul_byte_is_recorded_without_it(monkeypatch):
+    """PostgreSQL's text columns refuse NUL: the recording keeps the rest of the log."""
+    comp = make_competition(entries=2)
+    match = services.competition_start(competition=comp)[0]
+    play = services.match_play
+
+    def noisy(*, match):
+        played = play(match=match)
+        played.logs = ["before\x00after", ""]
+        return played
+
+    monkeypatch.setattr(services, "match_play", noisy)
+
+    assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
+    seat = match.seats.get(seat=0)
+    assert seat.log == "before\N{REPLACEMENT CHARACTER}after"
+
+
 # -- real worker processes -----------------------------------------------------------------
 
 
