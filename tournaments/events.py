@@ -130,9 +130,12 @@ EVENT_TYPES = frozenset(
 CHANGED = "competition.changed"
 #: Changes a notification may name besides the event types above.
 COMPETITION_STARTED = "competition.started"
+#: Paused, resumed or closed by an organiser (the standings event carries the status).
+COMPETITION_STATUS = "competition.status"
 QUEUE_CHANGED = "queue.changed"
 CHANGES = frozenset(
     {
+        COMPETITION_STATUS,
         MATCH_STARTED,
         MATCH_FINISHED,
         ROUND_STARTED,

@@ -1183,6 +1183,8 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
         else Competition.Status.CANCELLED
     )
     competition.save(update_fields=["status"])
+    finished = competition.status == Competition.Status.FINISHED
+    _notify(competition.pk, events.COMPETITION_FINISHED if finished else events.COMPETITION_STATUS)
     return competition
 
 
@@ -1209,6 +1211,7 @@ def competition_pause(*, competition: Competition, by=None) -> Competition:
     locked.status = Competition.Status.PAUSED
     locked.save(update_fields=["status"])
     competition.status = locked.status
+    _notify(locked.pk, events.COMPETITION_STATUS)
     return locked
 
 
@@ -1231,6 +1234,7 @@ def competition_resume(*, competition: Competition, by=None) -> Competition:
     locked.status = Competition.Status.RUNNING
     locked.save(update_fields=["status"])
     competition.status = locked.status
+    _notify(locked.pk, events.COMPETITION_STATUS)
     last = locked.rounds.order_by("-number").values_list("number", "status").first()
     if (
         last is not None

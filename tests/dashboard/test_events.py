@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from tests.dashboard.conftest import make_competition, play_all, play_one
-from tournaments import events, execution
+from tournaments import events, execution, services
 from tournaments.dashboard import selectors as dashboard
 from tournaments.models import Match, MatchSeat, RatingEvent
 
@@ -92,6 +92,23 @@ def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(orga
         "queue.status",
         "head_to_head.updated",
     ]
+
+
+def test_pause_resume_and_close_reach_an_open_dashboard_as_its_status(organiser, sent):
+    competition = make_competition(organiser)
+    sent.clear()
+
+    def shown() -> str:
+        updates = of_type(built(competition, sent), "standings.updated")
+        return updates[-1]["progress"]["competition"] if updates else "(no update)"
+
+    services.competition_pause(competition=competition, by=organiser)
+    assert shown() == "paused"
+    services.competition_resume(competition=competition, by=organiser)
+    assert shown() == "running"
+    services.competition_close(competition=competition, by=organiser)
+    finished = of_type(built(competition, sent), "competition.finished")
+    assert [e["status"] for e in finished] == ["finished"]
 
 
 def test_unknown_event_types_and_changes_are_programming_errors():

@@ -772,7 +772,11 @@ def _panel_events(competition: Competition, changes: events.Changes) -> list[dic
     out: list[dict[str, Any]] = []
     results = bool(changes.finished)
     standings = None
-    if results or changes.kinds & {events.COMPETITION_STARTED, events.ROUND_FINISHED}:
+    if results or changes.kinds & {
+        events.COMPETITION_STARTED,
+        events.COMPETITION_STATUS,
+        events.ROUND_FINISHED,
+    }:
         standings = standings_event(competition)
         out.append(standings)
     out += _round_events(competition, changes)
