@@ -118,6 +118,7 @@ def run_match(variant: str, players: list[Player], games_count: int, seed: int, 
 CONFIGURATIONS = {
     "sandboxed": ({}, {}),
     "no seccomp filter": ({"seccomp": False}, {}),
+    "no landlock reads": ({"landlock": False}, {}),
     "no cgroup": ({"cgroup": False}, {}),
     "duplicate, fresh rotations": ({}, {"duplicate": True}),
     "duplicate, kept processes": ({}, {"duplicate": True, "fresh_rotations": False}),

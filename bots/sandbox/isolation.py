@@ -30,6 +30,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import landlock
 from . import seccomp as syscall_filter
 from .cgroup import host as cgroup_host
 from .errors import SandboxUnavailable
@@ -274,6 +275,7 @@ def bwrap_argv(
     info_fd: int,
     block_fd: int | None = None,
     seccomp: bool = True,
+    landlock_reads: bool = True,
 ) -> list[str]:
     """The full ``bwrap`` command line running ``command`` as a sandboxed bot.
 
@@ -285,9 +287,11 @@ def bwrap_argv(
     synthetic ones, the seccomp program) and records them in ``staging.fds``:
     pass them to bwrap (``pass_fds``) with ``info_fd`` and ``block_fd``, then
     call ``staging.close_fds()``; bwrap copies from each and closes it before
-    the bot runs. ``seccomp=False`` leaves the system-call filter out (to
-    measure its cost only). Raises ``seccomp.SeccompUnavailable`` if the filter
-    cannot be built and ``ValueError`` if the bot is too large to copy.
+    the bot runs. ``seccomp=False`` leaves the system-call filter out, and
+    ``landlock_reads=False`` the launcher that limits what the bot may read under
+    ``/proc`` (``bots.sandbox.landlock``), to measure their cost only. Raises
+    ``seccomp.SeccompUnavailable`` if the filter cannot be built and ``ValueError``
+    if the bot is too large to copy.
     """
     argv = [BWRAP, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     argv += ["--disable-userns", "--unshare-pid", "--unshare-net", "--unshare-ipc"]
@@ -305,7 +309,8 @@ def bwrap_argv(
     argv += ["--clearenv"]
     for key, value in environment(home="/tmp", sdk=SDK_MOUNT).items():
         argv += ["--setenv", key, value]
-    return [*argv, "--", PRLIMIT, *limits.prlimit_args(), "--", *command]
+    reads = landlock.launcher() if landlock_reads else []
+    return [*argv, "--", *reads, PRLIMIT, *limits.prlimit_args(), "--", *command]
 
 
 def _filesystem_args(staging: Staging, limits: Limits) -> list[str]:
@@ -565,6 +570,16 @@ def describe() -> dict:
         "capabilities": "all dropped",
         "user namespaces": "none inside (bwrap --disable-userns, and the filter refuses them)",
         "seccomp": _seccomp_description(),
+        "landlock": (
+            f"ABI {landlock.abi()}: under /proc only its first process's "
+            + ", ".join(landlock.OWN)
+            + " and the top-level files but "
+            + ", ".join(landlock.HIDDEN)
+            + " are readable (no pagemap, smaps or numa_maps: who else maps a page)"
+            if landlock.abi() >= 1
+            else "not available in this kernel: a bot can read its own /proc/self/pagemap"
+            " and smaps (README.md, 'What remains')"
+        ),
         "filesystem": {
             "read-only": [
                 "/usr",

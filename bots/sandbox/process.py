@@ -421,14 +421,16 @@ def spawn(
     sandboxed: bool = True,
     cgroup: bool = True,
     seccomp: bool = True,
+    landlock: bool = True,
 ) -> BotProcess:
     """Start a bot program; ``command`` is as run inside the sandbox (see ``resolve``).
 
     ``bot_dir`` is the bot's directory, or its single program file, mounted at
     ``/bot``. A sandboxed bot runs in a cgroup of its own (``cgroup.py``) that
     caps its memory, processes and CPU and counts its CPU time; ``cgroup=False``
-    skips it (to measure its cost; with a warning), and ``seccomp=False`` leaves
-    out the system-call filter (``seccomp.py``; likewise). ``sandboxed=False`` runs a
+    skips it (to measure its cost; with a warning), ``seccomp=False`` leaves
+    out the system-call filter (``seccomp.py``; likewise) and ``landlock=False`` the
+    limits on what it reads under ``/proc`` (``landlock.py``; likewise). ``sandboxed=False`` runs a
     plain subprocess for trusted bots in development (with a warning). Raises
     ``SandboxUnavailable`` if sandboxing was asked for and does not work here,
     or if the host has no usable cgroup and the operator did not set
@@ -454,6 +456,8 @@ def spawn(
         logger.warning("running bot %s without a cgroup (asked by the caller)", bot_path)
     if not seccomp:
         logger.warning("running bot %s without a seccomp filter (asked by the caller)", bot_path)
+    if not landlock:
+        logger.warning("running bot %s without its Landlock reads (asked by the caller)", bot_path)
     uid = isolation.host_uid()
     try:
         staging = isolation.stage(bot_path, uid=uid)
@@ -472,6 +476,7 @@ def spawn(
             info_fd=write_end,
             block_fd=block_read,
             seccomp=seccomp,
+            landlock_reads=landlock,
         )
         popen = subprocess.Popen(
             argv,

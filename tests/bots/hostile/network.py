@@ -22,10 +22,8 @@ def probe(options):
     targets = [("127.0.0.1", 6379), ("127.0.0.1", 5432), ("192.0.2.1", 80)]
     targets += [("127.0.0.1", port) for port in options.get("ports", [])]
     report = {f"{host}:{port}": attempt(host, port) for host, port in targets}
-    with open("/proc/net/dev") as devices:
-        report["interfaces"] = sorted(
-            line.split(":")[0].strip() for line in devices.readlines()[2:]
-        )
+    # From the kernel (netlink), not /proc/net/dev, which the sandbox does not let it read.
+    report["interfaces"] = sorted(name for _, name in socket.if_nameindex())
     return report
 
 

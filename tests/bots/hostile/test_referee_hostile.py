@@ -148,3 +148,31 @@ def test_a_bot_that_waits_under_every_ceiling_runs_out_of_its_match_wall_budget(
     assert [s["status"] for s in statuses] == ["timeout", "timeout"]
     assert "wall-clock budget" in statuses[0]["reason"]
     assert sum(getattr(bot, "charged_ms", [])) < 300 * len(bot.charged_ms)  # never charged out
+
+
+def test_two_bots_cannot_pass_a_hand_through_who_maps_a_shared_page(after_check):
+    """The mapcount channel: without Landlock the receiver decodes the sender's hand
+    exactly, every move; with it, its own ``pagemap`` is unreadable."""
+    sender, receiver = (ProcessPlayer.from_path(HERE / "mapcount.py") for _ in range(2))
+    after_check(sender)
+    after_check(receiver)
+    players = [sender, receiver, InProcessPlayer(make("random", seed=2))]
+    result = play_match("manni-basic", players, games_count=1, seed=3, time_control=CALM)
+    sent, received = result.logs[0], result.logs[1]
+    ok = {"status": "ok", "reason": ""}
+    assert "sent " in sent and [g.statuses[:2] for g in result.games] == [[ok, ok]]
+    assert "received" not in received and "no count: Permission denied" in received
+
+
+def test_a_bot_reads_what_runtimes_need_of_proc_and_nothing_that_counts_others():
+    bot = ProcessPlayer.from_path(HERE / "proc_reader.py")
+    play(bot, games=1)
+    readable = dict(line.split(": ", 1) for line in bot.log().splitlines() if ": " in line)
+    for path in ("/proc/self/status", "/proc/self/maps", "/proc/meminfo", "/proc/stat"):
+        assert readable[path] == "read", path
+    for path in (
+        "/proc/self/pagemap", "/proc/self/smaps", "/proc/self/smaps_rollup",
+        "/proc/self/numa_maps", "/proc/self/cgroup", "/proc/cgroups", "/proc/net/sockstat",
+        "/proc/self/mountinfo", "child /proc/self/pagemap", "child /proc/self/status",
+    ):  # fmt: skip
+        assert readable[path] == "Permission denied", path
