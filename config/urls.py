@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.http import JsonResponse
 from django.urls import include, path
+from django.views import defaults
 
 from config.api import api_urls
 
@@ -11,3 +13,14 @@ urlpatterns = [
     path("organise/", include("tournaments.organise.urls")),
     path("", include("tournaments.site.urls")),
 ]
+
+
+def not_found(request, exception):
+    """A 404 in the API's JSON (``{"detail": ...}``, as DRF writes it) under ``/api/``;
+    Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": f"no such endpoint: {request.path}"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+handler404 = not_found

@@ -128,10 +128,13 @@ def competition_create(
     hidden until it ends. With ``seed`` they follow from that seed and public values,
     so they are reproducible, and predictable to whoever knows the seed.
     """
+    if variant not in games.variants():
+        known = ", ".join(games.variants())
+        raise ValidationError({"variant": f"unknown variant {variant!r} (known: {known})"})
     try:
         game = games.load(variant, **(options or {}))
-    except ValueError as exc:
-        raise ValidationError({"variant": str(exc)}) from None
+    except ValueError as exc:  # the variant is known: its options are wrong
+        raise ValidationError({"options": str(exc)}) from None
     if kind not in Competition.Kind.values:
         raise ValidationError({"kind": f"unknown kind {kind!r}"})
     if format not in KIND_FORMATS[kind]:
@@ -1186,6 +1189,38 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
     finished = competition.status == Competition.Status.FINISHED
     _notify(competition.pk, events.COMPETITION_FINISHED if finished else events.COMPETITION_STATUS)
     return competition
+
+
+@transaction.atomic
+def match_retry(*, match: Match, by=None) -> Match:
+    """Give a failed match another go: pending again, with its attempts and error
+    cleared; the caller queues it (``execution.matches_enqueue``) as after a start.
+
+    A failed match holds up its round (a ladder's batch excepted), so this is how an
+    organiser lets a round robin, Swiss or knockout go on once the cause is mended (a
+    bot with a ready version again, a platform fault gone); its round, which waited
+    for it, closes once it is recorded. Raises ``ValidationError`` unless the match
+    failed and its competition is a running or paused tournament (a ladder's next
+    batches never wait for a failed match), ``PermissionDenied`` for a non-organiser.
+    """
+    match = Match.objects.select_for_update().select_related("competition").get(pk=match.pk)
+    _require_manager(match.competition, by)
+    if match.status != Match.Status.FAILED:
+        raise ValidationError(
+            f"only a failed match can be played again; this one is {match.status}"
+        )
+    live = (Competition.Status.RUNNING, Competition.Status.PAUSED)
+    if match.competition.status not in live:
+        raise ValidationError(f"the competition is {match.competition.status}")
+    if match.competition.format == Format.LADDER:
+        raise ValidationError("a ladder plays on without its failed matches: nothing waits")
+    match.status, match.attempts, match.error = Match.Status.PENDING, 0, ""
+    match.claimed_by, match.lease_until, match.finished_at = "", None, None
+    match.save(
+        update_fields=["status", "attempts", "error", "claimed_by", "lease_until", "finished_at"]
+    )
+    _notify(match.competition_id, events.QUEUE_CHANGED)
+    return match
 
 
 @transaction.atomic

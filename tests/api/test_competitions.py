@@ -47,8 +47,8 @@ def test_only_organisers_create_competitions(as_alice, anon):
     ("change", "field"),
     [
         ({"variant": "poker"}, "variant"),
-        ({"options": {"manni.tie": "coin-toss"}}, "variant"),
-        ({"options": {"no.such": 1}}, "variant"),
+        ({"options": {"manni.tie": "coin-toss"}}, "options"),
+        ({"options": {"no.such": 1}}, "options"),
         ({"options": ["not", "a", "dict"]}, "options"),
         ({"kind": "ladder"}, "format"),
         ({"format": "swiss", "kind": "tournament"}, "rounds_planned"),

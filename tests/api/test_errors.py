@@ -66,6 +66,14 @@ def test_unknown_ids_are_a_404(as_alice, url):
     assert as_alice.get(url).status_code == 404
 
 
+@pytest.mark.parametrize("url", ["/api/nope/", "/api/competitions/1/nope/"])
+def test_an_unknown_api_path_is_a_404_in_json(as_alice, url):
+    response = as_alice.get(url)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"detail": f"no such endpoint: {url}"}
+
+
 def test_unknown_ids_in_a_body_are_a_400(organiser, as_alice):
     competition = make_competition(organiser)
 

@@ -314,3 +314,21 @@ def test_the_full_replay_is_forbidden_to_everyone_else(organiser, outsider):
         not any(key.startswith("hand seat") for key in step["view"])
         for step in replay_steps_of(page)
     )
+
+
+def test_why_a_match_failed_is_shown_to_its_organisers_and_bot_owners_only(organiser, outsider):
+    competition = make_competition(organiser)
+    match = competition.matches.first()
+    owner = make_user("ada")
+    seat = match.seats.select_related("entry__bot").first()
+    type(seat.entry.bot).objects.filter(pk=seat.entry.bot_id).update(owner=owner)
+    execution.match_claim(match_id=match.pk, claimed_by="w")
+    execution.match_fail(match_id=match.pk, claimed_by="w", error="ada/bot has no ready version")
+    url = f"/dashboard/matches/{match.pk}/"
+
+    for user in (organiser, owner):
+        page = logged_in(user).get(url).content.decode()
+        assert "gave up on this match: ada/bot has no ready version." in page
+    for client in (logged_in(outsider), Client()):
+        page = client.get(url).content.decode()
+        assert "gave up on this match" in page and "no ready version" not in page

@@ -35,12 +35,12 @@ def new_competition_form(client: Client, **fields) -> dict:
     return form
 
 
-def post_action(client: Client, competition: Competition, action: str):
+def post_action(client: Client, competition: Competition, action: str, confirm: bool = True):
     page = client.get(reverse("organise:competition", args=[competition.pk])).content.decode()
-    return client.post(
-        reverse("organise:competition-action", args=[competition.pk, action]),
-        {"once": once_value(page)},
-    )
+    data = {"once": once_value(page)}
+    if action == "close" and confirm:
+        data["confirm"] = "yes"
+    return client.post(reverse("organise:competition-action", args=[competition.pk, action]), data)
 
 
 def add_entry(client: Client, competition: Competition, bot: Bot):
@@ -108,6 +108,10 @@ def test_an_organiser_creates_runs_pauses_and_closes_a_competition():
     assert set(competition.matches.values_list("status", flat=True)) == {Match.Status.QUEUED}
 
     post_action(browser, competition, "pause")
+    refused = post_action(browser, competition, "close", confirm=False)
+    assert refused.status_code == 400 and "tick the box" in refused.content.decode()
+    competition.refresh_from_db()
+    assert competition.status == Competition.Status.PAUSED and competition.matches.exists()
     post_action(browser, competition, "close")  # a paused competition closes as played
     competition.refresh_from_db()
     assert competition.status == Competition.Status.FINISHED

@@ -327,6 +327,25 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     filterset_class = MatchFilter
     ordering_fields = ["created_at", "finished_at", "table", "id"]
 
+    @extend_schema(
+        request=None,
+        responses={
+            200: MatchSerializer,
+            400: OpenApiResponse(description="The match did not fail, or its competition ended."),
+            403: OpenApiResponse(description="Not an organiser of its competition."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def retry(self, request: Request, pk: str) -> Response:
+        """Play a failed match again (its competition's organisers): it goes to the
+        workers when this commits, and its round goes on once it is recorded."""
+        match = self.get_object()
+        with transaction.atomic():
+            match = services.match_retry(match=match, by=request.user)
+            if match.competition.status == Competition.Status.RUNNING:
+                execution.matches_enqueue(competition=match.competition)
+        return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
+
     def get_queryset(self) -> QuerySet[Match]:
         return (
             Match.objects.filter(competition__in=visible_competitions(self.request))

@@ -157,4 +157,18 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         pk=match_id,
     )
     context = {"match": match, "competition": match.competition, **match_page(match=match)}
+    context["failure_reason"] = _failure_reason(match, request.user)
     return render(request, "dashboard/match_detail.html", context)
+
+
+def _failure_reason(match: Match, user) -> str:
+    """Why the platform gave up on a failed match, for those who may know: its
+    competition's organisers and the owners of the bots it seated (it may name a bot
+    and what went wrong with it); "" for everyone else."""
+    if match.status != Match.Status.FAILED or not match.error:
+        return ""
+    if can_manage(competition=match.competition, user=user) or (
+        user.is_authenticated and match.seats.filter(entry__bot__owner=user).exists()
+    ):
+        return match.error
+    return ""

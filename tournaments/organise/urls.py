@@ -14,6 +14,11 @@ urlpatterns = [
     path("<int:competition_id>/", views.competition_page, name="competition"),
     path("<int:competition_id>/entries/", views.entry_add, name="entry-add"),
     path(
+        "<int:competition_id>/matches/<int:match_id>/retry/",
+        views.match_retry,
+        name="match-retry",
+    ),
+    path(
         "<int:competition_id>/<str:action>/",
         views.competition_action,
         name="competition-action",

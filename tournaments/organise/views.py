@@ -26,7 +26,7 @@ from bots.web import once, words
 from bots.web.forms import add_service_errors
 from tournaments import execution, services
 from tournaments.api.permissions import is_organiser
-from tournaments.models import Competition
+from tournaments.models import Competition, Match
 from tournaments.organise import services as organise_services
 from tournaments.organise.forms import CompetitionForm, EntryAddForm
 from tournaments.selectors import competitions_visible_to
@@ -90,9 +90,10 @@ def competition_new(request: HttpRequest) -> HttpResponse:
 
 def _form_errors(form: CompetitionForm, error: ValidationError) -> None:
     if hasattr(error, "error_dict"):
-        variant_error = error.error_dict.pop("variant", None)
-        if variant_error:
-            form.add_variant_error(ValidationError(variant_error))
+        for key in ("variant", "options"):  # an option's error goes beside that option
+            variant_error = error.error_dict.pop(key, None)
+            if variant_error:
+                form.add_variant_error(ValidationError(variant_error))
         if error.error_dict:
             add_service_errors(form, error)
     else:
@@ -145,8 +146,33 @@ def _competition_page(
         "paused": competition.status == Competition.Status.PAUSED,
         "open": competition.status
         in (Competition.Status.DRAFT, Competition.Status.RUNNING, Competition.Status.PAUSED),
+        "failed": competition.matches.filter(status=Match.Status.FAILED)
+        .select_related("round")
+        .order_by("id")[:50],
     }
     return _render(request, "competition.html", context, status=status)
+
+
+@login_required
+@require_POST
+def match_retry(request: HttpRequest, competition_id: int, match_id: int) -> HttpResponse:
+    """Play a failed match again (``services.match_retry``), queued at once if running."""
+    competition = _competition(request, competition_id)
+    match = get_object_or_404(competition.matches, pk=match_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    try:
+        with transaction.atomic():
+            services.match_retry(match=match, by=request.user)
+            if competition.status == Competition.Status.RUNNING:
+                execution.matches_enqueue(competition=competition)
+    except ValidationError as error:
+        once.release(request.POST.get(once.FIELD))
+        competition.refresh_from_db()
+        return _competition_page(request, competition, action_errors=error.messages, status=400)
+    once.settle(request.POST.get(once.FIELD), here)
+    return redirect(here + "#failed")
 
 
 MATCH_KEYS = ("pending", "queued", "running", "done", "failed")
@@ -182,6 +208,8 @@ def competition_action(request: HttpRequest, competition_id: int, action: str) -
     if (repeated := once.repeated(request, here)) is not None:
         return repeated
     try:
+        if action == "close" and request.POST.get("confirm") != "yes":
+            raise ValidationError("closing cannot be undone: tick the box beside the button")
         with transaction.atomic():
             _act(action, competition, request.user)
     except ValidationError as error:
