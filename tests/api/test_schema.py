@@ -46,6 +46,7 @@ EXPECTED = {
     ("GET", "/api/rounds/{id}/"),
     ("GET", "/api/matches/"),
     ("GET", "/api/matches/{id}/"),
+    ("POST", "/api/matches/{id}/retry/"),
     ("GET", "/api/games/"),
     ("GET", "/api/games/{id}/"),
 }
