@@ -375,7 +375,7 @@ def measure(args) -> dict[str, Any]:
                 runs["referee"] = referee
         turns.append(runs)
     ceilings = [
-        ceiling(len(cpus), speed["speed"], t["one_worker"]["cores_busy"]["busy"])
+        ceiling(len(cpus), speed["speed"], kept_busy(t["one_worker"]["cores_busy"]))
         for speed, t in zip(speeds, turns, strict=True)
     ]
     first = turns[0]
@@ -420,6 +420,12 @@ def measure(args) -> dict[str, Any]:
             "one_worker_vs_direct": long_one["matches_per_s"] / long_direct["matches_per_s"],
         },
     }
+
+
+def kept_busy(cores: dict[str, float]) -> float:
+    """The CPUs a run kept busy itself: ``busy`` without what the host stole (``/proc/stat``
+    counts stolen time as busy, but it was never the run's)."""
+    return cores["busy"] - cores.get("stolen", 0.0)
 
 
 def ceiling(cpus: int, speed: float, one_busy: float) -> float:
@@ -467,7 +473,7 @@ def report(r: dict[str, Any]) -> None:
             f" {c.get('stolen', 0.0):.2f}),"
             f" {c['busy'] * 1000 / r[name]['matches_per_s']:.1f} ms of CPU a match"
         )
-    one = r["one_worker"]["cores_busy"]["busy"]
+    one = kept_busy(r["one_worker"]["cores_busy"])
     speeds = r.get("parallel_speeds") or [r["parallel_speed"]]
     speed = speeds[0]["speed"]
     sides = ", ".join(f"{s['speed']:.2f}" for s in speeds)
@@ -480,8 +486,8 @@ def report(r: dict[str, Any]) -> None:
     best = r.get("two_vs_one_ceiling", ceiling(r["cpus"], speed, one))
     print(
         f"  2 workers / 1 worker at most {best:.2f} here (median of the turns): {r['cpus']}"
-        f" CPUs at their side-by-side speed, over what one worker's run keeps busy"
-        f" ({one:.2f} in the first turn)"
+        f" CPUs at their side-by-side speed, over what one worker's run keeps busy, the"
+        f" host's stolen time left out ({one:.2f} in the first turn)"
     )
     long = r["long"]
     print(f"  {long['games_per_match']}-game matches, round robin of {long['entries']}:")

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import time
 
-from bench.bulk import children, cores_busy, cpu_by_kind, parallel_speed
+import pytest
+
+from bench.bulk import ceiling, children, cores_busy, cpu_by_kind, kept_busy, parallel_speed
 
 SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
 PARENT = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {SPIN!r}])\n"
@@ -40,3 +42,9 @@ def test_parallel_speed_sees_two_processes_share_one_cpu():
     shared = parallel_speed([cpu, cpu], rounds=1, loops=1_000_000)
     assert 0.35 <= shared["speed"] <= 0.65, shared
     assert shared["together_s"] > shared["alone_s"]
+
+
+def test_the_ceiling_counts_only_the_cpu_the_run_kept_busy_itself():
+    one = {"busy": 1.13, "stolen": 0.12}  # /proc/stat counts the host's steal as busy
+    assert kept_busy(one) == pytest.approx(1.01)
+    assert ceiling(2, 0.91, kept_busy(one)) == pytest.approx(2 * 0.91 / 1.01)
