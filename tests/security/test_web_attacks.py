@@ -514,10 +514,13 @@ def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
         assert browser.post(url).status_code == 400  # the second time: refused, with why
         cup.refresh_from_db()
         assert cup.status == status and cup.matches.count() == matches
-    assert browser.post(close).status_code == 302
+    assert browser.post(close).status_code == 400  # not ticked: nothing happens
+    cup.refresh_from_db()
+    assert cup.status == Competition.Status.RUNNING
+    assert browser.post(close, {"confirm": "yes"}).status_code == 302
     cup.refresh_from_db()
     ended, left = cup.status, cup.matches.count()
-    twice = browser.post(close)
+    twice = browser.post(close, {"confirm": "yes"})
     assert twice.status_code == 400
     cup.refresh_from_db()
     assert cup.status == ended == Competition.Status.FINISHED and cup.matches.count() == left
