@@ -23,7 +23,7 @@ $(PY):
 ## here too, again when an engine source changes; a failed build leaves the pure source.
 $(STAMP): pyproject.toml build_engines.py $(wildcard games/*.py games/*/*.py) | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,rl]'
 	@$(PY) -m pip install --quiet -e '.[native]' >/dev/null 2>&1 \
 	  || echo "engines: mypy (the '.[native]' extra) is not installable here"
 	$(PY) build_engines.py
@@ -36,18 +36,25 @@ host-packages-demo host-packages-test:
 
 install: host-packages-demo $(STAMP)
 
-## Lint, then the whole suite (slow tests included). Without DATABASE_URL / REDIS_URL a
-## private PostgreSQL and Redis are started for the run (tests/services.py), so none skips.
+## Lint, then the whole suite (slow tests included) on every core: pytest-xdist workers,
+## each with its own databases (tests/xdist_env.py); then the tests marked `serial` (they
+## time things or share the host's cgroups) alone. The 20 slowest are printed. Without
+## DATABASE_URL / REDIS_URL a private PostgreSQL and Redis are started for the run
+## (tests/services.py), so none skips. `make test TEST_WORKERS=1` runs on one core.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := $(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" --durations=20
+PYTEST_SERIAL := $(PY) -m pytest -m serial --durations=5
 test: host-packages-test $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m tests.services run -- $(PY) -m pytest
+	$(PY) -m tests.services run -- sh -c '$(PYTEST_PARALLEL) && $(PYTEST_SERIAL)'
 
 ## The suite without tests marked slow, for the edit-test loop.
 test-fast: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m tests.services run -- $(PY) -m pytest -m "not slow"
+	$(PY) -m tests.services run -- sh -c '$(PY) -m pytest -n $(TEST_WORKERS) \
+	  -m "not slow and not serial" && $(PY) -m pytest -m "serial and not slow"'
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -10,11 +10,28 @@
   worker processes (``--concurrency 1`` each) through Redis; this process only
   starts it and waits for the final standings.
 
+``--metrics-cost`` instead plays the direct and the one-worker runs with the metrics
+(``config.metrics``) on and off, taking turns, and prints what they cost a match.
+
 A second row plays longer matches (``--long-games``, 6 by default) direct and on one
 worker, with fewer entries. The workers' memory (VmRSS) is sampled through each run.
 Just before each two-worker run, :func:`parallel_speed` measures how fast two
 CPU-bound processes run side by side against one alone: the ceiling printed for two
 workers in that turn counts it.
+
+Decision traces: the referee plays the competition's matches (the same seeds and bots)
+with traces on and off, taking turns match by match, and encodes each game's record as
+``GameRecord.pack`` stores it; printed are matches per second both ways and the
+compressed bytes a trace adds per decision (target: at most 10 % slower).
+``--traces-only`` measures just that, without a database.
+
+A third row, ``live``, is what watching a match while it is played costs the worker
+(``tournaments.live``): longer matches played direct three ways taking turns match by
+match, publishing off, on as configured (a game published as it finishes, moves at
+most four times a second, nothing in a match's first half second: a quick match writes
+nothing), and on with every game written as it finishes from the first (no wait at
+the start and between games: the most a match of quick games can cost).
+``--live-only`` runs that row alone.
 
 Targets: direct >= 0.25x referee only (one-game matches); one worker >= 90 % of
 direct; two workers >= 1.7x one worker; worker memory flat over the run. The speed
@@ -175,7 +192,9 @@ def cores_busy(before: dict[str, float], after: dict[str, float], seconds: float
 class Worker:
     """``celery -A config worker --concurrency 1`` on the bench queue."""
 
-    def __init__(self, log: Path, pool: str = "prefork", extra: str = "") -> None:
+    def __init__(
+        self, log: Path, pool: str = "prefork", extra: str = "", env: dict | None = None
+    ) -> None:
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-P", pool]
         argv += extra.split()
         argv += ["-n", f"bench-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "-Q"]
@@ -184,7 +203,12 @@ class Worker:
         self.log = log
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                argv,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **(env or {})},
             )
 
     def wait_ready(self) -> None:
@@ -274,16 +298,103 @@ def run_direct(args) -> tuple[dict[str, Any], dict[str, Any]]:
     return summary(comp, seconds), referee
 
 
-def run_workers(args, count: int, tmp: Path) -> dict[str, Any]:
+#: The ways of the live row: (name, CARDROOM_LIVE, moves interval, games interval); None
+#: keeps the setting.
+LIVE_WAYS = (("off", False, None, None), ("on", True, None, None), ("every game", True, None, 0.0))
+
+
+def run_live_cost(args) -> dict[str, Any]:
+    """Longer matches played direct, publishing off and on (:data:`LIVE_WAYS`), one
+    competition each (the same seed: the same deals), taking turns match by match, each
+    way first in turn; per way the time a match takes, the
+    writes a match makes, and each on-way's extra time over off."""
+    from django.conf import settings
+
+    from tournaments import execution, live
+    from tournaments.models import Match
+
+    writes = [0]
+    flush = live.LivePublisher.flush
+
+    def counted(self) -> bool:
+        writes[0] += 1
+        return flush(self)
+
+    live.LivePublisher.flush = counted
+    saved = (
+        settings.CARDROOM_LIVE,
+        settings.CARDROOM_LIVE_MOVES_S,
+        settings.CARDROOM_LIVE_GAMES_S,
+        settings.CARDROOM_LIVE_AFTER_S,
+    )
+    rows = {name: {"matches": 0, "seconds": 0.0, "writes": 0} for name, *_ in LIVE_WAYS}
+    comps = {name: new_competition(args, f"live-{name}") for name, *_ in LIVE_WAYS}
+    try:
+        for comp in comps.values():
+            execution.competition_launch(competition=comp, send=None)
+        while True:
+            pending = {
+                name: list(
+                    comp.matches.filter(status=Match.Status.PENDING)
+                    .order_by("id")
+                    .values_list("pk", flat=True)
+                )
+                for name, comp in comps.items()
+            }
+            if not all(pending.values()):
+                break
+            for turn, pair in enumerate(zip(*pending.values(), strict=False)):
+                ways = list(zip(LIVE_WAYS, pair, strict=True))
+                turn %= len(ways)  # each way goes first, second and last in turn
+                for (name, on, moves, games_s), match_id in ways[turn:] + ways[:turn]:
+                    settings.CARDROOM_LIVE = on
+                    settings.CARDROOM_LIVE_MOVES_S = saved[1] if moves is None else moves
+                    settings.CARDROOM_LIVE_GAMES_S = saved[2] if games_s is None else games_s
+                    settings.CARDROOM_LIVE_AFTER_S = saved[3] if games_s is None else 0.0
+                    before, written = time.perf_counter(), writes[0]
+                    execution.match_execute(match_id=match_id, claimed_by="bench-live", send=None)
+                    rows[name]["seconds"] += time.perf_counter() - before
+                    rows[name]["writes"] += writes[0] - written
+                    rows[name]["matches"] += 1
+    finally:
+        live.LivePublisher.flush = flush
+        (
+            settings.CARDROOM_LIVE,
+            settings.CARDROOM_LIVE_MOVES_S,
+            settings.CARDROOM_LIVE_GAMES_S,
+            settings.CARDROOM_LIVE_AFTER_S,
+        ) = saved
+    for row in rows.values():
+        row["ms_per_match"] = row["seconds"] * 1000 / max(1, row["matches"])
+        row["writes_per_match"] = row["writes"] / max(1, row["matches"])
+    off = rows["off"]["ms_per_match"]
+    for row in rows.values():
+        row["extra_ms_per_match"] = row["ms_per_match"] - off
+        row["vs_off"] = row["ms_per_match"] / off if off else None
+    return {"games_per_match": args.games, "entries": args.entries, "ways": rows}
+
+
+def report_live(r: dict[str, Any]) -> None:
+    print(
+        f"  live (watching a match while it plays): {r['games_per_match']}-game matches, "
+        f"round robin of {r['entries']}, direct, the ways taking turns match by match:"
+    )
+    for name, row in r["ways"].items():
+        print(
+            f"    publishing {name:<11} {row['ms_per_match']:7.2f} ms a match"
+            f"  ({row['matches']} matches, {row['writes_per_match']:.1f} writes a match,"
+            f" {row['extra_ms_per_match']:+.2f} ms, x{row['vs_off']:.3f} of off)"
+        )
+
+
+def run_workers(args, count: int, tmp: Path, env: dict | None = None) -> dict[str, Any]:
     from django.db.models import Max
 
     from tournaments import execution
     from tournaments.models import Competition, Match
 
-    workers = [
-        Worker(tmp / f"worker-{count}-{i}.log", args.pool, getattr(args, "worker_args", ""))
-        for i in range(count)
-    ]
+    extra = getattr(args, "worker_args", "")
+    workers = [Worker(tmp / f"worker-{count}-{i}.log", args.pool, extra, env) for i in range(count)]
     for worker in workers:
         worker.wait_ready()
     samples: list[list[dict[str, int | None]]] = [[w.memory()] for w in workers]
@@ -345,6 +456,57 @@ def summary(comp, seconds: float) -> dict[str, Any]:
     }
 
 
+def traces_cost(args, rounds: int = 5) -> dict[str, Any]:
+    """Matches per second of the referee with decision traces on and off (``rounds`` passes
+    over ``args.entries`` matches of random bots, the two taking turns match by match,
+    each game's record packed as stored), and the compressed bytes a trace adds per
+    decision. No database."""
+    import games
+    from bench.match import packed_bytes, trace_bytes
+    from bots.builtin import make
+    from bots.referee import InProcessPlayer, TimeControl, play_match
+
+    players = games.load(args.variant).num_players
+    tc = TimeControl()
+    seconds = {True: 0.0, False: 0.0}
+    kept = []
+    matches = args.entries * rounds
+    for index in range(matches):
+        seed = args.seed * 1_000_003 + index
+        for traces in (True, False) if index % 2 else (False, True):
+            before = time.perf_counter()
+            bots = [InProcessPlayer(make("random", seed=seed + s)) for s in range(players)]
+            result = play_match(
+                args.variant, bots, games_count=args.games, seed=seed, time_control=tc,
+                traces=traces,
+            )  # fmt: skip
+            for game in result.games:
+                packed_bytes(game.record)
+            seconds[traces] += time.perf_counter() - before
+            if traces and index < args.entries:
+                kept.append(result)
+    per_decision, decisions = trace_bytes(kept)
+    return {
+        "matches": matches,
+        "games_per_match": args.games,
+        "matches_per_s": matches / seconds[True],
+        "traces_off_matches_per_s": matches / seconds[False],
+        "slowdown": seconds[True] / seconds[False] - 1,
+        "bytes_per_decision": per_decision,
+        "decisions_measured": decisions,
+    }
+
+
+def report_traces(t: dict[str, Any]) -> None:
+    print(
+        f"  decision traces, referee only, {t['matches']} matches of {t['games_per_match']}"
+        f" game(s): on {t['matches_per_s']:.1f} matches/s, off"
+        f" {t['traces_off_matches_per_s']:.1f} ({t['slowdown']:+.1%}, target at most"
+        f" +10 %); {t['bytes_per_decision']:.1f} bytes a decision compressed"
+        f" ({t['decisions_measured']} decisions)"
+    )
+
+
 def measure(args) -> dict[str, Any]:
     import django
 
@@ -392,7 +554,10 @@ def measure(args) -> dict[str, Any]:
     )
     long_direct, long_referee = run_direct(long)
     long_one = run_workers(long, 1, tmp)
+    live_cost = run_live_cost(long)
     return {
+        "traces": traces_cost(args),
+        "long_traces": traces_cost(long, rounds=1),
         "variant": args.variant,
         "entries": args.entries,
         "games_per_match": args.games,
@@ -419,7 +584,135 @@ def measure(args) -> dict[str, Any]:
             "direct_vs_referee": long_direct["matches_per_s"] / long_referee["matches_per_s"],
             "one_worker_vs_direct": long_one["matches_per_s"] / long_direct["matches_per_s"],
         },
+        "live": live_cost,
     }
+
+
+def run_direct_paired(args, label: str) -> dict[str, Any]:
+    """One competition played here with the metrics on for every other match and off for
+    the rest, each match timed alone: a swing in the machine's speed hits both alike."""
+    from config import metrics
+    from tournaments import execution
+    from tournaments.models import Match
+
+    comp = new_competition(args, label)
+    spent = {True: 0.0, False: 0.0}
+    played = {True: 0, False: 0}
+    execution.competition_launch(competition=comp, send=None)
+    on = True
+    while ids := list(
+        comp.matches.filter(status=Match.Status.PENDING).order_by("id").values_list("pk", flat=True)
+    ):
+        for match_id in ids:
+            metrics.ENABLED = on
+            before = time.perf_counter()
+            execution.match_execute(match_id=match_id, claimed_by="bench-direct", send=None)
+            spent[on] += time.perf_counter() - before
+            played[on] += 1
+            on = not on
+    metrics.ENABLED = True
+    ms = {way: spent[way] * 1000 / played[way] for way in (True, False)}
+    return {"ms_on": ms[True], "ms_off": ms[False], "matches": sum(played.values())}
+
+
+UPDATES = """
+import time
+from config import metrics
+kind, rounds = "competition", 20_000
+started = time.perf_counter()
+for _ in range(rounds):
+    metrics.inc(metrics.MATCHES_STARTED, kind)
+    metrics.observe(lambda: metrics.MATCHES_FINISHED.labels(kind, "recorded").inc())
+    metrics.observe(lambda: metrics.MATCH_DURATION.labels(kind).observe(0.01))
+    metrics.observe(lambda: metrics.RECORDING.labels(kind).observe(0.002))
+print((time.perf_counter() - started) * 1e6 / rounds)
+"""
+
+
+def metric_updates_us(multiprocess_dir: Path | None) -> float:
+    """Microseconds of one match's metric updates (started, finished, duration, recording)
+    timed alone in a fresh process, in multiprocess mode if ``multiprocess_dir``."""
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    if multiprocess_dir is not None:
+        multiprocess_dir.mkdir(parents=True, exist_ok=True)
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(multiprocess_dir)
+    run = subprocess.run(
+        [sys.executable, "-c", UPDATES], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    return float(run.stdout.strip())
+
+
+def measure_metrics_cost(args) -> dict[str, Any]:
+    """The metrics' cost a match: a direct run alternating on and off match by match; the
+    updates timed alone in both modes; one-worker runs (multiprocess mode, as deployed)
+    with the metrics on and off, taking turns (``--turns``), all in the same run."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardroom-bench-{os.getpid()}"
+    tmp.mkdir(parents=True, exist_ok=True)
+    paired = run_direct_paired(args, "paired")
+    updates = {"single": metric_updates_us(None), "multi": metric_updates_us(tmp / "updates")}
+    turns = []
+    for turn in range(args.turns):
+        row: dict[str, Any] = {}
+        for on in (True, False) if turn % 2 == 0 else (False, True):
+            way = "on" if on else "off"
+            directory = tmp / f"metrics-{turn}-{way}"
+            directory.mkdir()
+            env = {"CARDROOM_METRICS": "1" if on else "0"}
+            env["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
+            row[f"worker_{way}"] = run_workers(args, 1, tmp, env)
+        turns.append(row)
+    ratios = [t["worker_on"]["matches_per_s"] / t["worker_off"]["matches_per_s"] for t in turns]
+    return {
+        "variant": args.variant,
+        "entries": args.entries,
+        "games_per_match": args.games,
+        "paired": paired,
+        "updates_us": updates,
+        "turns": turns,
+        "worker_on_vs_off": statistics.median(ratios),
+    }
+
+
+def report_metrics_cost(r: dict[str, Any]) -> None:
+    p = r["paired"]
+    print(
+        f"metrics cost: {r['variant']}, {p['matches']} matches of {r['games_per_match']}"
+        f" game(s), round robin of {r['entries']} random bots"
+    )
+    print(
+        f"  direct, on and off match by match: {p['ms_on']:.2f} ms a match with the metrics,"
+        f" {p['ms_off']:.2f} ms without: {(p['ms_on'] - p['ms_off']) * 1000:+.0f} us"
+        f" ({(p['ms_on'] / p['ms_off'] - 1) * 100:+.1f} %)"
+    )
+    u = r["updates_us"]
+    print(
+        f"  one match's four updates timed alone: {u['single']:.1f} us in one process,"
+        f" {u['multi']:.1f} us in multiprocess mode (the workers')"
+    )
+    for i, t in enumerate(r["turns"], 1):
+        rates = ", ".join(f"{k.replace('_', ' ')} {v['matches_per_s']:.1f}" for k, v in t.items())
+        print(f"  turn {i}: {rates} matches/s")
+    print(f"  1 worker on / off: {r['worker_on_vs_off']:.3f} (median of the turns)")
+
+
+def measure_live(args) -> dict[str, Any]:
+    """The live row alone (``--live-only``), on the longer matches."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    long = argparse.Namespace(
+        **{**vars(args), "games": args.long_games, "entries": args.long_entries}
+    )
+    return {"live": run_live_cost(long)}
 
 
 def kept_busy(cores: dict[str, float]) -> float:
@@ -489,6 +782,7 @@ def report(r: dict[str, Any]) -> None:
         f" CPUs at their side-by-side speed, over what one worker's run keeps busy, the"
         f" host's stolen time left out ({one:.2f} in the first turn)"
     )
+    report_traces(r["traces"])
     long = r["long"]
     print(f"  {long['games_per_match']}-game matches, round robin of {long['entries']}:")
     for name in ("referee", "direct", "one_worker"):
@@ -499,6 +793,8 @@ def report(r: dict[str, Any]) -> None:
         )
     print(f"    direct / referee    {long['direct_vs_referee']:6.2f}")
     print(f"    1 worker / direct   {long['one_worker_vs_direct']:6.2f}")
+    report_traces(r["long_traces"])
+    report_live(r["live"])
     workers = [("one_worker", w) for w in r["one_worker"]["workers"]]
     workers += [("two_workers", w) for w in r["two_workers"]["workers"]]
     workers += [("long one_worker", w) for w in long["one_worker"]["workers"]]
@@ -527,8 +823,30 @@ def main(argv: list[str] | None = None) -> None:
         "--pool", default="prefork", choices=["prefork", "solo"], help="the workers' Celery pool"
     )
     parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
+    parser.add_argument(
+        "--metrics-cost",
+        action="store_true",
+        help="only direct and one-worker runs with the metrics on and off, in turns",
+    )
+    parser.add_argument(
+        "--traces-only", action="store_true",
+        help="measure only what decision traces cost the referee (no database)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--live-only", action="store_true", help="only the live row (publishing off and on)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.traces_only:
+        result = {"traces": traces_cost(args), "long_traces": traces_cost(
+            argparse.Namespace(**{**vars(args), "games": args.long_games,
+                                  "entries": args.long_entries}), rounds=1)}  # fmt: skip
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            report_traces(result["traces"])
+            report_traces(result["long_traces"])
+        return
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith("postgres") or not os.environ.get("REDIS_URL"):
         sys.exit("bench.bulk needs DATABASE_URL (PostgreSQL) and REDIS_URL")
@@ -539,14 +857,26 @@ def main(argv: list[str] | None = None) -> None:
     url, name = scratch_database(base)
     os.environ["DATABASE_URL"] = url  # this process and the workers share it
     try:
-        result = measure(args)
+        if args.metrics_cost:
+            result = measure_metrics_cost(args)
+        elif args.live_only:
+            result = measure_live(args)
+        else:
+            result = measure(args)
     finally:
         from django.db import connections
 
         connections.close_all()
         drop_database(base, name)
     print(json.dumps(result, indent=2) if args.json else "", end="")
-    if not args.json:
+    if args.json:
+        return
+    if args.metrics_cost:
+        report_metrics_cost(result)
+    elif args.live_only:
+        print(f"{args.variant}, {os.cpu_count()} CPUs")
+        report_live(result["live"])
+    else:
         report(result)
 
 

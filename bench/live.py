@@ -20,6 +20,13 @@ The baseline of the same run is N = 1 (the floor: one watcher); each size
 prints its 95th percentile as a multiple of it. Targets: 95th percentile under
 200 ms at 500 clients, nothing lost.
 
+With ``--live`` it measures instead a match watched while it is played: one match of
+``--games`` games (manni-basic, built-in random bots) is claimed and played as a worker
+plays it, its games finishing ``--rate`` a second, each published as it finishes
+(``tournaments.live``); the N clients watch it on ``ws/matches/<id>/``. Each finished
+game is stamped as the worker hands it to the publisher, and every client stamps the
+first ``live.games`` event that lists it. The same figures and targets.
+
 The clients run in one separate process (asyncio, ``websockets``), so the
 recording process does not share its interpreter with them. The database is
 created if missing and migrated; the benchmark's competitions and bots are
@@ -110,15 +117,26 @@ def finished_ids(frame: str) -> list[int]:
     return [e["match"]["id"] for e in events if e.get("type") == "match.finished"]
 
 
-def _clients_main(conn, url: str, origin: str, n: int) -> None:
+#: A game of a ``live.games`` event (``tournaments.dashboard.live``): its number.
+GAME_NUMBER = re.compile(r'"number":(\d+)')
+
+
+def game_numbers(frame: str) -> list[int]:
+    """The numbers of the finished games a frame's ``live.games`` events list."""
+    if '"live.games"' not in frame:
+        return []
+    return [int(m) for m in GAME_NUMBER.findall(frame)]
+
+
+def _clients_main(conn, url: str, origin: str, n: int, live: bool = False) -> None:
     raise_fd_limit()
     try:
-        asyncio.run(_clients(conn, url, origin, n))
+        asyncio.run(_clients(conn, url, origin, n, live))
     finally:
         conn.close()
 
 
-async def _clients(conn, url: str, origin: str, n: int) -> None:
+async def _clients(conn, url: str, origin: str, n: int, live: bool = False) -> None:
     from websockets.asyncio.client import connect
 
     loop = asyncio.get_running_loop()
@@ -144,7 +162,9 @@ async def _clients(conn, url: str, origin: str, n: int) -> None:
                 )
                 sockets.append(ws)
                 first = json.loads(await ws.recv())
-                if first.get("type") != "snapshot":
+                if isinstance(first, list):
+                    first = first[0]
+                if first.get("type") != ("live.games" if live else "snapshot"):
                     raise RuntimeError(f"first message is {first.get('type')!r}, not a snapshot")
         except Exception as exc:
             errors.append(f"client {i}: {exc!r}")
@@ -158,7 +178,7 @@ async def _clients(conn, url: str, origin: str, n: int) -> None:
             async for message in ws:
                 now = time.time()
                 messages[i] += 1
-                for match_id in finished_ids(message):
+                for match_id in game_numbers(message) if live else finished_ids(message):
                     mine.setdefault(match_id, now)
         except Exception as exc:
             errors.append(f"client {i} closed: {exc!r}")
@@ -266,7 +286,7 @@ def entries_for(matches: int) -> int:
         n += 1
 
 
-def make_competition(tag: str, entries: int):
+def make_competition(tag: str, entries: int, games: int = 1):
     from bots.models import Bot
     from tournaments import services
 
@@ -276,7 +296,7 @@ def make_competition(tag: str, entries: int):
         kind="tournament",
         variant=VARIANT,
         format="round-robin",
-        games_per_match=1,
+        games_per_match=games,
         duplicate=False,
         is_public=True,
         seed=1,
@@ -313,18 +333,53 @@ def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], 
     return stamps, time.monotonic() - started
 
 
+def record_live(match, rate: float) -> tuple[dict[int, float], float]:
+    """Play the claimed ``match`` as a worker does, publishing its games as they finish
+    (one every ``1 / rate`` s), then record it; {game number: time handed over}, wall time."""
+    from tournaments import execution, live, services
+
+    stamps: dict[int, float] = {}
+    publisher = live.live_publisher(match=match)
+    started = time.monotonic()
+
+    def finished(game, playoff: int) -> None:
+        delay = started + (len(stamps) + 1) / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        stamps[game.index + 1] = time.time()
+        publisher.game_finished(game, playoff)
+
+    played = services.match_play(match=match, on_game=finished, on_action=publisher.action_applied)
+    wall = time.monotonic() - started
+    execution.match_record(
+        match_id=match.pk, claimed_by=match.claimed_by, result=played, send=None, match=match
+    )
+    publisher.close()
+    return stamps, wall
+
+
 def measure(n: int, args, port: int) -> dict[str, Any]:
     from django.db import connections
 
-    needed = entries_for(int(args.rate * args.seconds) + 5)
-    competition = make_competition(f"{uuid.uuid4().hex[:8]}-{n}", max(needed, args.entries))
+    from tournaments import execution
+
+    if args.live:
+        competition = make_competition(f"{uuid.uuid4().hex[:8]}-{n}", SEATS, args.games)
+        first = competition.matches.order_by("id").first()
+        match = execution.match_claim(match_id=first.pk, claimed_by=f"bench-live/{n}")
+        url = f"ws://127.0.0.1:{port}/ws/matches/{match.pk}/"
+    else:
+        needed = entries_for(int(args.rate * args.seconds) + 5)
+        competition = make_competition(f"{uuid.uuid4().hex[:8]}-{n}", max(needed, args.entries))
+        url = f"ws://127.0.0.1:{port}/ws/competitions/{competition.pk}/"
     entries = competition.entries.count()
     connections.close_all()
-    url = f"ws://127.0.0.1:{port}/ws/competitions/{competition.pk}/"
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
     process = context.Process(
-        target=_clients_main, args=(child, url, f"http://127.0.0.1:{port}", n), daemon=True
+        target=_clients_main,
+        args=(child, url, f"http://127.0.0.1:{port}", n, args.live),
+        daemon=True,
     )
     process.start()
     child.close()
@@ -333,7 +388,10 @@ def measure(n: int, args, port: int) -> dict[str, Any]:
             raise RuntimeError(f"{n} clients did not connect within 180 s")
         _, connect_s, connected, connect_errors = parent.recv()
         time.sleep(0.5)  # let the last snapshots go out before the first result
-        stamps, wall = record(competition, args.rate, args.seconds)
+        if args.live:
+            stamps, wall = record_live(match, args.rate)
+        else:
+            stamps, wall = record(competition, args.rate, args.seconds)
         parent.send(("expect", list(stamps)))
         if not parent.poll(DRAIN_SECONDS + 60):
             raise RuntimeError("the clients did not report")
@@ -401,6 +459,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="entries of each competition (default: just enough for the matches)",
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="watch one match while it is played: its games published as they finish",
+    )
+    parser.add_argument("--games", type=int, default=60, help="--live: games of the match")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -412,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     prefix = f"cardroom-bench-live-{uuid.uuid4().hex[:10]}"
     ensure_database(database_url)
+    if args.live:  # games finish ten a second from the start: none waits for a quiet start
+        os.environ["CARDROOM_LIVE_AFTER_S"] = "0"
     os.environ.update(
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
@@ -431,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env["CARDROOM_SERVE_STATIC"] = "1"  # the readiness probe fetches a static file
+    # Every client of the bench connects from 127.0.0.1: no per-client socket limit here.
+    env["CARDROOM_WS_PER_CLIENT"] = "0"
     log_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
     server = None
     rows: list[dict[str, Any]] = []
@@ -458,6 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "variant": VARIANT,
+        "mode": f"live match of {args.games} games" if args.live else "results",
         "rate": args.rate,
         "seconds": args.seconds,
         "fd_limit": fd_limit,
@@ -473,10 +542,17 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(report, sys.stdout, indent=2)
         print()
         return 0
-    print(
-        f"live events: {VARIANT}, {args.rate:g} results/s for {args.seconds:g} s per size, "
-        f"python {report['python']}, {report['cpus']} cpus"
-    )
+    if args.live:
+        print(
+            f"live match: {VARIANT}, one match of {args.games} games, {args.rate:g} games "
+            f"finished a second, each published as it finishes (events: games listed), "
+            f"python {report['python']}, {report['cpus']} cpus"
+        )
+    else:
+        print(
+            f"live events: {VARIANT}, {args.rate:g} results/s for {args.seconds:g} s per size, "
+            f"python {report['python']}, {report['cpus']} cpus"
+        )
     header = (
         f"{'clients':>7} {'connect s':>9} {'results':>7} {'res/s':>6} {'events':>7} "
         f"{'lost':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'p95 vs 1':>8}"

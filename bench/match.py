@@ -18,6 +18,13 @@ off: the seccomp filter, the cgroup (with it the CPU-time charging, which reads
 the group's counter around every decision), and in a duplicate match of the same
 length the fresh processes each seat rotation starts (``fresh_rotations``).
 
+Decision traces (``bots.referee.traces``): matches per second of the same match with
+traces off (``traces=False``), for the sandboxed and the in-process bots; a row of
+sandboxed bots that write a line of stderr and send a note at every decision
+(``bench/bots/noting_bot.py``); and the bytes a trace adds to a game record per
+decision, compressed as ``GameRecord.pack`` stores it. Target: traces on at most 10 %
+slower than off.
+
 Target: sandboxed at >= 85 % of the pipe floor. Bot start-up is paid once per
 match (once per rotation in duplicate mode): the figures include it, but not the
 host probe a worker runs once (bwrap, the filter, the cgroup), done first. Each
@@ -41,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +62,7 @@ from bots.sdk import Bot
 
 BOT = Path(__file__).resolve().parent / "bots" / "pipe_bot.py"
 DELTA_BOT = Path(__file__).resolve().parent / "bots" / "delta_bot.py"
+NOTING_BOT = Path(__file__).resolve().parent / "bots" / "noting_bot.py"
 RUNTIME = "/usr/bin/python3"
 #: A bot that thinks with the mounted engine: what importing it adds to start-up.
 ENGINE_BOT = """import json, sys
@@ -122,9 +131,31 @@ CONFIGURATIONS = {
     "no cgroup": ({"cgroup": False}, {}),
     "duplicate, fresh rotations": ({}, {"duplicate": True}),
     "duplicate, kept processes": ({}, {"duplicate": True, "fresh_rotations": False}),
+    "traces off": ({}, {"traces": False}),
 }
 #: The row of bots that accept the history_delta extension (bench/bots/delta_bot.py).
 DELTA = "sandboxed, history_delta bots"
+#: The row of bots that write stderr and a note at every decision (bench/bots/noting_bot.py).
+NOTING = "sandboxed, noting bots"
+NOTING_OFF = "sandboxed, noting bots, traces off"
+
+
+def packed_bytes(record: dict[str, Any]) -> int:
+    """The bytes of ``record`` as ``tournaments.models.GameRecord.pack`` stores it."""
+    return len(zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6))
+
+
+def trace_bytes(results: list) -> tuple[float, int]:
+    """The compressed bytes the decision traces add to the game records of ``results``
+    (match results), per decision, and the number of decisions."""
+    added = decisions = 0
+    for result in results:
+        for game in result.games:
+            record = game.record
+            bare = {k: v for k, v in record.items() if k != "traces"}
+            added += packed_bytes(record) - packed_bytes(bare)
+            decisions += len(record.get("traces", []))
+    return added / max(1, decisions), decisions
 
 
 def own_cpu_s() -> float:
@@ -134,14 +165,23 @@ def own_cpu_s() -> float:
 
 
 def sandboxed_seconds(
-    variant: str, games_count: int, seed: int, spawn_options: dict, match_options: dict, bot: Path
+    variant: str,
+    games_count: int,
+    seed: int,
+    spawn_options: dict,
+    match_options: dict,
+    bot: Path,
+    kept: list | None = None,
 ) -> tuple[float, set[str], float]:
-    """Seconds of one sandboxed match, the statuses seen and the referee's own CPU seconds."""
+    """Seconds of one sandboxed match, the statuses seen and the referee's own CPU seconds;
+    the match result is added to ``kept`` if given."""
     n = games.load(variant).num_players
     boxed = [ProcessPlayer.from_path(bot, spawn_options=spawn_options) for _ in range(n)]
     cpu = own_cpu_s()
     result, seconds = run_match(variant, boxed, games_count, seed, **match_options)
     cpu = own_cpu_s() - cpu
+    if kept is not None:
+        kept.append(result)
     return seconds, {s["status"] for g in result.games for s in g.statuses}, cpu
 
 
@@ -213,7 +253,9 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
     delta_transcript = transcript_of(variant, games_count, seed, delta=True)
     if not sandbox.available():  # the one-time host probe, paid by a worker once, not per match
         raise SystemExit(f"no sandbox here: {sandbox.describe()['probe']}")
-    seconds = dict.fromkeys([*CONFIGURATIONS, DELTA], float("inf"))
+    seconds = dict.fromkeys([*CONFIGURATIONS, DELTA, NOTING, NOTING_OFF], float("inf"))
+    in_process = {"traces on": float("inf"), "traces off": float("inf")}
+    traced: dict[str, list] = {"sandboxed": [], NOTING: []}
     floor_s = delta_floor_s = float("inf")
     statuses: set[str] = set()
     referee_cpu = {"sandboxed": float("inf"), "pipe floor": float("inf")}
@@ -223,14 +265,28 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
         referee_cpu["pipe floor"] = min(referee_cpu["pipe floor"], cpu)
         for name, (spawn_options, match_options) in CONFIGURATIONS.items():
             figure, seen, cpu = sandboxed_seconds(
-                variant, games_count, seed, spawn_options, match_options, BOT
-            )
+                variant, games_count, seed, spawn_options, match_options, BOT,
+                traced["sandboxed"] if name == "sandboxed" else None,
+            )  # fmt: skip
             seconds[name], statuses = min(seconds[name], figure), statuses | seen
             if name == "sandboxed":
                 referee_cpu[name] = min(referee_cpu[name], cpu)
         delta_floor_s = min(delta_floor_s, pipe_floor(delta_transcript, n, DELTA_BOT)[0])
         figure, seen, _ = sandboxed_seconds(variant, games_count, seed, {}, {}, DELTA_BOT)
         seconds[DELTA], statuses = min(seconds[DELTA], figure), statuses | seen
+        figure, seen, _ = sandboxed_seconds(
+            variant, games_count, seed, {}, {}, NOTING_BOT, traced[NOTING]
+        )
+        seconds[NOTING], statuses = min(seconds[NOTING], figure), statuses | seen
+        figure, seen, _ = sandboxed_seconds(
+            variant, games_count, seed, {}, {"traces": False}, NOTING_BOT
+        )
+        seconds[NOTING_OFF], statuses = min(seconds[NOTING_OFF], figure), statuses | seen
+        for traces in (True, False):  # in-process, taking turns too
+            bots = [InProcessPlayer(SameBot(unused, p)) for p in range(n)]
+            key = "traces on" if traces else "traces off"
+            figure = run_match(variant, bots, games_count, seed, traces=traces)[1]
+            in_process[key] = min(in_process[key], figure)
     boxed_s = seconds["sandboxed"]
     decisions = sum(1 for _, line in transcript if b'"type":"act"' in line)
     return {
@@ -258,6 +314,19 @@ def measure(variant: str, games_count: int, seed: int, repeat: int = 3) -> dict[
             "sandboxed_deals_per_s": count / seconds[DELTA],
             "pipe_floor_deals_per_s": count / delta_floor_s,
             "sandboxed_vs_floor": delta_floor_s / seconds[DELTA],
+        },
+        "traces": {
+            "sandboxed_matches_per_s": 1 / boxed_s,
+            "sandboxed_traces_off_matches_per_s": 1 / seconds["traces off"],
+            "sandboxed_slowdown": boxed_s / seconds["traces off"] - 1,
+            "noting_matches_per_s": 1 / seconds[NOTING],
+            "noting_traces_off_matches_per_s": 1 / seconds[NOTING_OFF],
+            "noting_slowdown": seconds[NOTING] / seconds[NOTING_OFF] - 1,
+            "in_process_matches_per_s": 1 / in_process["traces on"],
+            "in_process_traces_off_matches_per_s": 1 / in_process["traces off"],
+            "in_process_slowdown": in_process["traces on"] / in_process["traces off"] - 1,
+            "bytes_per_decision": trace_bytes(traced["sandboxed"][:1])[0],
+            "noting_bytes_per_decision": trace_bytes(traced[NOTING][:1])[0],
         },
         "start_up_ms": start_up_ms(variant, rounds=max(3, repeat)),
         "cost_ms_per_match": {
@@ -314,6 +383,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'pipe floor of those lines':<36}{delta['pipe_floor_deals_per_s']:>10,.1f} deals/s")
     print(f"  {'sandboxed bots':<36}{delta['sandboxed_deals_per_s']:>10,.1f} deals/s")
     print(f"  sandboxed / pipe floor: {delta['sandboxed_vs_floor']:.2f}")
+    tr = report["traces"]
+    print(f"Decision traces (target: at most 10 % slower), best of {report['repeat']}:")
+    for label, on, off, slow in (
+        ("sandboxed bots", "sandboxed_matches_per_s", "sandboxed_traces_off_matches_per_s",
+         "sandboxed_slowdown"),
+        ("in-process bots", "in_process_matches_per_s", "in_process_traces_off_matches_per_s",
+         "in_process_slowdown"),
+        ("noting bots (stderr + note)", "noting_matches_per_s",
+         "noting_traces_off_matches_per_s", "noting_slowdown"),
+    ):  # fmt: skip
+        print(
+            f"  {label:<28} traces on {tr[on]:8.3f} matches/s, off {tr[off]:8.3f}"
+            f"  ({tr[slow]:+.1%})"
+        )
+    print(
+        f"  a trace adds {tr['bytes_per_decision']:.1f} bytes a decision to the stored "
+        f"record (compressed); {tr['noting_bytes_per_decision']:.1f} with a stderr line "
+        "and a note"
+    )
     ups = report["start_up_ms"]
     print(
         f"Start-up, median: staging a bot {ups['staging']:.1f} ms; spawn to ready: "

@@ -1,6 +1,30 @@
 from django.contrib import admin
+from django.db.models import QuerySet
 
-from bots.models import Bot, BotBlob, BotVersion
+from bots.models import AccountConfirmation, Bot, BotBlob, BotVersion, UserAllowance
+from bots.selectors import near_identical_uploads, uploads_shared_across_accounts
+
+
+class LookAlikeFilter(admin.SimpleListFilter):
+    """Uploads another account also made, byte for byte or near-identical
+    (docs/fair-play.md): a sign of one person behind several accounts."""
+
+    title = "look-alikes of other accounts"
+    parameter_name = "lookalike"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("bytes", "Same bytes as another account's upload"),
+            ("near", "Near-identical main source to another account's"),
+        ]
+
+    def queryset(self, request, queryset: QuerySet[BotVersion]) -> QuerySet[BotVersion]:
+        if self.value() == "bytes":
+            return queryset.filter(pk__in=uploads_shared_across_accounts().values("pk"))
+        if self.value() == "near":
+            pks = {v.pk for pair in near_identical_uploads() for v in pair[:2]}
+            return queryset.filter(pk__in=pks)
+        return queryset
 
 
 class BotVersionInline(admin.TabularInline):
@@ -22,9 +46,10 @@ class BotAdmin(admin.ModelAdmin):
 @admin.register(BotVersion)
 class BotVersionAdmin(admin.ModelAdmin):
     list_display = ["bot", "number", "status", "runtime", "size", "created_at"]
-    list_filter = ["status", "runtime"]
+    list_filter = ["status", "runtime", LookAlikeFilter]
     search_fields = ["bot__name", "sha256"]
     readonly_fields = [
+        "look_alikes",
         "bot",
         "number",
         "sha256",
@@ -35,6 +60,17 @@ class BotVersionAdmin(admin.ModelAdmin):
         "archive",
         "created_at",
     ]
+
+    @admin.display(description="Look-alikes of other accounts")
+    def look_alikes(self, obj: BotVersion) -> str:
+        same = uploads_shared_across_accounts().filter(sha256=obj.sha256)
+        same = same.exclude(bot__owner=obj.bot.owner_id)
+        rows = [f"{v.bot} v{v.number}: same bytes" for v in same.select_related("bot__owner")]
+        for a, b, score in near_identical_uploads():
+            if obj.pk in (a.pk, b.pk):
+                other = b if a.pk == obj.pk else a
+                rows.append(f"{other.bot} v{other.number}: {score:.0%} alike")
+        return "; ".join(rows) or "none"
 
 
 @admin.register(BotBlob)
@@ -51,3 +87,25 @@ class BotBlobAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(UserAllowance)
+class UserAllowanceAdmin(admin.ModelAdmin):
+    """Raise (or lower) one user's allowance above the settings' default
+    (``bots.allowances``; deploy/README.md "Allowances")."""
+
+    list_display = ["user", "allowance", "value", "note", "updated_at"]
+    list_filter = ["allowance"]
+    search_fields = ["user__username", "note"]
+    autocomplete_fields = ["user"]
+
+
+@admin.register(AccountConfirmation)
+class AccountConfirmationAdmin(admin.ModelAdmin):
+    """Accounts made while sign-up asks for a confirmed address (``bots.accounts``):
+    staff may confirm one by hand (set "Confirmed at")."""
+
+    list_display = ["user", "email", "created_at", "sent_at", "confirmed_at"]
+    list_filter = [("confirmed_at", admin.EmptyFieldListFilter)]
+    search_fields = ["user__username", "email"]
+    autocomplete_fields = ["user"]

@@ -33,6 +33,9 @@ At the top of an archive, optional::
 - ``command`` (optional): the exact command run in the sandbox, where the bot's
   files are at ``/bot`` (the working directory). By default ``python3 /bot/<entry>``,
   ``node /bot/<entry>`` or ``/bot/<entry>``.
+- ``variants`` (optional): the variant ids the bot plays (``games.variants()``), such
+  as ``["money-jordan", "money-syria"]``; left out or empty, every variant. The bot is
+  validated in each, and enters only competitions of those it passed.
 
 Without a manifest the entry is found as ``bots.sandbox.resolve`` finds it: the
 first of ``bot.py``, ``main.py``, ``bot.js``, ``main.js``, or an executable file
@@ -73,11 +76,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+import games
 from bots.sandbox.resolve import BOT_MOUNT, DIRECTORY_ENTRY_POINTS
 
 MIB = 1024 * 1024
 MANIFEST = "bot.json"
-MANIFEST_KEYS = ("entry", "runtime", "command")
+MANIFEST_KEYS = ("entry", "runtime", "command", "variants")
 MAX_MANIFEST_BYTES = 64 * 1024
 #: Runtimes an upload may declare (``builtin`` is for the platform's own bots only).
 RUNTIMES = ("python", "node", "executable")
@@ -131,6 +135,8 @@ class ExtractedUpload:
     unpacked_size: int  # bytes of the upload's files once unpacked
     upload_size: int
     sha256: str  # of the upload's bytes
+    #: The variant ids ``bot.json`` declares (empty: every variant, or no manifest).
+    variants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,7 @@ def _extract(filename: str, content: bytes, dest: Path, limits: UploadLimits) ->
             f"{_size(limits.max_upload_bytes)}"
         )
     kind = upload_kind(filename)
+    variants: list[str] = []
     if kind == "file":
         runtime, entry, command = _write_program(filename, content, dest)
         files, unpacked = 1, len(content)
@@ -193,8 +200,9 @@ def _extract(filename: str, content: bytes, dest: Path, limits: UploadLimits) ->
         if files == 0:
             raise ArchiveError(f"{filename!r} holds no files")
         _unwrap_single_directory(dest)
+        variants = _manifest_variants(filename, dest)
         runtime, entry, command = _find_program(filename, dest, limits)
-    manifest = {"entry": entry, "runtime": runtime, "command": command}
+    manifest = {"entry": entry, "runtime": runtime, "command": command, "variants": variants}
     (dest / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     os.chmod(dest / MANIFEST, 0o644)
     return ExtractedUpload(
@@ -206,6 +214,7 @@ def _extract(filename: str, content: bytes, dest: Path, limits: UploadLimits) ->
         unpacked_size=unpacked,
         upload_size=len(content),
         sha256=hashlib.sha256(content).hexdigest(),
+        variants=tuple(variants),
     )
 
 
@@ -500,6 +509,39 @@ def _read_manifest(filename: str, root: Path, limits: UploadLimits) -> tuple[str
     if runtime == "executable":
         os.chmod(root / entry, 0o755)
     return runtime, entry, list(command)
+
+
+def _manifest_variants(filename: str, root: Path) -> list[str]:
+    """The ``variants`` of ``bot.json`` (checked by :func:`check_variants`), or []."""
+    path = root / MANIFEST
+    if not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
+        return []  # no manifest, or one _read_manifest refuses
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return []
+    if not isinstance(data, dict) or data.get("variants") is None:
+        return []
+    try:
+        return check_variants(data["variants"])
+    except ValueError as error:
+        raise ArchiveError(f"{filename!r}: {MANIFEST}: {error}") from None
+
+
+def check_variants(value: object) -> list[str]:
+    """A declaration of variants as a sorted list without repeats ([] means every variant).
+
+    Raises ``ValueError`` naming what is wrong: not a list of strings, or an id that
+    is not one of ``games.variants()``.
+    """
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError('"variants" must be a list of variant ids such as ["money-jordan"]')
+    known = games.variants()
+    unknown = [v for v in value if v not in known]
+    if unknown:
+        shown = ", ".join(repr(v[:64]) for v in unknown[:5])
+        raise ValueError(f"unknown variant {shown} in \"variants\" (known: {', '.join(known)})")
+    return sorted(set(value))
 
 
 def _manifest_entry(

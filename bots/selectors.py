@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
-from bots.models import Bot, BotVersion
+from bots import similarity
+from bots.models import Bot, BotVersion, VersionVariantPass
 
 
 def bots_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Bot]:
@@ -28,13 +31,64 @@ def bots_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Bot]:
     )
 
 
-def version_for_play(*, bot: Bot, pinned: BotVersion | int | None = None) -> BotVersion | None:
+def passed_variant(variant: str) -> Q:
+    """A filter of versions: those that play ``variant``, the built-in ones and those
+    that passed its validation (a ``VersionVariantPass``)."""
+    passes = VersionVariantPass.objects.filter(version_id=OuterRef("pk"), variant=variant)
+    return Q(runtime=BotVersion.Runtime.BUILTIN) | Q(Exists(passes))
+
+
+def version_passed(*, version: BotVersion, variant: str) -> bool:
+    """Whether ``version`` may play ``variant``: built-in, or it passed its validation."""
+    if version.runtime == BotVersion.Runtime.BUILTIN:
+        return True
+    return version.passes.filter(variant=variant).exists()
+
+
+def version_will_play(*, version: BotVersion, variant: str) -> bool:
+    """Whether ``version`` passed ``variant``, or is still to be validated in it (pending
+    or validating, and it declares that variant or every one)."""
+    if version_passed(version=version, variant=variant):
+        return True
+    waiting = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+    return version.status in waiting and (not version.variants or variant in version.variants)
+
+
+def bot_will_play(*, bot: Bot, variant: str) -> bool:
+    """Whether ``bot`` plays ``variant`` or will once validated: a built-in, or one of
+    its versions that is not rejected passed it or is still to be validated in it."""
+    if bot.builtin:
+        return True
+    versions = bot.versions.exclude(status=BotVersion.Status.REJECTED)
+    return any(version_will_play(version=v, variant=variant) for v in versions)
+
+
+def bots_playing(bots: QuerySet[Bot], variant: str) -> QuerySet[Bot]:
+    """Those of ``bots`` that play ``variant`` or will once validated (:func:`bot_will_play`):
+    what an entry form offers for a competition of that variant."""
+    ids = [
+        bot.pk
+        for bot in bots.prefetch_related("versions")
+        if bot_will_play(bot=bot, variant=variant)
+    ]
+    return bots.filter(pk__in=ids)
+
+
+def version_for_play(
+    *, bot: Bot, pinned: BotVersion | int | None = None, variant: str | None = None
+) -> BotVersion | None:
     """The version of ``bot`` to play: its newest ready one, or the ``pinned`` one
-    (a version or its number) if that is ready; None when there is nothing ready to play.
+    (a version or its number; None: the one its owner pinned, ``Bot.pinned_version``) if
+    that is ready; None when there is nothing ready to play. With ``variant``, only a
+    version that passed that variant's validation.
 
     Raises ``ValueError`` when ``pinned`` is a version of another bot.
     """
     ready = BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY)
+    if variant is not None:
+        ready = ready.filter(passed_variant(variant))
+    if pinned is None and bot.pinned_version_id is not None:
+        return ready.filter(pk=bot.pinned_version_id).first()
     if pinned is None:
         return ready.order_by("-number").first()
     if isinstance(pinned, BotVersion):
@@ -65,4 +119,58 @@ def bot_version_report(*, version: BotVersion) -> dict[str, Any]:
         "created_at": version.created_at.isoformat(),
         "upload": upload,
         "validation": report or None,
+        "variants": list(version.variants),
+        "passed": variants_passed(version=version),
     }
+
+
+def variants_passed(*, version: BotVersion) -> list[str]:
+    """The variants ``version`` may play, in id order (every one for a built-in)."""
+    if version.runtime == BotVersion.Runtime.BUILTIN:
+        import games
+
+        return list(games.variants())
+    return sorted(p.variant for p in version.passes.all())
+
+
+def uploads_shared_across_accounts() -> QuerySet[BotVersion]:
+    """Uploads whose bytes (SHA-256) another account also uploaded: staff look at them
+    for one person behind several accounts (docs/fair-play.md). Built-ins are left out."""
+    other = BotVersion.objects.filter(sha256=OuterRef("sha256"), bot__owner__isnull=False).exclude(
+        bot__owner=OuterRef("bot__owner")
+    )
+    return BotVersion.objects.filter(Exists(other), bot__owner__isnull=False)
+
+
+def near_identical_uploads(
+    *, threshold: float = similarity.NEAR_IDENTICAL
+) -> list[tuple[BotVersion, BotVersion, float]]:
+    """Pairs of uploads of different accounts whose main sources are near-identical
+    (``bots.similarity``: estimated Jaccard of token shingles >= ``threshold``), most
+    alike first. Candidates are the pairs that share many sketch hashes (an inverted
+    index), so the cost follows the look-alikes, not the square of the uploads."""
+    versions = {
+        v.pk: v
+        for v in BotVersion.objects.filter(bot__owner__isnull=False)
+        .exclude(source_sketch=[])
+        .select_related("bot__owner")
+    }
+    holders: dict[int, list[int]] = {}
+    for pk, version in versions.items():
+        for h in version.source_sketch:
+            holders.setdefault(h, []).append(pk)
+    shared: Counter[tuple[int, int]] = Counter()
+    for pks in holders.values():
+        if len(pks) <= 200:  # a hash in everyone's sketch (boilerplate) proves nothing
+            for a, b in itertools.combinations(sorted(pks), 2):
+                shared[(a, b)] += 1
+    out = []
+    need = threshold * similarity.SKETCH / 2
+    for (a, b), count in shared.items():
+        va, vb = versions[a], versions[b]
+        if count < need or va.bot.owner_id == vb.bot.owner_id:
+            continue
+        score = similarity.similarity(va.source_sketch, vb.source_sketch)
+        if score >= threshold:
+            out.append((va, vb, score))
+    return sorted(out, key=lambda row: (-row[2], row[0].pk, row[1].pk))

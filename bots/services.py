@@ -25,12 +25,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -40,30 +42,25 @@ from django.db.models import Max
 from django.utils import timezone
 
 import games
-from bots import builtin, sandbox, store
+from bots import allowances, archive, builtin, sandbox, similarity, store, validation
 from bots.archive import DEFAULT_LIMITS, ArchiveError, ExtractedUpload, UploadLimits, extract_upload
 from bots.cache import BotCache
-from bots.models import Bot, BotVersion
-from bots.referee import InProcessPlayer, MatchResult, ProcessPlayer, TimeControl, play_match
+from bots.models import Bot, BotVersion, VersionVariantPass
+from bots.referee import ProcessPlayer, TimeControl
 from bots.sandbox import isolation
+from config import metrics
 
 log = logging.getLogger(__name__)
 
-#: The validation match: a few games against built-in random players (one per other seat).
-VALIDATION_VARIANT = "manni-basic"
-VALIDATION_GAMES = 2
-VALIDATION_OPPONENT = "random"
-VALIDATION_TIME_CONTROL = TimeControl(move_ms=2_000, bank_ms=10_000, start_ms=10_000)
-VALIDATION_LIMITS = sandbox.Limits(cpu_seconds=60)
-#: How much of the bot's stderr the report keeps (the end of it).
-STDERR_TAIL_CHARS = 4_000
 MAX_NAME_LENGTH = Bot._meta.get_field("name").max_length
 #: The report's key of a queued validation: ``queued_at``, ``started_at``, ``attempts``.
 #: It is dropped when the validation's outcome is written.
 QUEUE_KEY = "queue"
-#: A validation started this long ago without an outcome lost its worker: it may be
-#: claimed again (the match takes well under a minute of CPU; see VALIDATION_LIMITS).
+#: A validation started this long ago without an outcome lost its worker, when its
+#: queue entry does not state its own time limit (``limit_s``, from its matches).
 VALIDATION_STALE_S = 600
+#: The task's hard time limit comes this long after its soft one.
+TASK_HARD_LIMIT_EXTRA_S = 30
 #: A version whose validation failed on the platform this many times is rejected.
 VALIDATION_MAX_ATTEMPTS = 3
 #: Sends the validation task of a version id (called after commit).
@@ -73,7 +70,8 @@ Sender = Callable[[int], None]
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> Bot:
     """A new bot of ``owner`` named ``name`` (a slug, unique among the owner's bots).
 
-    Raises ``ValidationError`` keyed ``name`` for an invalid or taken name.
+    Raises ``ValidationError`` keyed ``name`` for an invalid or taken name and
+    ``bots.allowances.AllowanceExceeded`` when the owner has all the bots allowed.
     """
     if owner is None or owner.pk is None:
         raise ValueError(f"bot_create needs a saved user as owner, got {owner!r}")
@@ -94,6 +92,10 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> 
         raise taken
     try:
         with transaction.atomic():
+            allowances.user_lock(user=owner)
+            allowances.allowance_check(
+                user=owner, name="bots", used=allowances.bots_used(user=owner)
+            )
             return Bot.objects.create(owner=owner, name=name, description=description)
     except IntegrityError:  # created by a concurrent request since the check above
         if Bot.objects.filter(owner=owner, name=name).exists():
@@ -101,8 +103,46 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "") -> 
         raise
 
 
+def bot_play_set(*, bot: Bot, pinned_number: int | None, active: bool) -> Bot:
+    """Which version of ``bot`` plays: ``pinned_number`` pins that ready version (None:
+    the newest ready one), ``active=False`` deactivates the bot (pairing skips its
+    entries; nothing is forfeited). Takes effect for matches not yet claimed: a match's
+    versions are chosen when a worker claims it.
+
+    Raises ``ValidationError`` keyed ``pinned_version`` for a version that does not exist,
+    was rejected or is not ready yet, and for a built-in bot (it has no versions to pin).
+    """
+    pinned = None
+    if pinned_number is not None:
+        if bot.builtin:
+            raise ValidationError({"pinned_version": f"{bot} is built in: it has no versions"})
+        pinned = bot.versions.filter(number=pinned_number).first()
+        if pinned is None:
+            raise ValidationError({"pinned_version": f"{bot} has no version {pinned_number}"})
+        if pinned.status == BotVersion.Status.REJECTED:
+            raise ValidationError(
+                {"pinned_version": f"version {pinned_number} was rejected: pin a ready version"}
+            )
+        if pinned.status != BotVersion.Status.READY:
+            raise ValidationError(
+                {
+                    "pinned_version": f"version {pinned_number} is {pinned.status}, not ready: "
+                    "wait for its validation"
+                }
+            )
+    bot.pinned_version = pinned
+    bot.active = active
+    bot.save(update_fields=["pinned_version", "active"])
+    return bot
+
+
 def bot_version_upload(
-    *, bot: Bot, filename: str, content: bytes, limits: UploadLimits = DEFAULT_LIMITS
+    *,
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    limits: UploadLimits = DEFAULT_LIMITS,
+    variants: Sequence[str] | None = None,
 ) -> BotVersion:
     """Check and store an upload as the next version of ``bot`` (status ``pending``).
 
@@ -111,8 +151,13 @@ def bot_version_upload(
     next number and its bytes go to the bot store under their SHA-256 (in the same
     transaction with the database store). No file stays behind on this machine.
     Raises ``ValidationError`` keyed ``file`` when the upload is refused, with
-    ``bots.archive``'s explanation, and a ``bots.store.StoreError`` (an
-    ``OSError``) when the store cannot be written.
+    ``bots.archive``'s explanation, keyed ``variants`` for an unknown variant,
+    ``bots.allowances.AllowanceExceeded`` beyond the owner's versions or upload bytes of
+    the day (checked before the upload is unpacked, and again under the lock), and a
+    ``bots.store.StoreError`` (an ``OSError``) when the store cannot be written.
+
+    The version plays ``variants`` when given (and not empty), else those its
+    ``bot.json`` declares (none: every variant).
     """
     if bot.builtin:
         raise ValidationError(
@@ -120,17 +165,60 @@ def bot_version_upload(
         )
     if bot.pk is None:
         raise ValueError("bot_version_upload needs a saved bot")
+    declared = _check_variants(variants) if variants else None
+    _upload_allowed(bot, len(content))
     with tempfile.TemporaryDirectory(prefix="cardroom-upload-") as staging:
         try:
             info = extract_upload(filename, content, Path(staging), limits=limits)
         except ArchiveError as error:
             raise ValidationError({"file": ValidationError(str(error), code="invalid")}) from error
+        source_sketch = _source_sketch(Path(staging), info)
     with transaction.atomic():
-        return _version_store(bot, filename, content, info)
+        return _version_store(bot, filename, content, info, declared, source_sketch)
 
 
-def _version_store(bot: Bot, filename: str, content: bytes, info: ExtractedUpload) -> BotVersion:
+#: The most of the main source that is read for its similarity sketch.
+SKETCH_SOURCE_BYTES = 2 * 1024 * 1024
+
+
+def _source_sketch(root: Path, info: ExtractedUpload) -> list[int]:
+    """The ``bots.similarity`` sketch of the upload's main source (its entry point)."""
+    path = root / info.entry_point
+    if not path.is_file():
+        return []
+    with path.open("rb") as program:
+        source = program.read(SKETCH_SOURCE_BYTES).decode("utf-8", errors="replace")
+    return similarity.sketch(source)
+
+
+def _upload_allowed(bot: Bot, size: int) -> None:
+    """Refuse an upload beyond the owner's versions or upload bytes of the day."""
+    if bot.owner_id is None:
+        return
+    owner = bot.owner
+    allowances.allowance_check(
+        user=owner, name="versions_per_day", used=allowances.versions_used_today(user=owner)
+    )
+    allowances.allowance_check(
+        user=owner,
+        name="upload_bytes_per_day",
+        used=allowances.upload_bytes_used_today(user=owner),
+        asked=size,
+    )
+
+
+def _version_store(
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    info: ExtractedUpload,
+    variants: list[str] | None,
+    source_sketch: list[int] | None = None,
+) -> BotVersion:
     """Inside the transaction: number the version, store the upload, save the row."""
+    if bot.owner_id is not None:  # checked again under the owner's lock: no race past it
+        allowances.user_lock(user=bot.owner)
+        _upload_allowed(bot, info.upload_size)
     Bot.objects.select_for_update().filter(pk=bot.pk).values_list("pk", flat=True).get()
     number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
     store.blob_put(sha256=info.sha256, content=content)
@@ -142,7 +230,9 @@ def _version_store(bot: Bot, filename: str, content: bytes, info: ExtractedUploa
         entry_point=info.entry_point,
         size=info.upload_size,
         upload_name=upload_name(filename),
+        source_sketch=source_sketch or [],
         status=BotVersion.Status.PENDING,
+        variants=variants if variants is not None else list(info.variants),
         validation_report={"upload": _upload_summary(filename, info)},
     )
 
@@ -154,7 +244,8 @@ def upload_name(filename: str) -> str:
 
 
 def send_validation_task(version_id: int) -> None:
-    """``bots.version_validate`` of ``version_id`` on ``CARDROOM_VALIDATE_QUEUE``.
+    """``bots.version_validate`` of ``version_id`` on ``CARDROOM_VALIDATE_QUEUE``, with
+    the task limits its queue entry states (``limit_s``: soft, then 30 s more, hard).
 
     A broker that is down is logged: the version stays queued and
     :func:`bot_versions_requeue` sends it again.
@@ -163,26 +254,66 @@ def send_validation_task(version_id: int) -> None:
 
     from bots.tasks import version_validate
 
+    report = BotVersion.objects.filter(pk=version_id).values_list("validation_report", flat=True)
+    queue = ((report.first() or {}).get(QUEUE_KEY)) or {}
+    limit_s = _queue_limit_s(queue)
     try:
-        version_validate.apply_async((version_id,), queue=settings.CARDROOM_VALIDATE_QUEUE)
+        version_validate.apply_async(
+            (version_id,),
+            queue=settings.CARDROOM_VALIDATE_QUEUE,
+            soft_time_limit=limit_s,
+            time_limit=limit_s + TASK_HARD_LIMIT_EXTRA_S,
+        )
     except BrokerError as exc:
         log.warning("broker unavailable, version %s waits to be sent again: %s", version_id, exc)
 
 
-def bot_version_queue(*, version: BotVersion, send: Sender = send_validation_task) -> BotVersion:
-    """Mark a ``pending`` version ``validating`` and send its validation task after commit.
+def validation_plans(
+    *, version: BotVersion, variants: Sequence[str] | None = None, **overrides: Any
+) -> list[validation.VariantPlan]:
+    """The validation matches of ``version``: one per variant of ``variants``, else of
+    its declaration (every variant when it declares none). ``overrides`` go to
+    ``bots.validation.plan``. Raises ``ValueError`` for an unknown variant."""
+    wanted = list(variants) if variants else validation.variants_to_validate(version.variants)
+    time_limit_s = settings.CARDROOM_MATCH_TIME_LIMIT_S
+    return [
+        validation.plan(name, sha256=version.sha256, match_time_limit_s=time_limit_s, **overrides)
+        for name in wanted
+    ]
 
-    The report gets ``queue`` (``queued_at``); the outcome replaces it. A version
-    that is not pending is returned unchanged (nothing is sent). Raises
-    ``ValueError`` for a built-in version.
+
+def bot_version_queue(
+    *,
+    version: BotVersion,
+    variants: Sequence[str] | None = None,
+    send: Sender = send_validation_task,
+) -> BotVersion:
+    """Queue the validation of a ``pending`` version (it becomes ``validating``), or of a
+    ``ready`` one in more ``variants`` (it stays ready and plays meanwhile), and send its
+    task after commit.
+
+    The report gets ``queue`` (``queued_at``, ``variants``, ``limit_s``: the task's
+    time limit); the outcome replaces it. A version in any other state, or already
+    queued, is returned unchanged (nothing is sent). Raises ``ValidationError`` keyed
+    ``variants`` for an unknown variant, and ``ValueError`` for a built-in version.
     """
+    _check_variants(variants or [])
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
         if locked.runtime == BotVersion.Runtime.BUILTIN:
             raise ValueError(f"{locked} is a built-in version: there is nothing to validate")
-        if locked.status == BotVersion.Status.PENDING:
-            locked.status = BotVersion.Status.VALIDATING
-            queue = {"queued_at": timezone.now().isoformat(), "attempts": 0}
+        more = locked.status == BotVersion.Status.READY and bool(variants)
+        queued = isinstance(locked.validation_report.get(QUEUE_KEY), dict)
+        if (locked.status == BotVersion.Status.PENDING or more) and not queued:
+            plans = validation_plans(version=locked, variants=variants)
+            queue = {
+                "queued_at": timezone.now().isoformat(),
+                "attempts": 0,
+                "variants": [p.variant for p in plans],
+                "limit_s": validation.task_limit_s(plans),
+            }
+            if not more:
+                locked.status = BotVersion.Status.VALIDATING
             locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
             locked.save(update_fields=["status", "validation_report"])
             pk = locked.pk
@@ -191,16 +322,48 @@ def bot_version_queue(*, version: BotVersion, send: Sender = send_validation_tas
     return version
 
 
+def bot_version_validate_more(
+    *, version: BotVersion, variants: Sequence[str], send: Sender = send_validation_task
+) -> BotVersion:
+    """Ask for a ready version to be validated in ``variants`` as well (those it has not
+    passed yet); it keeps playing what it passed meanwhile. Raises ``ValidationError``
+    keyed ``variants`` when there is nothing to validate: an unknown variant, none
+    given, all passed already, a version that is not ready or already queued."""
+    wanted = _check_variants(list(variants))
+    passed = set(version.passes.values_list("variant", flat=True))
+    todo = [name for name in wanted if name not in passed]
+    if not todo:
+        raise _variants_error("name at least one variant it has not passed yet")
+    if version.status != BotVersion.Status.READY:
+        raise _variants_error(f"version {version.number} is {version.status}, not ready")
+    if isinstance(version.validation_report.get(QUEUE_KEY), dict):
+        raise _variants_error(f"version {version.number} is already being validated")
+    return bot_version_queue(version=version, variants=todo, send=send)
+
+
+def _check_variants(variants: Sequence[str]) -> list[str]:
+    try:
+        return archive.check_variants(list(variants))
+    except ValueError as error:
+        raise _variants_error(str(error)) from None
+
+
+def _variants_error(message: str) -> ValidationError:
+    return ValidationError({"variants": ValidationError(message, code="invalid")})
+
+
 def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_task) -> list[int]:
     """Send again the queued validations that have not started ``older_than_s`` after
-    being queued, and those whose worker went silent (started over
-    :data:`VALIDATION_STALE_S` ago). Returns their ids; safe to run at any time.
+    being queued, and those whose worker went silent: started longer ago than their
+    task's time limit (``limit_s``), so never one that may still run. Returns their
+    ids; safe to run at any time.
     """
     now = timezone.now()
     ids = []
-    waiting = BotVersion.objects.filter(status=BotVersion.Status.VALIDATING).values_list(
-        "pk", "validation_report"
-    )
+    waiting = BotVersion.objects.filter(
+        status__in=[BotVersion.Status.VALIDATING, BotVersion.Status.READY],
+        validation_report__has_key=QUEUE_KEY,
+    ).values_list("pk", "validation_report")
     for pk, report in waiting:
         queue = (report or {}).get(QUEUE_KEY)
         if not isinstance(queue, dict):
@@ -208,7 +371,7 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
         started = _parse_time(queue.get("started_at"))
         queued = _parse_time(queue.get("queued_at"))
         if started is not None:
-            due = started + timedelta(seconds=VALIDATION_STALE_S) < now
+            due = started + timedelta(seconds=_queue_limit_s(queue)) < now
         else:
             due = queued is None or queued + timedelta(seconds=older_than_s) < now
         if due:
@@ -217,52 +380,110 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
     return ids
 
 
+def _queue_limit_s(queue: dict[str, Any]) -> int:
+    limit = queue.get("limit_s")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit
+    return VALIDATION_STALE_S
+
+
 def bot_version_validate(
     *,
     version: BotVersion,
-    variant: str = VALIDATION_VARIANT,
-    games_count: int = VALIDATION_GAMES,
+    variants: Sequence[str] | None = None,
+    variant: str | None = None,
+    games_count: int = validation.GAMES,
     options: dict[str, Any] | None = None,
-    time_control: TimeControl = VALIDATION_TIME_CONTROL,
-    limits: sandbox.Limits = VALIDATION_LIMITS,
+    time_control: TimeControl | None = None,
+    limits: sandbox.Limits | None = None,
     revalidate: bool = False,
 ) -> BotVersion:
-    """Play a short sandboxed match with ``version`` and mark it ``ready`` or ``rejected``.
+    """Play a short sandboxed match with ``version`` in each of its variants and keep
+    the variants it passed (``VersionVariantPass``).
 
-    The bot takes seat 0 against ``builtin:random`` players for ``games_count``
-    games of ``variant``; it is ready when every game ended with status ``ok``.
-    The report (``validation_report``) keeps the ``upload`` summary and adds
-    ``ok``, ``statuses``, ``reasons``, ``stderr_tail``, ``duration_s`` and the
-    match set-up. No sandbox on this host means rejected, with that reason.
+    The variants are ``variants`` (or the one ``variant``), else the ones its queue
+    entry asks for, else its declaration (every variant when it declares none); each
+    match is planned by ``bots.validation.plan`` (``games_count``, ``time_control``
+    and ``limits`` replace the planned ones). The bot takes seat 0 against built-in
+    players; it passes a variant when every game ended with status ``ok``. A version
+    being validated for the first time becomes ``ready`` when it passed them all, else
+    ``rejected``; a ready one stays ready and only gains passes. The report keeps the
+    ``upload`` summary and adds ``ok``, ``variants`` (per variant: the plan, ``ok``,
+    ``statuses``, ``reasons``, ``stderr_tail``, ``duration_s``), ``passed``, and, over
+    all variants, ``reasons``, ``statuses``, ``stderr_tail`` and ``duration_s``
+    (``bots.validation.report_lines`` words it). No sandbox on this host means
+    rejected, with that reason.
 
     A ``pending`` version is validated, and a queued one (:func:`bot_version_queue`)
-    unless another run started it less than :data:`VALIDATION_STALE_S` ago; any
-    other version is returned as it is unless ``revalidate`` (so running this twice
-    is harmless). An unexpected error puts the version back to ``pending`` (a queued
-    one back in the queue, rejected after :data:`VALIDATION_MAX_ATTEMPTS`) and
-    propagates. Raises ``ValueError`` for a built-in version or an unknown variant.
+    unless another run started it within its task's time limit; any other version is
+    returned as it is unless ``revalidate`` (so running this twice is harmless). An
+    unexpected error (a task's soft time limit included) counts as a failed attempt: the
+    version goes back to ``pending`` (a queued one back in the queue, rejected after
+    :data:`VALIDATION_MAX_ATTEMPTS`) and the error propagates. Raises ``ValueError`` for
+    a built-in version or an unknown variant.
     """
-    games.load(variant, **(options or {}))  # ValueError now rather than a half-claimed version
-    if not _version_claim(version, revalidate=revalidate):
+    wanted = variants or ([variant] if variant else None)
+    queued = (version.validation_report or {}).get(QUEUE_KEY)
+    if not wanted and isinstance(queued, dict) and queued.get("variants"):
+        wanted = queued["variants"]
+    overrides = {"games_count": games_count, "time_control": time_control, "limits": limits}
+    plans = validation_plans(version=version, variants=wanted, **overrides)  # ValueError now
+    for each in plans:
+        games.load(each.variant, **(options or {}))
+    was_ready = version.status == BotVersion.Status.READY
+    if not _version_claim(version, revalidate=revalidate, limit_s=validation.task_limit_s(plans)):
         return version
+    started = time.perf_counter()
     try:
-        ok, report = _validation_match(version, variant, games_count, options, time_control, limits)
+        findings = {p.variant: _validation_match(version, p, options) for p in plans}
     except BaseException as error:
         _version_unclaim(version, error)
+        metrics.inc(metrics.VALIDATIONS, "error")
         raise
-    with transaction.atomic():
-        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
-        locked.status = BotVersion.Status.READY if ok else BotVersion.Status.REJECTED
-        upload = locked.validation_report.get("upload")
-        locked.validation_report = {**({"upload": upload} if upload else {}), **report}
-        locked.save(update_fields=["status", "validation_report"])
-    version.status, version.validation_report = locked.status, locked.validation_report
+    seconds = time.perf_counter() - started
+    ok = all(found["ok"] for found in findings.values())
+
+    def observed() -> None:
+        metrics.VALIDATIONS.labels("ready" if ok else "rejected").inc()
+        metrics.VALIDATION_DURATION.observe(seconds)
+
+    metrics.observe(observed)
+    _validation_record(version, findings, keep_ready=was_ready and not revalidate)
     return version
 
 
-def _version_claim(version: BotVersion, *, revalidate: bool) -> bool:
+def _validation_record(
+    version: BotVersion, findings: dict[str, dict[str, Any]], *, keep_ready: bool
+) -> None:
+    """Write the outcome: passes, status, report (under a row lock)."""
+    passed = [name for name, found in findings.items() if found["ok"]]
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        for name in passed:
+            VersionVariantPass.objects.get_or_create(version=locked, variant=name)
+        ok = all(found["ok"] for found in findings.values())
+        if keep_ready:
+            locked.status = BotVersion.Status.READY
+        else:
+            locked.status = BotVersion.Status.READY if ok else BotVersion.Status.REJECTED
+        upload = locked.validation_report.get("upload")
+        earlier = locked.validation_report.get("variants") if keep_ready else None
+        merged = {**(earlier if isinstance(earlier, dict) else {}), **findings}
+        locked.validation_report = {
+            **({"upload": upload} if upload else {}),
+            **validation.summary(merged),
+            "passed": sorted(locked.passes.values_list("variant", flat=True)),
+            "validated_at": timezone.now().isoformat(),
+        }
+        locked.save(update_fields=["status", "validation_report"])
+    version.status, version.validation_report = locked.status, locked.validation_report
+
+
+def _version_claim(version: BotVersion, *, revalidate: bool, limit_s: int) -> bool:
     """Move ``version`` to ``validating`` (started now) under a row lock; False if it is
-    not ours to do."""
+    not ours to do. A ready version validated in more variants stays ready. A queue
+    entry made before entries stated their time limit gets ``limit_s``, so that
+    nobody claims it again while this run may still be going."""
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
         if locked.runtime == BotVersion.Runtime.BUILTIN:
@@ -273,12 +494,14 @@ def _version_claim(version: BotVersion, *, revalidate: bool) -> bool:
         queue = locked.validation_report.get(QUEUE_KEY)
         if isinstance(queue, dict):
             queue = {
+                "limit_s": limit_s,
                 **queue,
                 "started_at": timezone.now().isoformat(),
                 "attempts": int(queue.get("attempts") or 0) + 1,
             }
             locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
-        locked.status = BotVersion.Status.VALIDATING
+        if revalidate or locked.status != BotVersion.Status.READY:
+            locked.status = BotVersion.Status.VALIDATING
         locked.save(update_fields=["status", "validation_report"])
     version.status, version.validation_report = locked.status, locked.validation_report
     return True
@@ -288,32 +511,51 @@ def _claimable(version: BotVersion) -> bool:
     if version.status == BotVersion.Status.PENDING:
         return True
     queue = version.validation_report.get(QUEUE_KEY)
-    if version.status != BotVersion.Status.VALIDATING or not isinstance(queue, dict):
+    waiting = (BotVersion.Status.VALIDATING, BotVersion.Status.READY)
+    if version.status not in waiting or not isinstance(queue, dict):
         return False
     started = _parse_time(queue.get("started_at"))
-    return started is None or started + timedelta(seconds=VALIDATION_STALE_S) < timezone.now()
+    limit_s = _queue_limit_s(queue)
+    return started is None or started + timedelta(seconds=limit_s) < timezone.now()
 
 
 def _version_unclaim(version: BotVersion, error: BaseException) -> None:
-    """After a platform error: pending again, or queued again, or rejected after too many."""
+    """After a platform error (or the task's time limit): pending again, or queued
+    again, or, after too many attempts, rejected (a ready version: left ready, without
+    the variants it was queued for)."""
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
-        if locked.status != BotVersion.Status.VALIDATING:
-            return
         queue = locked.validation_report.get(QUEUE_KEY)
+        if locked.status == BotVersion.Status.READY and isinstance(queue, dict):
+            pass  # validating more variants
+        elif locked.status != BotVersion.Status.VALIDATING:
+            return
         if not isinstance(queue, dict):
             locked.status = BotVersion.Status.PENDING
         elif int(queue.get("attempts") or 0) >= VALIDATION_MAX_ATTEMPTS:
-            locked.status = BotVersion.Status.REJECTED
             reason = f"the platform failed to validate it {queue['attempts']} times ({error!r})"
-            upload = locked.validation_report.get("upload")
-            refusal = _refusal(reason)
-            locked.validation_report = {**({"upload": upload} if upload else {}), **refusal}
+            if isinstance(error, SoftTimeLimitExceeded):
+                minutes = _queue_limit_s(queue) / 60
+                reason = (
+                    f"the validation did not finish within its limit of {minutes:.0f} min, "
+                    f"{queue['attempts']} times"
+                )
+            _version_give_up(locked, reason)
         else:
             queue = {key: value for key, value in queue.items() if key != "started_at"}
             locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
         locked.save(update_fields=["status", "validation_report"])
     version.status, version.validation_report = locked.status, locked.validation_report
+
+
+def _version_give_up(locked: BotVersion, reason: str) -> None:
+    report = {k: v for k, v in locked.validation_report.items() if k != QUEUE_KEY}
+    if locked.status == BotVersion.Status.READY:
+        locked.validation_report = {**report, "more_failed": reason}
+        return
+    locked.status = BotVersion.Status.REJECTED
+    upload = report.get("upload")
+    locked.validation_report = {**({"upload": upload} if upload else {}), **_refusal(reason)}
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -328,46 +570,18 @@ class _ValidationRefused(Exception):
 
 
 def _validation_match(
-    version: BotVersion,
-    variant: str,
-    games_count: int,
-    options: dict[str, Any] | None,
-    time_control: TimeControl,
-    limits: sandbox.Limits,
-) -> tuple[bool, dict[str, Any]]:
-    """(ok, report) of the validation match; a bot that cannot be run is not ok."""
-    seed = _validation_seed(version)
-    seats = games.load(variant, **(options or {})).num_players
-    opponents = [f"builtin:{VALIDATION_OPPONENT}"] * (seats - 1)
-    report: dict[str, Any] = {
-        "variant": variant,
-        "options": options or {},
-        "games": games_count,
-        "seed": seed,
-        "opponents": opponents,
-        "validated_at": timezone.now().isoformat(),
-    }
-    others = [
-        InProcessPlayer(builtin.make(VALIDATION_OPPONENT, seed=seed + i), name=name)
-        for i, name in enumerate(opponents, start=1)
-    ]
+    version: BotVersion, plan: validation.VariantPlan, options: dict[str, Any] | None
+) -> dict[str, Any]:
+    """What the validation match of ``plan`` found; a bot that cannot be run is not ok."""
+    found: dict[str, Any] = {**plan.describe(), "options": options or {}}
     try:
-        bot = _validation_player(version, limits)
-        result = play_match(
-            variant,
-            [bot, *others],
-            games_count=games_count,
-            seed=seed,
-            options=options,
-            time_control=time_control,
-        )
+        bot = _validation_player(version, plan.limits)
+        found.update(validation.play(plan, bot, options=options))
     except sandbox.SandboxUnavailable as error:
-        report.update(_refusal(f"the sandbox is unavailable on this host ({error})"))
+        found.update(_refusal(f"the sandbox is unavailable on this host ({error})"))
     except _ValidationRefused as error:
-        report.update(_refusal(str(error)))
-    else:
-        report.update(_match_findings(result))
-    return report["ok"], report
+        found.update(_refusal(str(error)))
+    return found
 
 
 def _validation_player(version: BotVersion, limits: sandbox.Limits) -> ProcessPlayer:
@@ -382,24 +596,6 @@ def _validation_player(version: BotVersion, limits: sandbox.Limits) -> ProcessPl
 
 def _refusal(reason: str) -> dict[str, Any]:
     return {"ok": False, "statuses": [], "reasons": [reason], "stderr_tail": "", "duration_s": 0.0}
-
-
-def _match_findings(result: MatchResult) -> dict[str, Any]:
-    """The bot's (player 0's) side of a validation match, for the report."""
-    statuses = [game.statuses[game.seats.index(0)] for game in result.games]
-    reasons = [
-        f"game {i}: {status['status']}: {status['reason']}"
-        for i, status in enumerate(statuses)
-        if status["status"] != "ok"
-    ]
-    return {
-        "options": result.options,
-        "ok": bool(statuses) and not reasons,
-        "statuses": statuses,
-        "reasons": reasons,
-        "stderr_tail": result.logs[0][-STDERR_TAIL_CHARS:] if result.logs else "",
-        "duration_s": round(result.seconds, 3),
-    }
 
 
 def builtin_bots_ensure() -> list[Bot]:
@@ -503,9 +699,3 @@ def _upload_summary(filename: str, info: ExtractedUpload) -> dict[str, Any]:
         "file_count": info.file_count,
         "unpacked_size": info.unpacked_size,
     }
-
-
-def _validation_seed(version: BotVersion) -> int:
-    """Derived from the upload's hash, so the same upload meets the same deals."""
-    digest = hashlib.sha256(f"cardroom-validation:{version.sha256}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")

@@ -54,6 +54,8 @@ class BotStore(Protocol):
 
     def get(self, sha256: str) -> bytes: ...
 
+    def delete(self, sha256: str) -> None: ...
+
 
 class DatabaseStore:
     """Uploads as :class:`~bots.models.BotBlob` rows in the platform's database."""
@@ -84,6 +86,12 @@ class DatabaseStore:
         if row is None:
             raise BlobMissing(f"bot store (database) has no upload {sha256}")
         return bytes(row)
+
+    def delete(self, sha256: str) -> None:
+        try:
+            self.model.objects.filter(pk=sha256).delete()
+        except DatabaseError as error:
+            raise StoreUnavailable(f"bot store (database) unreachable: {error}") from error
 
 
 class StorageStore:
@@ -118,6 +126,12 @@ class StorageStore:
         except Exception as error:
             if _is_missing(error):
                 raise BlobMissing(f"bot store ({self.kind}) has no upload {sha256}") from None
+            raise StoreUnavailable(f"bot store ({self.kind}) unreachable: {error}") from error
+
+    def delete(self, sha256: str) -> None:
+        try:
+            self.storage.delete(self.key(sha256))
+        except Exception as error:
             raise StoreUnavailable(f"bot store ({self.kind}) unreachable: {error}") from error
 
 
@@ -163,3 +177,9 @@ def blob_fetch(*, sha256: str, store: BotStore | None = None) -> bytes:
     if actual != sha256:
         raise BlobCorrupt(f"bot store gave bytes hashing to {actual} for {sha256}")
     return content
+
+
+def blob_delete(*, sha256: str, store: BotStore | None = None) -> None:
+    """Remove the upload stored under ``sha256`` (nothing if there is none); only for
+    bytes no version names any more (``bots.pruning``)."""
+    (store or bot_store()).delete(sha256)

@@ -1,19 +1,21 @@
-"""Celery tasks of the bots app: validating uploaded versions off the request."""
+"""Celery tasks of the bots app: validating uploaded versions off the request, pruning."""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
 
-from bots import services
+from bots import pruning, services
 from bots.models import BotVersion
 
 
 @shared_task(name="bots.version_validate", acks_late=True)
 def version_validate(version_id: int) -> str:
-    """Validate version ``version_id`` (a sandboxed smoke match); safe to run twice.
+    """Validate version ``version_id`` (a sandboxed match per variant); safe to run twice.
 
-    Returns the version's status afterwards, or ``missing`` for an unknown id.
+    Sent with the time limits of its matches (``bots.services.send_validation_task``);
+    its soft limit interrupts it as a failed attempt (queued again, rejected after
+    three). Returns the version's status afterwards, or ``missing`` for an unknown id.
     """
     version = BotVersion.objects.filter(pk=version_id).first()
     if version is None:
@@ -25,3 +27,11 @@ def version_validate(version_id: int) -> str:
 def versions_requeue() -> list[int]:
     """Periodic: send again the validations lost with the broker or with their worker."""
     return services.bot_versions_requeue(older_than_s=settings.CARDROOM_VALIDATE_GRACE_S)
+
+
+@shared_task(name="bots.versions_prune")
+def versions_prune() -> int:
+    """Periodic: delete the versions that will never play again (``bots.pruning``)."""
+    return len(
+        pruning.bot_versions_prune(older_than_days=settings.CARDROOM_PRUNE_AFTER_DAYS).versions
+    )

@@ -4,7 +4,8 @@ Every list endpoint pages with ``?page=`` and ``?page_size=`` (at most 100).
 Every error is a JSON body with a 4xx status: DRF's own errors as DRF writes
 them, ``django.core.exceptions.ValidationError`` from the services as a 400
 in the same shape as a serializer's errors, oversized bodies as a 413 and
-database conflicts as a 409.
+database conflicts as a 409, and a request beyond one of the user's allowances
+(``bots.allowances.AllowanceExceeded``) as a 429 naming the allowance.
 
 The API's views take their pagination and parsers from :class:`ApiDefaults`
 (DRF reads its default classes while importing its own views, so they cannot
@@ -29,8 +30,9 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.urls import URLPattern, URLResolver, include, path
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, parsers, permissions, serializers, status
 from rest_framework.authtoken.models import Token
@@ -124,6 +126,10 @@ def _validation_detail(exc: DjangoValidationError) -> Any:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, after turning the exceptions services and Django raise into 4xx ones."""
+    if isinstance(exc, DjangoValidationError) and hasattr(exc, "allowance"):
+        return _allowance_exceeded(exc)
+    if isinstance(exc, DjangoValidationError) and getattr(exc, "code", None) == "unconfirmed":
+        exc = exceptions.PermissionDenied(exc.messages[0], code="unconfirmed")
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(_validation_detail(exc))
     elif isinstance(exc, RequestDataTooBig):
@@ -137,6 +143,18 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return drf_exception_handler(exc, context)
 
 
+def _allowance_exceeded(exc: DjangoValidationError) -> Response:
+    """A 429 for ``bots.allowances.AllowanceExceeded``: ``detail`` in words, and the
+    ``allowance``, its ``limit``, what is ``used`` and ``renews_at`` (None: when one of
+    the things it counts closes); ``Retry-After`` when it renews at a known time."""
+    body = {"detail": exc.messages[0], **exc.as_data()}
+    response = Response(body, status=status.HTTP_429_TOO_MANY_REQUESTS)
+    if exc.renews_at is not None:
+        seconds = (exc.renews_at - timezone.now()).total_seconds()
+        response["Retry-After"] = str(max(int(seconds) + 1, 1))
+    return response
+
+
 # --- accounts ---------------------------------------------------------------------------
 
 
@@ -147,8 +165,17 @@ class UserSerializer(serializers.Serializer):
     is_staff = serializers.BooleanField(read_only=True)
     can_organise = serializers.SerializerMethodField()
 
+    confirmed = serializers.SerializerMethodField(
+        help_text="False while the e-mail address awaits its link (no allowance until then)."
+    )
+
     def get_can_organise(self, user: AbstractBaseUser) -> bool:
         return bool(user.is_staff or user.has_perm("tournaments.organise_competitions"))
+
+    def get_confirmed(self, user: AbstractBaseUser) -> bool:
+        from bots.accounts import pending_email
+
+        return pending_email(user=user) is None
 
 
 class RegistrationSerializer(serializers.Serializer):
@@ -178,6 +205,13 @@ class RegisteredUserSerializer(UserSerializer):
     token = serializers.CharField(read_only=True)
 
 
+def _confirm_link(request: Request):
+    """How a confirmation link is made for the site's page of ``request``'s host."""
+    from django.urls import reverse
+
+    return lambda token: request.build_absolute_uri(reverse("site:confirm", args=[token]))
+
+
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(read_only=True)
     expires_at = serializers.DateTimeField(
@@ -202,13 +236,51 @@ class RegisterView(ApiDefaults, APIView):
         auth=[],
     )
     def post(self, request: Request) -> Response:
+        from bots.accounts import account_register
+
         serializer = RegistrationSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        with transaction.atomic():
-            user = get_user_model().objects.create_user(**serializer.validated_data)
-            token = Token.objects.create(user=user)
+        user = account_register(**serializer.validated_data, link_for=_confirm_link(request))
+        token = Token.objects.create(user=user)
         data = dict(UserSerializer(user).data, token=token.key)
         return Response(data, status=status.HTTP_201_CREATED)
+
+
+class ConfirmSerializer(serializers.Serializer):
+    token = serializers.CharField(max_length=500, help_text="The token of the mailed link.")
+
+
+class ConfirmView(ApiDefaults, APIView):
+    """Confirm an account's e-mail address with the token of the link mailed to it
+    (``CARDROOM_SIGNUP_CONFIRMATION = email``); the account's allowances start then."""
+
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+    throttle_classes = [RegisterThrottle]
+
+    @extend_schema(
+        request=ConfirmSerializer, responses={200: UserSerializer}, tags=["auth"], auth=[]
+    )
+    def post(self, request: Request) -> Response:
+        from bots.accounts import account_confirm
+
+        serializer = ConfirmSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = account_confirm(token=serializer.validated_data["token"])
+        return Response(UserSerializer(user).data)
+
+
+class ConfirmResendView(ApiDefaults, APIView):
+    """Mail the signed-in account's confirmation link again (at most once a minute)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={202: None}, tags=["auth"])
+    def post(self, request: Request) -> Response:
+        from bots.accounts import confirmation_send
+
+        confirmation_send(user=request.user, link_for=_confirm_link(request))
+        return Response(status=status.HTTP_202_ACCEPTED)
 
 
 #: The 429 of a login tried too often (DRF adds when it may be tried again).
@@ -226,7 +298,7 @@ class TokenView(ApiDefaults, APIView):
     a new one). ``DELETE``: revoke your token.
 
     Attempts are limited per client address (``CARDROOM_THROTTLE_RATES["token"]``) and
-    failed ones per address and per username (``login-ip``, ``login-user``): then 429.
+    failed ones per address and per (username, address) (``login-ip``, ``login-user``): then 429.
     """
 
     throttle_classes = [TokenThrottle]
@@ -306,6 +378,8 @@ def api_urls() -> list[URLPattern | URLResolver]:
         path("auth/register/", RegisterView.as_view(), name="auth-register"),
         path("auth/token/", TokenView.as_view(), name="auth-token"),
         path("auth/me/", MeView.as_view(), name="auth-me"),
+        path("auth/confirm/", ConfirmView.as_view(), name="auth-confirm"),
+        path("auth/confirm/resend/", ConfirmResendView.as_view(), name="auth-confirm-resend"),
         path("schema/", SpectacularAPIView.as_view(), name="schema"),
         # The split view serves its script as a file: the page needs no inline script (CSP).
         path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),

@@ -8,8 +8,9 @@ static files itself, from the apps' folders; in production the reverse proxy
 serves ``STATIC_ROOT`` instead (``manage.py collectstatic``, see deploy/).
 ``application`` routes HTTP to ``http_application`` (behind the request size limit,
 ``config.request_size``) and WebSockets
-(``tournaments.routing``, the live dashboard) through the session authentication
-and a check of the ``Origin`` header against ``ALLOWED_HOSTS``.
+(``tournaments.routing``, the live dashboard) through the session authentication,
+a check of the ``Origin`` header against ``ALLOWED_HOSTS`` and the per-client socket
+and frame size limits (``config.websocket_limits``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.request_size import limit_request_size  # noqa: E402
+from config.websocket_limits import limit_websockets  # noqa: E402
 from tournaments.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -41,7 +43,7 @@ application = ProtocolTypeRouter(
         # A body over CARDROOM_MAX_REQUEST_BYTES is refused before it is received.
         "http": limit_request_size(http_application),
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            AuthMiddlewareStack(limit_websockets(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

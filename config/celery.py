@@ -1,20 +1,36 @@
 """The Celery app: matches run as tasks on worker processes (DESIGN.md sections 5 and 6).
 
 Configuration comes from the ``CELERY_*`` names of ``config.settings`` (the
-broker and the result backend are the Redis of ``REDIS_URL``). Start a worker
-that plays matches and runs the periodic reaper with::
+broker and the result backend are the Redis of ``REDIS_URL``). Work is queued by
+kind, most urgent first (``CARDROOM_QUEUES``; ``manage.py worker_queues`` prints
+them in order). Start a worker that plays matches, one that serves the periodic
+tasks whatever the users' work, and beat with::
 
-    celery -A config worker -Q matches,celery --concurrency 4
+    celery -A config worker -Q $(python manage.py worker_queues) --concurrency 4
+    celery -A config worker -Q periodic --concurrency 1 --pool solo
     celery -A config beat
+
+SIGTERM drains a worker (``tournaments.drain``): it takes no new message, lets
+the matches in play finish for ``CARDROOM_DRAIN_GRACE_S`` seconds, then gives
+back those still playing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
 from celery import Celery
-from celery.signals import after_setup_logger, task_postrun, task_prerun
+from celery.signals import (
+    after_setup_logger,
+    task_postrun,
+    task_prerun,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutting_down,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -53,3 +69,52 @@ def _per_task_lines_at_warning(**_: object) -> None:
     level = os.environ.get("CARDROOM_TASK_LOG_LEVEL", "WARNING").upper()
     for name in PER_TASK_LOGGERS:
         logging.getLogger(name).setLevel(level)
+
+
+@worker_ready.connect
+def _serve_worker_metrics(**_: object) -> None:
+    """The worker's own metrics on ``CARDROOM_WORKER_METRICS_PORT`` (0: none), served by
+    its main process from its pool's processes (``config.metrics``)."""
+    from django.conf import settings
+
+    if settings.CARDROOM_WORKER_METRICS_PORT:
+        from config import metrics
+
+        metrics.worker_server_start(settings.CARDROOM_WORKER_METRICS_PORT)
+
+
+@worker_process_shutdown.connect
+def _forget_pool_process(pid: int | None = None, **_: object) -> None:
+    from config import metrics
+
+    metrics.process_exited(pid or os.getpid())
+
+
+@worker_process_init.connect
+def _drain_on_signal(**_: object) -> None:
+    """A pool process begins draining when its worker stops (``tournaments.drain``)."""
+    from django.conf import settings
+
+    from tournaments import drain
+
+    drain.install(grace_s=settings.CARDROOM_DRAIN_GRACE_S)
+
+
+@worker_shutting_down.connect
+def _drain_the_pool(how: str = "Warm", **_: object) -> None:
+    """On a warm shutdown (SIGTERM), tell each pool process to drain: it claims nothing
+    more and gives back, after the grace period, a match it still plays. A worker without
+    pool processes (``--pool solo``) drains itself."""
+    from billiard.process import active_children
+    from django.conf import settings
+
+    from tournaments import drain
+
+    if how != "Warm":
+        return
+    children = active_children()
+    for child in children:
+        with contextlib.suppress(OSError):  # gone already
+            os.kill(child.pid, drain.DRAIN_SIGNAL)
+    if not children:
+        drain.begin(settings.CARDROOM_DRAIN_GRACE_S)

@@ -1,7 +1,7 @@
 """Middleware of the site: limits on the admin login, security headers.
 
 - :class:`AdminLoginLimitMiddleware` counts the failed ``POST``\\ s of the Django
-  admin's login page per client address and per username (``config.throttles``)
+  admin's login page per client address and per (username, address) (``config.throttles``)
   and answers 429, with ``Retry-After``, once either limit is reached.
 - :class:`ContentSecurityPolicyMiddleware` sets ``Content-Security-Policy`` (Django
   5.2 has none of its own) to ``CARDROOM_CSP`` on every response that has none.

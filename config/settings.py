@@ -15,20 +15,41 @@ instance on SQLite):
 - ``CARDROOM_HTTPS``: ``1`` behind TLS (deployments): HTTPS redirect, secure cookies,
   HSTS (``CARDROOM_HSTS_SECONDS``, ``CARDROOM_HSTS_INCLUDE_SUBDOMAINS``,
   ``CARDROOM_HSTS_PRELOAD``); ``CARDROOM_PROXY_SSL_HEADER``; ``CARDROOM_CSP``.
-- Rate limits ``CARDROOM_THROTTLE_REGISTER``, ``_TOKEN``, ``_LOGIN_IP``, ``_LOGIN_USER``
-  (``10/min``, ``20/min``, ``20/min``, ``20/hour``), ``CARDROOM_NUM_PROXIES``;
+- Rate limits ``CARDROOM_THROTTLE_REGISTER``, ``_TOKEN``, ``_LOGIN_IP``, ``_LOGIN_USER``,
+  ``_REPLAY`` (``10/min``, ``20/min``, ``20/min``, ``20/hour``, ``30/min``),
+  ``CARDROOM_NUM_PROXIES``;
   ``CARDROOM_CACHE_PREFIX``; ``CARDROOM_TOKEN_TTL_HOURS`` (720);
   ``CARDROOM_JSON_MAX_DEPTH`` (32); ``CARDROOM_VALIDATE_QUEUE``, ``_GRACE_S``.
 - ``CARDROOM_BOT_STORE``: where uploads are kept, ``db`` (default) or ``s3``
   (``CARDROOM_BOT_STORE_BUCKET``, ``_ENDPOINT``, ``_PREFIX``); a worker's cache
   ``CARDROOM_BOT_CACHE_DIR`` (``<var>/bot-cache``), ``CARDROOM_BOT_CACHE_MB`` (1024).
 - ``CARDROOM_MAX_REQUEST_BYTES``: larger requests are refused (413) unread (5 MiB + 64 KiB).
+- ``CARDROOM_CACHE_URL``: the cache's Redis (default: ``REDIS_URL``'s server, the next
+  database number); ``CARDROOM_WS_PER_CLIENT`` (20), ``CARDROOM_WS_MAX_FRAME_BYTES`` (4096).
 - ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
+- Queues by kind, most urgent first (``CARDROOM_QUEUES``): ``CARDROOM_PERIODIC_QUEUE``,
+  ``_MATCH_QUEUE``, ``_LADDER_QUEUE``, ``_VALIDATE_QUEUE``, ``_CHALLENGE_QUEUE``,
+  ``_VERSION_TEST_QUEUE``, ``_DEFAULT_QUEUE`` (``periodic``, ``matches``, ``ladders``,
+  ``validations``, ``challenges``, ``version-tests``, ``celery``, each after
+  ``CARDROOM_QUEUE_PREFIX``); ``CARDROOM_COMPETITION_WINDOW`` (4 messages a competition
+  in the broker at a time); ``CARDROOM_DRAIN_GRACE_S`` (60).
 - ``CARDROOM_TASK_GAMES``: matches shorter than this share Celery tasks (default ``20``;
   ``1``: one task per match); ``CARDROOM_TASK_BUDGET_S`` (``10``).
 - ``CARDROOM_PREPARED_STATEMENTS``: ``0`` for a PostgreSQL connection pooler that
   cannot keep prepared statements (default ``1``: the claim and the recording are
   prepared, and connections plan prepared statements generically).
+
+- Allowances per user ``CARDROOM_ALLOWANCE_BOTS``, ``_VERSIONS_PER_DAY``,
+  ``_UPLOAD_BYTES_PER_DAY``, ``_VERSION_TEST_GAMES_PER_DAY``, ``_OPEN_VERSION_TESTS``,
+  ``_CHALLENGE_GAMES_PER_DAY``, ``_OPEN_CHALLENGES``, ``_LADDER_ENTRIES`` (bots.allowances);
+  pruning ``CARDROOM_PRUNE_AFTER_DAYS`` (14), ``CARDROOM_PRUNE_EVERY_S`` (21600).
+- Sign-up: ``CARDROOM_SIGNUP_CONFIRMATION`` (``none``, or ``email``: a new account has no
+  allowance until it opens the link mailed to it; bots.accounts),
+  ``CARDROOM_SIGNUP_CONFIRM_DAYS`` (3); mail through ``EMAIL_BACKEND`` (the console when
+  unset), ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD``,
+  ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``.
+- Metrics: ``CARDROOM_METRICS_TOKEN`` (bearer token of /metrics), ``CARDROOM_WORKER_METRICS_PORT``,
+  ``PROMETHEUS_MULTIPROC_DIR`` (config.metrics).
 
 Everything Cardroom writes under ``CARDROOM_VAR_DIR`` is private to its user.
 """
@@ -39,6 +60,7 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -197,15 +219,32 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+
+def _next_database(url: str) -> str:
+    """``url`` (a Redis URL) with the database number after its own: ``/0`` -> ``/1``."""
+    parts = urlsplit(url)
+    number = parts.path.strip("/") or "0"
+    if not number.isdigit():
+        raise ImproperlyConfigured(f"REDIS_URL has no database number: {url!r}")
+    return urlunsplit(parts._replace(path=f"/{int(number) + 1}"))
+
+
 # --- Cache ---
-# It holds the rate limits (config.throttles), which every web process must share: the
-# Redis of REDIS_URL when that is set (``CARDROOM_CACHE_PREFIX`` separates instances),
-# else files under var/cache (one machine's processes).
-if os.environ.get("REDIS_URL"):
+# It holds the rate limits (config.throttles), which every web process must share, and the
+# pages kept for a while (finished replays). Its own Redis database (CARDROOM_CACHE_URL;
+# default: the server of REDIS_URL, the database after REDIS_URL's), so that the broker's
+# queues and the channel layer are never among what a full cache evicts; deploy/README.md
+# ("The cache") gives it a memory limit and an eviction policy. ``CARDROOM_CACHE_PREFIX``
+# separates installations. Without REDIS_URL: files under var/cache (one machine's
+# processes).
+CARDROOM_CACHE_URL = os.environ.get("CARDROOM_CACHE_URL", "")
+if os.environ.get("REDIS_URL") and not CARDROOM_CACHE_URL:
+    CARDROOM_CACHE_URL = _next_database(REDIS_URL)
+if CARDROOM_CACHE_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": CARDROOM_CACHE_URL,
             "KEY_PREFIX": os.environ.get("CARDROOM_CACHE_PREFIX", "cardroom"),
             "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
         }
@@ -220,12 +259,15 @@ else:
 
 # --- Rate limits (config.throttles) ---
 # ``<n>/<s|min|hour|day>``: registrations per client address, token requests per address,
-# failed logins (API token and admin) per address and per username; beyond them, a 429.
+# failed logins (API token, site and admin) per address and per (username, address);
+# beyond them, a 429.
 CARDROOM_THROTTLE_RATES = {
     "register": os.environ.get("CARDROOM_THROTTLE_REGISTER", "10/min"),
     "token": os.environ.get("CARDROOM_THROTTLE_TOKEN", "20/min"),
     "login-ip": os.environ.get("CARDROOM_THROTTLE_LOGIN_IP", "20/min"),
     "login-user": os.environ.get("CARDROOM_THROTTLE_LOGIN_USER", "20/hour"),
+    # Replay pages of finished games per anonymous client address (heavy pages).
+    "replay": os.environ.get("CARDROOM_THROTTLE_REPLAY", "30/min"),
 }
 # Proxies in front of the ASGI server that append to X-Forwarded-For. 0 (the default)
 # trusts REMOTE_ADDR only, which uvicorn --proxy-headers sets from its trusted proxy.
@@ -312,6 +354,15 @@ CARDROOM_JSON_MAX_DEPTH = int(os.environ.get("CARDROOM_JSON_MAX_DEPTH", "32"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 5
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
+# WebSockets (config.websocket_limits): sockets open at once per signed-in user (else per
+# client address) in one web process (0: no limit), and the largest frame a client may
+# send (the live stream is one-way; the ASGI server's --ws-max-size is the same).
+CARDROOM_WS_PER_CLIENT = int(os.environ.get("CARDROOM_WS_PER_CLIENT", "20"))
+CARDROOM_WS_MAX_FRAME_BYTES = int(os.environ.get("CARDROOM_WS_MAX_FRAME_BYTES", "4096"))
+for _name in ("CARDROOM_WS_PER_CLIENT", "CARDROOM_WS_MAX_FRAME_BYTES"):
+    if globals()[_name] < 0:
+        raise ImproperlyConfigured(f"{_name} must be 0 or more, not {globals()[_name]}")
+
 REST_FRAMEWORK = {
     # Token first, so that an anonymous request is told how to authenticate (401).
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -357,17 +408,130 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Allowances per user (bots.allowances; deploy/README.md "Allowances") ---
+# What one user may take of the shared platform; staff raise them per user in the admin
+# (User allowances). "A day" counts since midnight UTC. A value that is not a whole
+# number from 0 to 10**12 stops the start-up with the setting's name.
+ALLOWANCE_MAX = 10**12
+
+
+def _env_allowance(name: str, default: int) -> int:
+    raw = os.environ.get(name, str(default)).strip().replace("_", "")
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= ALLOWANCE_MAX:
+        raise ImproperlyConfigured(
+            f"{name} must be a whole number from 0 to {ALLOWANCE_MAX}, got {os.environ[name]!r}"
+        )
+    return value
+
+
+CARDROOM_ALLOWANCE_BOTS = _env_allowance("CARDROOM_ALLOWANCE_BOTS", 20)
+CARDROOM_ALLOWANCE_VERSIONS_PER_DAY = _env_allowance("CARDROOM_ALLOWANCE_VERSIONS_PER_DAY", 24)
+CARDROOM_ALLOWANCE_UPLOAD_BYTES_PER_DAY = _env_allowance(
+    "CARDROOM_ALLOWANCE_UPLOAD_BYTES_PER_DAY", 50 * 1024 * 1024
+)
+CARDROOM_ALLOWANCE_VERSION_TEST_GAMES_PER_DAY = _env_allowance(
+    "CARDROOM_ALLOWANCE_VERSION_TEST_GAMES_PER_DAY", 100_000
+)
+CARDROOM_ALLOWANCE_OPEN_VERSION_TESTS = _env_allowance("CARDROOM_ALLOWANCE_OPEN_VERSION_TESTS", 2)
+CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY = _env_allowance(
+    "CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY", 2_000
+)
+CARDROOM_ALLOWANCE_OPEN_CHALLENGES = _env_allowance("CARDROOM_ALLOWANCE_OPEN_CHALLENGES", 5)
+CARDROOM_ALLOWANCE_LADDER_ENTRIES = _env_allowance("CARDROOM_ALLOWANCE_LADDER_ENTRIES", 10)
+
+# --- Sign-up (bots.accounts; deploy/README.md "Accounts") ---
+# ``email``: an account made by sign-up must open the link mailed to it before it gets
+# any allowance (bots, uploads, entries, tests), so each working account costs a person
+# a mailbox. ``none``: accounts work at once (the demo, a club on one machine).
+CARDROOM_SIGNUP_CONFIRMATION = os.environ.get("CARDROOM_SIGNUP_CONFIRMATION", "none").strip()
+if CARDROOM_SIGNUP_CONFIRMATION not in ("none", "email"):
+    raise ImproperlyConfigured(
+        f"CARDROOM_SIGNUP_CONFIRMATION must be none or email, got {CARDROOM_SIGNUP_CONFIRMATION!r}"
+    )
+CARDROOM_SIGNUP_CONFIRM_DAYS = _env_allowance("CARDROOM_SIGNUP_CONFIRM_DAYS", 3)
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _env_bool("EMAIL_USE_TLS")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
+
+# --- Storage pruning (bots.pruning; deploy/README.md "Storage") ---
+# Versions rejected, or ready but superseded and never played, this many days ago are
+# deleted (with their stored upload when no other version shares it) by the periodic
+# ``bots.versions_prune`` (every CARDROOM_PRUNE_EVERY_S; 0 turns it off) and by
+# ``manage.py prune_versions``. A version any match, entry or version test names is kept.
+CARDROOM_PRUNE_AFTER_DAYS = _env_allowance("CARDROOM_PRUNE_AFTER_DAYS", 14)
+CARDROOM_PRUNE_EVERY_S = _env_allowance("CARDROOM_PRUNE_EVERY_S", 6 * 3600)
+
+# --- Metrics (config.metrics; deploy/README.md "Metrics") ---
+# /metrics answers staff sessions and ``Authorization: Bearer <CARDROOM_METRICS_TOKEN>``
+# (unset: staff only). Workers serve their own on CARDROOM_WORKER_METRICS_PORT (0: off),
+# gathered from their processes through PROMETHEUS_MULTIPROC_DIR (config.metrics).
+CARDROOM_METRICS_TOKEN = os.environ.get("CARDROOM_METRICS_TOKEN", "")
+CARDROOM_WORKER_METRICS_PORT = _env_allowance("CARDROOM_WORKER_METRICS_PORT", 0)
+
 # --- Celery ---
-# Match tasks on the ``matches`` queue (tournaments.tasks); the periodic reaper
-# and other small tasks use the default queue. The broker and the result backend are
-# the Redis of REDIS_URL. Times are seconds; every value can be set from the environment.
-CARDROOM_MATCH_QUEUE = os.environ.get("CARDROOM_MATCH_QUEUE", "matches")
-CARDROOM_DEFAULT_QUEUE = os.environ.get("CARDROOM_DEFAULT_QUEUE", "celery")
+# Work is queued by kind, one queue each (names below; CARDROOM_QUEUE_PREFIX goes before
+# every default name). A worker listens to the queues of CARDROOM_QUEUES in that order
+# and always takes from the first that has work (the Redis transport's "priority" order,
+# CELERY_BROKER_TRANSPORT_OPTIONS below): periodic tasks, then the matches of
+# tournaments and leagues (a round waits on them), of ladders, validations, challenges,
+# version tests, anything else. See docs/queues.md and deploy/README.md. The broker and
+# the result backend are the Redis of REDIS_URL. Times are seconds; every value can be
+# set from the environment.
+CARDROOM_QUEUE_PREFIX = os.environ.get("CARDROOM_QUEUE_PREFIX", "")
+
+
+def _queue_name(variable: str, default: str) -> str:
+    return os.environ.get(variable, CARDROOM_QUEUE_PREFIX + default)
+
+
+# The reaper and the validations' requeuing (beat): a worker of their own serves them.
+CARDROOM_PERIODIC_QUEUE = _queue_name("CARDROOM_PERIODIC_QUEUE", "periodic")
+# Matches of knockouts, round robins, Swiss (tournaments and league seasons).
+CARDROOM_MATCH_QUEUE = _queue_name("CARDROOM_MATCH_QUEUE", "matches")
+CARDROOM_LADDER_QUEUE = _queue_name("CARDROOM_LADDER_QUEUE", "ladders")
 # Uploads are always validated on a worker (bots.tasks), never inside the upload request:
 # on this queue (its workers need the sandbox; uploads come from the bot store). A validation queued
 # this long ago that has not started is sent again (its message was lost).
-CARDROOM_VALIDATE_QUEUE = os.environ.get("CARDROOM_VALIDATE_QUEUE", CARDROOM_DEFAULT_QUEUE)
+CARDROOM_VALIDATE_QUEUE = _queue_name("CARDROOM_VALIDATE_QUEUE", "validations")
 CARDROOM_VALIDATE_GRACE_S = int(os.environ.get("CARDROOM_VALIDATE_GRACE_S", "600"))
+CARDROOM_CHALLENGE_QUEUE = _queue_name("CARDROOM_CHALLENGE_QUEUE", "challenges")
+CARDROOM_VERSION_TEST_QUEUE = _queue_name("CARDROOM_VERSION_TEST_QUEUE", "version-tests")
+CARDROOM_DEFAULT_QUEUE = _queue_name("CARDROOM_DEFAULT_QUEUE", "celery")
+#: (kind, queue) of all work, most urgent first: what a worker listens to, in this order
+#: (``celery -A config worker -Q`` + the names joined by commas; ``manage.py
+#: worker_queues`` prints them). Metrics and allowances read the kinds from here.
+CARDROOM_QUEUES: tuple[tuple[str, str], ...] = (
+    ("periodic", CARDROOM_PERIODIC_QUEUE),
+    ("competition", CARDROOM_MATCH_QUEUE),
+    ("ladder", CARDROOM_LADDER_QUEUE),
+    ("validation", CARDROOM_VALIDATE_QUEUE),
+    ("challenge", CARDROOM_CHALLENGE_QUEUE),
+    ("version-test", CARDROOM_VERSION_TEST_QUEUE),
+    ("default", CARDROOM_DEFAULT_QUEUE),
+)
+# A competition has at most this many messages waiting in its queue (a message: one match,
+# or a list of up to 64 short ones); the rest wait in the database and are sent as workers
+# take those, behind the other competitions' (tournaments.execution: turns within a kind).
+CARDROOM_COMPETITION_WINDOW = int(os.environ.get("CARDROOM_COMPETITION_WINDOW", "4"))
+# A worker told to stop (SIGTERM) claims nothing more and lets the match it plays finish
+# for this long; then it gives the match back to the queue (tournaments.drain).
+CARDROOM_DRAIN_GRACE_S = float(os.environ.get("CARDROOM_DRAIN_GRACE_S", "60"))
+if CARDROOM_COMPETITION_WINDOW < 1:
+    raise ImproperlyConfigured(
+        f"CARDROOM_COMPETITION_WINDOW must be at least 1, got {CARDROOM_COMPETITION_WINDOW}"
+    )
+if not 0 <= CARDROOM_DRAIN_GRACE_S <= 86400:
+    raise ImproperlyConfigured(
+        f"CARDROOM_DRAIN_GRACE_S must be from 0 to 86400 seconds, got {CARDROOM_DRAIN_GRACE_S}"
+    )
 # Matches shorter than this many games share tasks: a round of them goes out as one
 # task that plays its waiting matches one after another and brings in free workers
 # (tournaments.execution.match_tasks); 1 sends one task per match. A task that has
@@ -393,6 +557,14 @@ CARDROOM_MATCH_ASYNC_COMMIT = os.environ.get("CARDROOM_MATCH_ASYNC_COMMIT", "1")
     "false",
     "no",
 )
+# Watching a match while it is played (tournaments.live): the worker publishes each game
+# as it finishes and the game in progress, through the cache, at most once per
+# CARDROOM_LIVE_MOVES_S for moves and once per CARDROOM_LIVE_GAMES_S for finished games,
+# nothing before the match has been played for CARDROOM_LIVE_AFTER_S.
+CARDROOM_LIVE = os.environ.get("CARDROOM_LIVE", "1") not in ("0", "false", "no")
+CARDROOM_LIVE_MOVES_S = float(os.environ.get("CARDROOM_LIVE_MOVES_S", "0.25"))
+CARDROOM_LIVE_GAMES_S = float(os.environ.get("CARDROOM_LIVE_GAMES_S", "0.05"))
+CARDROOM_LIVE_AFTER_S = float(os.environ.get("CARDROOM_LIVE_AFTER_S", "0.5"))
 # A match whose lease expired this many times (its worker died each time) fails.
 CARDROOM_MATCH_MAX_ATTEMPTS = int(os.environ.get("CARDROOM_MATCH_MAX_ATTEMPTS", "8"))
 CARDROOM_REAP_EVERY_S = float(os.environ.get("CARDROOM_REAP_EVERY_S", "30"))
@@ -425,14 +597,35 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S
 CELERY_TASK_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S + 30
 # Unacknowledged messages come back after this; it must outlast the longest match.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CARDROOM_MATCH_LEASE_S + 600}
+# "priority": a worker's BRPOP names its queues in the order it was given them, always
+# (kombu's default, round robin, moves the queue it last took from to the end).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CARDROOM_MATCH_LEASE_S + 600,
+    "queue_order_strategy": "priority",
+}
 CELERY_TASK_DEFAULT_QUEUE = CARDROOM_DEFAULT_QUEUE
 CELERY_TASK_ROUTES = {
     "tournaments.match_run": {"queue": CARDROOM_MATCH_QUEUE},
     "tournaments.matches_run": {"queue": CARDROOM_MATCH_QUEUE},
     "bots.version_validate": {"queue": CARDROOM_VALIDATE_QUEUE},
+    "tournaments.version_test_run": {"queue": CARDROOM_VERSION_TEST_QUEUE},
+    "tournaments.matches_reap": {"queue": CARDROOM_PERIODIC_QUEUE},
+    "bots.versions_requeue": {"queue": CARDROOM_PERIODIC_QUEUE},
 }
 CELERY_BEAT_SCHEDULE = {
-    "matches-reap": {"task": "tournaments.matches_reap", "schedule": CARDROOM_REAP_EVERY_S},
-    "bot-versions-requeue": {"task": "bots.versions_requeue", "schedule": 60.0},
+    "matches-reap": {
+        "task": "tournaments.matches_reap",
+        "schedule": CARDROOM_REAP_EVERY_S,
+        "options": {"queue": CARDROOM_PERIODIC_QUEUE},
+    },
+    "bot-versions-requeue": {
+        "task": "bots.versions_requeue",
+        "schedule": 60.0,
+        "options": {"queue": CARDROOM_PERIODIC_QUEUE},
+    },
 }
+if CARDROOM_PRUNE_EVERY_S:
+    CELERY_BEAT_SCHEDULE["bot-versions-prune"] = {
+        "task": "bots.versions_prune",
+        "schedule": float(CARDROOM_PRUNE_EVERY_S),
+    }

@@ -8,9 +8,15 @@ request so that a changed setting takes effect at once:
 
 - ``register``: account creations per client address;
 - ``token``: ``POST /api/auth/token/`` attempts per client address;
-- ``login-ip`` and ``login-user``: failed logins (token or admin) per client
-  address and per username; once either is used up, further attempts get a 429
-  until the window ends, whether the password is right or not.
+- ``login-ip`` and ``login-user``: failed logins (token, site or admin) per client
+  address, and per username from one client address; once either is used up,
+  further attempts from that address get a 429 until the window ends, whether
+  the password is right or not. The count of a username is kept per (username,
+  address), so failures from one address never lock the user out from another:
+  nobody can lock another person out by guessing wrong.
+
+- ``replay``: replay pages of finished games per anonymous client address
+  (``tournaments.dashboard.replay_cache``; :func:`address_wait`).
 
 The client address is ``REMOTE_ADDR`` (the ASGI server sets it from the proxy's
 ``X-Forwarded-For``; see deploy/), or with ``CARDROOM_NUM_PROXIES`` = n the n-th
@@ -101,10 +107,12 @@ class TokenThrottle(AddressRateThrottle):
 
 def _failure_keys(request: HttpRequest, username: str) -> list[tuple[str, str]]:
     """(scope, cache key) of the failure counters a login attempt counts against."""
-    keys = [(LOGIN_IP, f"login-failures:ip:{client_address(request)}")]
+    address = client_address(request)
+    keys = [(LOGIN_IP, f"login-failures:ip:{address}")]
     if username:
+        # Per (username, address): wrong guesses from one place lock out only that place.
         digest = hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
-        keys.append((LOGIN_USER, f"login-failures:user:{digest}"))
+        keys.append((LOGIN_USER, f"login-failures:user:{digest}:{address}"))
     return keys
 
 
@@ -128,7 +136,8 @@ def login_blocked_for(request: HttpRequest, username: str) -> int | None:
 
 
 def login_failed(request: HttpRequest, username: str) -> None:
-    """Count one failed login of this client and of ``username`` (fixed windows)."""
+    """Count one failed login of this client, and of ``username`` from this client
+    (fixed windows)."""
     try:
         now = time.time()
         for scope, key in _failure_keys(request, username):
@@ -141,3 +150,30 @@ def login_failed(request: HttpRequest, username: str) -> None:
         raise
     except Exception:
         log.warning("login limits: cache unavailable, failure not counted", exc_info=True)
+
+
+# --- pages per address -------------------------------------------------------------------
+
+
+def address_wait(request: HttpRequest, scope: str) -> int | None:
+    """Count one request of this client in ``scope`` (fixed windows, counted atomically
+    with the cache's ``incr``); the seconds until the window ends once the scope's rate is
+    used up, else None."""
+    try:
+        limit, seconds = rate_of(scope)
+        now = time.time()
+        window = int(now // seconds)
+        key = f"address-rate:{scope}:{client_address(request)}:{window}"
+        cache.add(key, 0, timeout=seconds + 1)
+        count = cache.incr(key)
+        if count > limit:
+            return max(1, int((window + 1) * seconds - now) + 1)
+        return None
+    except ValueError as exc:
+        if "not a rate" in str(exc):
+            raise
+        log.warning("rate %s: count lost, request allowed", scope, exc_info=True)
+        return None
+    except Exception:
+        log.warning("rate %s: cache unavailable, request allowed", scope, exc_info=True)
+        return None

@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views import defaults
 
 from config.api import api_urls
+from config.metrics import metrics_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,6 +12,7 @@ urlpatterns = [
     path("dashboard/", include("tournaments.dashboard.urls")),
     path("bots/", include("bots.web.urls")),
     path("organise/", include("tournaments.organise.urls")),
+    path("metrics", metrics_view, name="metrics"),
     path("", include("tournaments.site.urls")),
 ]
 

@@ -37,6 +37,9 @@ from games.core import DEALER_STEPS, Game, IllegalAction, State
 MAX_ATTEMPTS = 2000
 #: Attempts per earlier deal and contract class while fixing the earlier deals.
 PER_DEAL_ATTEMPTS = 6
+#: Rounds of fixing the earlier deals before giving up; each round draws again
+#: only the contract classes not found legal yet (some are legal in few draws).
+PREFIX_ROUNDS = 40
 
 
 class SamplingError(ValueError):
@@ -265,6 +268,8 @@ class TrickWorlds:
         self.prefix_decks: list[list[str]] = []
         self.prefix_actions: list[str] = []
         self.tail: list[str] = []  # the previous deal's last action
+        #: per earlier deal, contract class -> (tally, (deck, labels)) found legal so far
+        self.found: list[dict[Any, tuple]] = []
 
     def reuse(self, other: TrickWorlds) -> None:
         """Keep ``other``'s earlier deals when this observation has the same ones
@@ -318,18 +323,28 @@ class TrickWorlds:
         if not any(hasattr(plan, "classes") for plan in plans):
             self._build_prefix_in_order(plans, rng)
             return
-        options: list[list[tuple[tuple, tuple]]] = []  # per deal: (tally, (deck, labels))
-        for plan in plans:
-            found = []
-            for cls in plan.classes() if hasattr(plan, "classes") else [None]:
-                drawn = self._legal_draw(plan, rng, cls)
-                if drawn is not None:
-                    deck, labels, state = drawn
-                    found.append((self._tally(state), (deck, labels)))
-            if not found:
+        if len(self.found) != len(plans):
+            self.found = [{} for _ in plans]
+        for _ in range(PREFIX_ROUNDS):
+            for plan, found in zip(plans, self.found, strict=True):
+                for cls in plan.classes() if hasattr(plan, "classes") else [None]:
+                    if cls in found:
+                        continue
+                    drawn = self._legal_draw(plan, rng, cls)
+                    if drawn is not None:
+                        deck, labels, state = drawn
+                        found[cls] = (self._tally(state), (deck, labels))
+            options = [list(found.values()) for found in self.found]
+            if all(options):
+                try:
+                    chosen = self._choose_tallies(options, rng)
+                except SamplingError:
+                    continue  # a class the tallies need is still missing: draw again
+                break
+        else:
+            if not all(options):
                 raise SamplingError("no consistent deal found for an earlier deal")
-            options.append(found)
-        chosen = self._choose_tallies(options, rng)
+            raise SamplingError("no choice of earlier contracts gives the tallies seen")
         decks = [deck for deck, _ in chosen]
         actions = [label for _, labels in chosen for label in labels]
         state = self.game.new_game(0, dealer=self.first_dealer, decks=decks)
@@ -403,7 +418,7 @@ class TrickWorlds:
             if world.observation(self.observation["seat"]) == self.observation:
                 self.checked = True
                 return world
-            self.prefix = None
+            self.prefix, self.found = None, []
         raise SamplingError("no world reproduces the observation")
 
     def _sample_current(self, rng: random.Random) -> State:

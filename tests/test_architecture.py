@@ -88,3 +88,12 @@ def test_the_live_events_may_not_read_the_database(broken_with):
 def test_the_worker_tier_may_not_build_the_web_tiers_events(broken_with):
     broken = broken_with(("tournaments.execution", "tournaments.fanout"))
     assert LAYERS in broken
+
+
+ENVS = "The training wrappers are a leaf of games: nothing else in games imports games.envs"
+
+
+def test_the_engines_never_import_the_training_wrappers_or_their_libraries(broken_with):
+    assert broken_with(("games.tricks", "games.envs.pettingzoo")) == {ENVS}
+    assert broken_with(("games.manni.state", "numpy")) == {ENVS}
+    assert broken_with(("games.envs.openspiel", "django")) == {PURE}

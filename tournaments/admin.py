@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from tournaments.api.permissions import is_organiser
@@ -10,10 +11,14 @@ from tournaments.models import (
     GameRecord,
     Match,
     MatchSeat,
+    OwnerLink,
     RatingEvent,
     Round,
+    TableExclusion,
+    VersionTest,
 )
 from tournaments.organise.services import ORGANISE_CODENAME, organiser_right_set
+from tournaments.version_tests import version_test_cancel
 
 
 class EntryInline(admin.TabularInline):
@@ -64,7 +69,24 @@ class RoundAdmin(admin.ModelAdmin):
 @admin.register(Entry)
 class EntryAdmin(admin.ModelAdmin):
     list_display = ["bot", "competition", "mu", "sigma", "games", "points", "withdrawn"]
+    list_filter = ["competition", "disqualified"]
+
+
+@admin.register(OwnerLink)
+class OwnerLinkAdmin(admin.ModelAdmin):
+    """Accounts staff judge to be one person: their bots never share a table
+    (docs/fair-play.md). Links chain: a = b and b = c keep a's and c's bots apart too."""
+
+    list_display = ["user", "other", "note", "created_at"]
+    search_fields = ["user__username", "other__username", "note"]
+    autocomplete_fields = ["user", "other"]
+
+
+@admin.register(TableExclusion)
+class TableExclusionAdmin(admin.ModelAdmin):
+    list_display = ["competition", "entry", "other", "created_at"]
     list_filter = ["competition"]
+    raw_id_fields = ["entry", "other"]
 
 
 @admin.register(GameRecord)
@@ -78,6 +100,30 @@ class GameRecordAdmin(admin.ModelAdmin):
 class RatingEventAdmin(admin.ModelAdmin):
     list_display = ["entry", "match", "sequence", "mu_after", "sigma_after"]
     readonly_fields = [f.name for f in RatingEvent._meta.fields]
+
+
+@admin.register(VersionTest)
+class VersionTestAdmin(admin.ModelAdmin):
+    """Version tests (SPRTs): staff see every one and may cancel those still going."""
+
+    list_display = ["id", "bot", "new", "old", "variant", "status", "trials", "decision"]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in VersionTest._meta.fields]
+    actions = ["cancel_tests"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # started from the API, where the parameters are checked
+
+    @admin.action(description="Cancel the selected version tests (no more deals are played)")
+    def cancel_tests(self, request, queryset) -> None:
+        cancelled = 0
+        for test in queryset.select_related("bot"):
+            try:
+                version_test_cancel(test=test, by=request.user)
+                cancelled += 1
+            except ValidationError:
+                pass  # already over
+        self.message_user(request, f"{cancelled} version test(s) cancelled.")
 
 
 # --- the organiser right, on the users' pages ----------------------------------------------

@@ -29,9 +29,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 
+from config import metrics
+from tournaments.dashboard.live import live_events, shown_seats
 from tournaments.dashboard.selectors import competition_snapshot
-from tournaments.fanout import Outbox, unwatch, watch
-from tournaments.models import Competition
+from tournaments.fanout import Outbox, join_frames, unwatch, unwatch_match, watch, watch_match
+from tournaments.models import Competition, Match
 from tournaments.permissions import can_manage
 from tournaments.selectors import competitions_visible_to
 
@@ -71,6 +73,8 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.fanout = None
+        self.counted = True
+        metrics.inc(metrics.WEBSOCKET_CLIENTS)
         user = self.scope.get("user")
         staff = _is_staff(user)
         self.outbox = Outbox(self._send_text, self._close_with, staff=staff)
@@ -93,9 +97,88 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
         self.outbox.open()
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "counted", False):
+            self.counted = False
+            metrics.observe(lambda: metrics.WEBSOCKET_CLIENTS.dec())
         if self.fanout is not None:
             fanout, self.fanout = self.fanout, None
             await unwatch(fanout, self.outbox)
+
+    async def receive(self, text_data: str | None = None, bytes_data: Any = None, **kwargs):
+        """The stream is one-way; messages from the browser are ignored, unread."""
+
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def _close_with(self, code: int) -> None:
+        await self.close(code=code)
+
+
+@database_sync_to_async
+def _watchable_match(match_id: int, user) -> tuple[Match | None, frozenset[int]]:
+    """The match if ``user`` may watch its competition, and the seats whose own cards
+    they may see while it is played (``dashboard.live.shown_seats``)."""
+    visible = competitions_visible_to(user=user)
+    match = (
+        Match.objects.select_related("competition")
+        .filter(competition__in=visible, pk=match_id)
+        .first()
+    )
+    if match is None:
+        return None, frozenset()
+    return match, shown_seats(match=match, user=user)
+
+
+@database_sync_to_async
+def _live_snapshot(match_id: int, view, begin: Callable[[], None]) -> str:
+    begin()
+    built, _, _ = live_events(match_id=match_id, views={view: 0} if view is not None else {})
+    texts = []
+    for item in built:
+        item.pop("view", None)
+        texts.append(json.dumps(item, separators=(",", ":")))
+    return texts[0] if len(texts) == 1 else join_frames(texts)
+
+
+class MatchConsumer(AsyncJsonWebsocketConsumer):
+    """A running match, live: ``ws/matches/<id>/`` (its finished games and the number of
+    the game in progress, for its page) and ``ws/matches/<id>/games/<n>/`` (the same,
+    and the steps of game ``n`` as they are played, for the replay viewer).
+
+    Relays only: it checks that the user may watch the match's competition (else
+    closes with code 4403), sends the current state first (``live.games``, the game's
+    ``live.steps`` from its first step, or ``live.over``), then the events of this
+    process's :class:`tournaments.fanout.MatchFanout`. Every step is in the public
+    view; a seat's owner also gets that seat's own cards where the competition's
+    full-view rule allows it, never another seat's.
+    """
+
+    channel_layer_alias = NO_LAYER
+
+    async def connect(self) -> None:
+        self.fanout = None
+        kwargs = self.scope["url_route"]["kwargs"]
+        match, seats = await _watchable_match(kwargs["match_id"], self.scope.get("user"))
+        await self.accept()
+        if match is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        number = kwargs.get("number")
+        view = (int(number), seats) if number is not None else None
+        self.outbox = Outbox(self._send_text, self._close_with)
+        # Subscribed before the state is read: nothing falls between the two.
+        self.fanout = await watch_match(get_channel_layer(), match.pk, self.outbox, view)
+        joined_at = time.monotonic()
+        text = await self.fanout.snapshot(
+            view, joined_at, lambda begin: _live_snapshot(match.pk, view, begin)
+        )
+        await self.send(text_data=text)
+        self.outbox.open()
+
+    async def disconnect(self, code: int) -> None:
+        if self.fanout is not None:
+            fanout, self.fanout = self.fanout, None
+            await unwatch_match(fanout, self.outbox)
 
     async def receive(self, text_data: str | None = None, bytes_data: Any = None, **kwargs):
         """The stream is one-way; messages from the browser are ignored, unread."""

@@ -183,10 +183,20 @@ def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
 
 
+#: The embedded Redis's memory limit; past it, keys with a time to live (the cache's, in
+#: its own database) are evicted first, least recently used, never the broker's queues.
+REDIS_MAXMEMORY = "256mb"
+
+
 def redis_argv(binary: str, *, port: int, directory: Path) -> list[str]:
-    """A private, memory-only Redis on 127.0.0.1:``port`` (the database is the truth)."""
+    """A private, memory-only Redis on 127.0.0.1:``port`` (the database is the truth),
+    with a memory limit (:data:`REDIS_MAXMEMORY`) and eviction of expiring keys."""
     return [
         binary,
+        "--maxmemory",
+        REDIS_MAXMEMORY,
+        "--maxmemory-policy",
+        "volatile-lru",
         "--bind",
         "127.0.0.1",
         "--port",
@@ -210,7 +220,8 @@ def asgi_server_argv(*, host: str, port: int, ws: str = "websockets-sansio") -> 
     """The ASGI server (uvicorn on uvloop) serving ``config.asgi:application`` on ``host:port``.
 
     ``ws`` is uvicorn's WebSocket implementation. Channels' router does not speak
-    the lifespan protocol, so it is off.
+    the lifespan protocol, so it is off. A client's frames are at most
+    ``CARDROOM_WS_MAX_FRAME_BYTES`` (``config.websocket_limits``).
     """
     return [
         sys.executable,
@@ -228,6 +239,8 @@ def asgi_server_argv(*, host: str, port: int, ws: str = "websockets-sansio") -> 
         ws,
         "--lifespan",
         "off",
+        "--ws-max-size",
+        os.environ.get("CARDROOM_WS_MAX_FRAME_BYTES", "4096"),
         "--no-access-log",
         "config.asgi:application",
     ]

@@ -61,7 +61,8 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          ``until``) and ``at``, when it was read. ``worker`` is the
                          process (``host/pid``) for staff only; everyone else gets
                          an opaque label of it (:func:`worker_label`).
-``competition.finished`` ``status``: the final status; ``standings``: the final rows.
+``competition.finished`` ``status``: the final status; ``closed_early``: closed by its
+                         organisers before its schedule ended; ``standings``: the final rows.
 ``head_to_head.updated`` ``head_to_head``: ``{"rows", "more"}``, the pairs that met
                          (``dashboard.selectors.live_head_to_head``: matches,
                          ahead-level-behind, game score, sign test), the first
@@ -466,6 +467,39 @@ def notify(
     return broadcast(competition_id, note)
 
 
+# --- a match watched while it is played (tournaments.live) ---
+
+#: The notification a worker sends to the group of a running match it published more
+#: of: ``{"type": "match.live", "match": 7, "games": 3, "over": false}`` (``games``: how
+#: many of its games are finished; ``over``: the match ended, recorded or not). The web
+#: tier reads what changed from the live store (``tournaments.fanout.MatchFanout``).
+MATCH_LIVE = "match.live"
+
+
+def match_group_name(match_id: int) -> str:
+    """The channel-layer group of a running match: ``match.<id>``."""
+    return f"match.{int(match_id)}"
+
+
+def notify_match(*, match_id: int, games: int, over: bool = False) -> bool:
+    """Send a :data:`MATCH_LIVE` notification to the match's group; never raises."""
+    note = {"type": MATCH_LIVE, "match": int(match_id), "games": int(games), "over": over}
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return False
+        message = {
+            "type": RELAY_MESSAGE_TYPE,
+            "event_type": MATCH_LIVE,
+            "text": json.dumps(note, separators=(",", ":")),
+        }
+        _group_send(layer, match_group_name(match_id), message)
+        return True
+    except Exception:
+        log.warning("could not notify the watchers of match %s", match_id, exc_info=True)
+        return False
+
+
 # --- the Celery backlog (read by the web tier for the queue panel) ---
 
 #: Redis calls of the backlog give up after this long (the caller goes on),
@@ -504,7 +538,8 @@ def _redis_call(url: str, call: Callable[[Any], Any]) -> Any:
 
 
 def celery_backlog() -> int | None:
-    """Messages waiting in the Celery matches queue (all competitions); None if unknown.
+    """Messages waiting in the Celery queues of matches (all competitions: the
+    tournaments' and leagues' queue and the ladders'); None if unknown.
 
     Known for a Redis broker, where a queue is a list per priority step (kombu's default
     steps 0, 3, 6 and 9; step 0 is the queue's own name).
@@ -512,8 +547,12 @@ def celery_backlog() -> int | None:
     url = getattr(settings, "CELERY_BROKER_URL", "") or ""
     if not url.startswith(("redis://", "rediss://", "unix://")):
         return None
-    queue = settings.CARDROOM_MATCH_QUEUE
-    names = (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9)))
+    queues = dict.fromkeys((settings.CARDROOM_MATCH_QUEUE, settings.CARDROOM_LADDER_QUEUE))
+    names = [
+        name
+        for queue in queues
+        for name in (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9)))
+    ]
 
     def lengths(client) -> int:
         pipe = client.pipeline(transaction=False)

@@ -25,6 +25,8 @@ A match moves ``pending -> queued -> running -> done`` (or ``failed``):
   infrastructure (:data:`INFRASTRUCTURE_ERRORS`) raise :class:`InfrastructureFault`;
   the task gives the match back with :func:`match_release` and retries it, or
   fails it with :func:`match_fail` after the last retry. No bot is charged.
+- While a match is played, its worker publishes each game as it finishes and the game
+  in progress (``tournaments.live``), so that it can be watched.
 - :func:`matches_reap` (periodic) requeues running matches whose lease expired,
   sends queued matches whose deadline passed, enqueues pending matches never
   queued, and gives idle ladders a new batch.
@@ -55,7 +57,7 @@ import os
 import socket
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -65,13 +67,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Q
+from django.db.models import Count, F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
-from tournaments import events, recording, selectors, services
+from config import metrics
+from tournaments import drain, events, live, recording, selectors, services
 from tournaments.models import Competition, Entry, Match, MatchSeat
 from tournaments.services import PlayedMatch
 
@@ -86,6 +89,8 @@ INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 RECORDED, SKIPPED, REFUSED, FAILED = "recorded", "skipped", "refused", "failed"
+#: The outcome of a match given back unplayed by a worker that stops (tournaments.drain).
+GIVEN_BACK = "given back"
 
 Status = Match.Status
 #: Sends the tasks of the given match ids (called after commit).
@@ -110,21 +115,39 @@ def worker_name(task_id: str = "") -> str:
 
 
 def send_match_tasks(match_ids: list[int]) -> None:
-    """Send the tasks that play ``match_ids`` (see :func:`match_tasks`) on the matches
-    queue. Tasks are found by name in the app's registry, so that this module needs no
-    import of the tasks that call it.
+    """Send the tasks that play ``match_ids`` (see :func:`match_tasks`), each on the queue
+    of its competition's kind (:func:`match_queue`). Tasks are found by name in the app's
+    registry, so that this module needs no import of the tasks that call it.
 
     The messages of a round go out together (one Redis pipeline, where the broker's
     transport batches publishes), not a round trip each."""
     try:
         messages = match_tasks(match_ids)
+        queues = match_queues(match_ids)
         with current_app.producer_or_acquire() as producer, _batch(producer):
             for name, args in messages:
+                first = args[0][0] if isinstance(args[0], list) else args[0]
                 current_app.tasks[name].apply_async(
-                    args=args, queue=settings.CARDROOM_MATCH_QUEUE, producer=producer
-                )
+                    args=args, queue=queues.get(first, settings.CARDROOM_MATCH_QUEUE),
+                    producer=producer,
+                )  # fmt: skip
     except BrokerError as exc:  # the matches stay queued: the reaper sends them again
         log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)
+
+
+def match_queue(kind: str) -> str:
+    """The queue of the matches of a competition of ``kind`` (``Competition.Kind``): a
+    ladder's on ``CARDROOM_LADDER_QUEUE``, a tournament's or a league's (whose next round
+    waits on them) on ``CARDROOM_MATCH_QUEUE``, taken first (``CARDROOM_QUEUES``)."""
+    if kind == Competition.Kind.LADDER:
+        return settings.CARDROOM_LADDER_QUEUE
+    return settings.CARDROOM_MATCH_QUEUE
+
+
+def match_queues(match_ids: list[int]) -> dict[int, str]:
+    """The queue of each match of ``match_ids`` (:func:`match_queue`)."""
+    kinds = Match.objects.filter(pk__in=match_ids).values_list("pk", "competition__kind")
+    return {pk: match_queue(kind) for pk, kind in kinds}
 
 
 def match_tasks(match_ids: list[int]) -> list[tuple[str, list]]:
@@ -178,20 +201,97 @@ def _queue_deadline():
     return timezone.now() + timedelta(seconds=settings.CARDROOM_QUEUE_GRACE_S)
 
 
-def _mark_queued_and_send(queryset, send: Sender) -> list[int]:
-    """Lock the rows of ``queryset`` that nobody else holds, mark them queued, send after commit."""
+def _mark_queued_and_send(queryset, send: Sender, *, limit: int | None = None) -> list[int]:
+    """Lock the rows of ``queryset`` that nobody else holds (the first ``limit``), mark them
+    queued, send after commit those that fit their competition's window
+    (:func:`_within_windows`); the others wait queued without a deadline for a turn
+    (:func:`competition_top_up`). Returns the ids it queued or sent."""
     with transaction.atomic():
-        ids = list(
-            queryset.select_for_update(skip_locked=True, of=("self",))
-            .order_by("id")
-            .values_list("pk", flat=True)
+        locked = queryset.select_for_update(skip_locked=True, of=("self",)).order_by("id")
+        rows = list(
+            locked.values_list(
+                "pk", "competition_id", "competition__games_per_match", "status", "lease_until"
+            )[:limit]
         )
-        if ids:
-            Match.objects.filter(pk__in=ids).update(
-                status=Status.QUEUED, claimed_by="", lease_until=_queue_deadline()
+        if not rows:
+            return []
+        sent = _within_windows([row[:3] for row in rows])
+        chosen = set(sent)
+        # Those already waiting for a turn are left as they are (no write).
+        held = [
+            pk
+            for pk, _, _, status, deadline in rows
+            if pk not in chosen and not (status == Status.QUEUED and deadline is None)
+        ]
+        Match.objects.filter(pk__in=sent).update(
+            status=Status.QUEUED, claimed_by="", lease_until=_queue_deadline()
+        )
+        if held:
+            Match.objects.filter(pk__in=held).update(
+                status=Status.QUEUED, claimed_by="", lease_until=None
             )
-            transaction.on_commit(lambda: send(ids))
-    return ids
+        if sent:
+            transaction.on_commit(lambda: send(sent))
+    return sent + held
+
+
+def competition_window(games_per_match: int) -> int:
+    """How many matches of a competition may wait in the broker at a time:
+    ``CARDROOM_COMPETITION_WINDOW`` messages' worth (a message plays one match, or a list
+    of up to :data:`TASK_LIST_MAX` short ones: :func:`match_tasks`)."""
+    short = settings.CARDROOM_TASK_GAMES > 1 and games_per_match < settings.CARDROOM_TASK_GAMES
+    return settings.CARDROOM_COMPETITION_WINDOW * (TASK_LIST_MAX if short else 1)
+
+
+def _within_windows(rows: list[tuple[int, int, int]]) -> list[int]:
+    """The ids of ``rows`` (id, competition, games per match) that may be sent now.
+
+    Turns within a kind: each competition has at most :func:`competition_window` matches
+    sent and not yet claimed; the rest wait in the database and are sent (to the back of
+    the queue) as workers take the competition's work (:func:`competition_top_up`). A
+    10-match league's round so waits behind a few messages of a 10,000-match tournament,
+    not its whole backlog, however many workers play either."""
+    ids = [pk for pk, _, _ in rows]
+    waiting = dict(
+        Match.objects.filter(
+            competition_id__in={c for _, c, _ in rows},
+            status=Status.QUEUED,
+            lease_until__isnull=False,
+        )
+        .exclude(pk__in=ids)
+        .values_list("competition_id")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    sent: list[int] = []
+    for pk, competition, games in rows:
+        if waiting.get(competition, 0) < competition_window(games):
+            waiting[competition] = waiting.get(competition, 0) + 1
+            sent.append(pk)
+    return sent
+
+
+def competition_top_up(*, match_id: int, send: Sender = send_match_tasks) -> list[int]:
+    """Send the matches of ``match_id``'s competition that wait for a turn, as many as fit
+    its window (:func:`_within_windows`); a worker calls it as it takes and as it ends the
+    competition's work, the reaper for every competition. Returns the ids sent."""
+    found = Match.objects.filter(pk=match_id).values_list(
+        "competition_id", "competition__games_per_match"
+    )
+    competition_id, games = found.first() or (None, 0)
+    if competition_id is None:
+        return []
+    return _top_up(competition_id, games, send)
+
+
+def _top_up(competition_id: int, games: int, send: Sender) -> list[int]:
+    held = Match.objects.filter(
+        competition_id=competition_id,
+        competition__status=Competition.Status.RUNNING,
+        status=Status.QUEUED,
+        lease_until=None,
+    )
+    return _mark_queued_and_send(held, send, limit=competition_window(games))
 
 
 def matches_enqueue(*, competition: Competition, send: Sender = send_match_tasks) -> list[int]:
@@ -397,6 +497,32 @@ def match_release(*, match_id: int, claimed_by: str, error: str, retry_in_s: flo
     return released
 
 
+def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match_tasks) -> bool:
+    """Give a held match back unplayed because its worker stops (``tournaments.drain``):
+    queued again and sent at once, its claim not counted as an attempt (the match did
+    nothing wrong) and nothing recorded, so no bot is charged. False if ``claimed_by``
+    no longer holds it (it was recorded meanwhile, or taken over) or the database cannot
+    be reached (the lease gives it back later): then nothing changes."""
+    try:
+        with transaction.atomic():
+            given = bool(
+                _holds(match_id, claimed_by).update(
+                    status=Status.QUEUED,
+                    claimed_by="",
+                    lease_until=_queue_deadline(),
+                    attempts=F("attempts") - 1,
+                )
+            )
+            if given:
+                transaction.on_commit(lambda: send([match_id]))
+    except INFRASTRUCTURE_ERRORS as exc:
+        log.warning("match %s not given back (its lease will): %s", match_id, exc)
+        return False
+    if given:
+        _announce_queue_status_of_match(match_id)
+    return given
+
+
 def match_fail(*, match_id: int, claimed_by: str, error: str) -> bool:
     """Mark a held match ``failed`` with ``error``; False if ``claimed_by`` no longer holds it."""
     error = error.replace("\x00", "\N{REPLACEMENT CHARACTER}")  # no NUL in a text column
@@ -482,22 +608,53 @@ def match_execute(
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
     if match is None:
         return SKIPPED
+    kind, started = metrics.match_kind(match.competition), time.perf_counter()
+    metrics.inc(metrics.MATCHES_STARTED, kind)
+    publisher = live.live_publisher(match=match)
     try:
-        result = services.match_play(match=match)
+        result = services.match_play(match=match, **_watching(publisher))
+        recording_started = time.perf_counter()
         recorded = match_record(
             match_id=match_id, claimed_by=claimed_by, result=result, send=send, match=match
         )
     except INFRASTRUCTURE_ERRORS as exc:
+        metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
     except (ValidationError, ValueError) as exc:
         match_fail(match_id=match_id, claimed_by=claimed_by, error=f"{type(exc).__name__}: {exc}")
+        metrics.inc(metrics.MATCHES_FAILED, kind, "invalid")
         return FAILED
     except Exception as exc:  # no retry would do better: failed now, not held for hours
         log.exception("match %s: unexpected error while playing or recording it", match_id)
         error = f"unexpected error: {type(exc).__name__}: {exc}"
         match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
+        metrics.inc(metrics.MATCHES_FAILED, kind, "unexpected")
         return FAILED
-    return RECORDED if recorded else REFUSED
+    finally:
+        if publisher is not None:  # recorded, failed or given back: nothing more to watch
+            publisher.close()
+    outcome = RECORDED if recorded else REFUSED
+    _match_observed(kind, outcome, started, recording_started)
+    return outcome
+
+
+def _match_observed(kind: str, outcome: str, started: float, recording_started: float) -> None:
+    """The metrics of a played match (``config.metrics``): never raises."""
+    now = time.perf_counter()
+
+    def update() -> None:
+        metrics.MATCHES_FINISHED.labels(kind, outcome).inc()
+        metrics.MATCH_DURATION.labels(kind).observe(now - started)
+        metrics.RECORDING.labels(kind).observe(now - recording_started)
+
+    metrics.observe(update)
+
+
+def _watching(publisher: live.LivePublisher | None) -> dict[str, Any]:
+    """The callbacks of ``services.match_play`` that publish the match as it is played."""
+    if publisher is None:
+        return {}
+    return {"on_game": publisher.game_finished, "on_action": publisher.action_applied}
 
 
 #: Called with a match id and the fault when a match of a list hit an infrastructure fault.
@@ -545,7 +702,11 @@ def matches_execute(
     middle of them (:func:`_after_skip`): two workers on a list meet a handful of
     times, not once a match. An :class:`InfrastructureFault` of one match goes to
     ``on_fault`` (which gives it back for a retry of its own) and the next is tried.
-    A fault outside any match (reading the list) raises."""
+    A fault outside any match (reading the list) raises.
+
+    A worker that drains (``tournaments.drain``) claims nothing more: what waits is left
+    for the caller to send again; a match interrupted at the end of the drain's grace
+    period is given back (:func:`match_give_back`) and left too."""
     deadline = time.monotonic() + budget_s
     outcomes: dict[int, str] = {}
     lists: list[tuple[list[int], int]] = [(list(match_ids), start)]
@@ -560,22 +721,30 @@ def matches_execute(
     then = None if send is None else send_and_keep
     first = True
     ids: list[int] = []
-    while lists or (then is not None and _pair_ahead(ids, then, join) and lists):
+    while lists or (
+        then is not None and not drain.draining() and _pair_ahead(ids, then, join) and lists
+    ):
         # (inside an outer transaction the round paired ahead is sent, and kept here,
         # only once it commits: then this list ends)
         ids, at = lists.pop(0)
         order = _waiting_from(ids, at)
-        if first and len(order) >= 2 and spread is not None:
+        if first and len(order) >= 2 and spread is not None and not drain.draining():
             spread(ids.index(order[len(order) // 2]))
         first = False
         tried: set[int] = set()
         while order:
-            if outcomes and time.monotonic() >= deadline:
+            if (outcomes and time.monotonic() >= deadline) or drain.draining():
                 return Drained(outcomes, order + [i for rest, _ in lists for i in rest])
             match_id = order.pop(0)
             tried.add(match_id)
             try:
-                outcome = match_execute(match_id=match_id, claimed_by=claimed_by, send=then)
+                with drain.playing():
+                    outcome = match_execute(match_id=match_id, claimed_by=claimed_by, send=then)
+            except drain.DrainTimeout:
+                outcomes[match_id] = GIVEN_BACK
+                match_give_back(match_id=match_id, claimed_by=claimed_by, send=lambda ids: None)
+                rest = [match_id, *order, *(i for more, _ in lists for i in more)]
+                return Drained(outcomes, rest)
             except InfrastructureFault as fault:
                 outcomes[match_id] = "fault"
                 on_fault(match_id, fault)
@@ -663,6 +832,8 @@ class Reaped:
     resent: list[int]
     enqueued: list[int]
     ladders: list[int]
+    #: Matches that waited for their competition's turn, sent now (:func:`competition_top_up`).
+    topped_up: list[int] = field(default_factory=list)
 
 
 def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
@@ -670,7 +841,8 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
 
     Running matches whose lease expired are queued again (or failed after
     ``CARDROOM_MATCH_MAX_ATTEMPTS`` claims); queued matches past their deadline
-    are sent again; pending matches of running competitions are queued. Safe to
+    are sent again; pending matches of running competitions are queued; matches that
+    wait for their competition's turn are sent as its window allows. Safe to
     run concurrently and repeatedly: rows another reaper holds are skipped.
     """
     now = timezone.now()
@@ -680,9 +852,7 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     requeued = _mark_queued_and_send(expired, send)
     resent = _mark_queued_and_send(
         Match.objects.filter(
-            Q(lease_until__lt=now) | Q(lease_until=None),
-            status=Status.QUEUED,
-            competition__status=running,
+            status=Status.QUEUED, lease_until__lt=now, competition__status=running
         ),
         send,
     )
@@ -692,6 +862,13 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     for round_ in selectors.rounds_complete_but_running():
         _close_round(round_.competition, round_.pk, send)
     ladders = [m for c in selectors.ladders_idle() for m in _ladder_batch(c, send)]
+    waiting = (
+        Match.objects.filter(status=Status.QUEUED, lease_until=None, competition__status=running)
+        .values_list("competition_id", "competition__games_per_match")
+        .distinct()
+        .order_by()
+    )
+    topped_up = [m for c, games in waiting for m in _top_up(c, games, send)]
     if requeued or failed or resent:
         log.warning("reaper: requeued %s, failed %s, resent %s", requeued, failed, resent)
     touched = [*requeued, *failed, *resent, *enqueued, *ladders]
@@ -702,16 +879,17 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
             .distinct()
             .order_by()
         )
-    return Reaped(requeued, failed, resent, enqueued, ladders)
+    return Reaped(requeued, failed, resent, enqueued, ladders, topped_up)
 
 
 def _fail_exhausted(expired) -> list[int]:
     with transaction.atomic():
-        ids = list(
+        rows = list(
             expired.filter(attempts__gte=settings.CARDROOM_MATCH_MAX_ATTEMPTS)
-            .select_for_update(skip_locked=True)
-            .values_list("pk", flat=True)
+            .select_for_update(skip_locked=True, of=("self",))
+            .values_list("pk", "competition__format")
         )
+        ids = [pk for pk, _ in rows]
         Match.objects.filter(pk__in=ids).update(
             status=Status.FAILED,
             lease_until=None,
@@ -719,6 +897,9 @@ def _fail_exhausted(expired) -> list[int]:
             error=f"lease expired {settings.CARDROOM_MATCH_MAX_ATTEMPTS} times "
             "(its worker died each time)",
         )
+    for _, format in rows:
+        kind = metrics.match_kind(Competition(format=format))
+        metrics.inc(metrics.MATCHES_FAILED, kind, "lease_exhausted")
     return ids
 
 

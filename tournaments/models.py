@@ -47,6 +47,9 @@ class Competition(models.Model):
     seats_per_table = models.PositiveSmallIntegerField()
     move_ms = models.PositiveIntegerField(default=2_000)
     bank_ms = models.PositiveIntegerField(default=20_000)
+    #: The referee's pacing quantum (``TimeControl.pace_ms``; 0: off): what a bot can read
+    #: of another's think time from the time between its own turns.
+    pace_ms = models.PositiveIntegerField(default=0)
     rating_settings = models.JSONField(default=dict, blank=True)
     #: Pairing tie-breaks follow from this seed; so do the deals when ``deal_secret`` is
     #: empty (an organiser chose the seed: deals anyone knowing it can compute).
@@ -73,17 +76,47 @@ class Competition(models.Model):
         help_text="Once the competition has ended, show every hand in its game replays "
         "to everyone who may watch it.",
     )
+    #: Private competitions only: the organisers waived "one bot per author per table"
+    #: (docs/fair-play.md); the competition page says so.
+    same_owner_tables = models.BooleanField(
+        default=False,
+        help_text="Private competitions: let bots of one owner (or of linked owners) share "
+        "a table.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_competitions"
     )
+    #: One of the installation's standing open ladders (``tournaments.ladders``): the game
+    #: family it stands for ("manni", "maniglia", "money"); "" for every other competition.
+    standing = models.CharField(max_length=24, blank=True, default="", editable=False)
+    #: Closed by its organisers before its schedule ended (``services.competition_close``
+    #: of a running or paused tournament): "closed early", not "finished".
+    closed_early = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            # One standing ladder per family that has not ended (``ladders ensure``).
+            models.UniqueConstraint(
+                fields=["standing"],
+                condition=~models.Q(standing="")
+                & models.Q(status__in=["draft", "running", "paused"]),
+                name="competition_one_open_standing_ladder",
+            ),
+        ]
         permissions = [("organise_competitions", "Can create and run competitions")]
+
+    @property
+    def shown_status(self) -> str:
+        """The status as the pages show it: ``closed-early`` for a finished competition
+        its organisers closed before its schedule ended, else :attr:`status`."""
+        if self.status == self.Status.FINISHED and self.closed_early:
+            return "closed-early"
+        return self.status
 
     def __str__(self) -> str:
         return self.name
@@ -104,6 +137,8 @@ class Entry(models.Model):
     games = models.PositiveIntegerField(default=0)
     points = models.FloatField(default=0)
     withdrawn = models.BooleanField(default=False)
+    #: Withdrawn by the organisers for unfair play (the standings say so).
+    disqualified = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -263,6 +298,7 @@ class VersionTest(models.Model):
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+        CANCELLED = "cancelled"
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="version_tests")
     new = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
@@ -293,3 +329,40 @@ class VersionTest(models.Model):
 
     def __str__(self) -> str:
         return f"SPRT {self.new} vs {self.old}"
+
+
+class OwnerLink(models.Model):
+    """Two accounts the staff judge to be one person: their bots never share a table
+    (``tournaments.pairing.may_not_share_table``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "other"], name="ownerlink_unique_pair"),
+            models.CheckConstraint(
+                condition=~models.Q(user=models.F("other")), name="ownerlink_two"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} = {self.other}"
+
+
+class TableExclusion(models.Model):
+    """A pair of entries an organiser keeps from sharing a table (collusion report)."""
+
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="table_exclusions"
+    )
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "other"], name="tableexclusion_unique_pair"),
+        ]

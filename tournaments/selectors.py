@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -12,13 +14,14 @@ from django.db.models import Count, F, FloatField, OuterRef, Q, QuerySet, Subque
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from bots.referee.match import game_seed
+import games
+from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
 from tournaments.formats.swiss import swiss_standings
-from tournaments.models import Competition, Entry, Match, RatingEvent, Round
-from tournaments.pairing import competition_bracket, finished_results
+from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
+from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import head_to_head
+from tournaments.ratings import collusion, head_to_head
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -49,6 +52,59 @@ def full_view_allowed(*, competition: Competition, user) -> bool:
     if competition.status not in ENDED:
         return False
     return competition.full_replays_after_end or can_manage(competition=competition, user=user)
+
+
+def game_seat_players(*, game: GameRecord, record: dict[str, Any]) -> list[int] | None:
+    """The match player (``MatchSeat.seat``) at each seat of ``game`` (``record`` is its
+    record); None when the seating cannot be recomputed.
+
+    Duplicate matches rotate the bots around the table from game to game
+    (``bots.referee.match.schedule``); the rotation is recomputed and checked against
+    the game's seed.
+    """
+    match = game.match
+    competition = match.competition
+    players = games.load(record["variant"], **record["options"]).num_players
+    try:
+        deal, seats = schedule(competition.games_per_match, players, competition.duplicate)[
+            game.index
+        ]
+    except (ValueError, IndexError):
+        return None
+    if game_seed(match.seed, deal) != record["seed"]:
+        return None
+    return seats
+
+
+def owned_game_seats(*, game: GameRecord, record: dict[str, Any], user) -> frozenset[int]:
+    """The seats of ``game`` (``record`` is its record) where a bot of ``user`` sat."""
+    if user is None or not user.is_authenticated:
+        return frozenset()
+    owned = set(game.match.seats.filter(entry__bot__owner=user).values_list("seat", flat=True))
+    players = game_seat_players(game=game, record=record) if owned else None
+    if players is None:
+        return frozenset()
+    return frozenset(s for s, player in enumerate(players) if player in owned)
+
+
+def trace_readers(
+    *, game: GameRecord, record: dict[str, Any], user
+) -> tuple[frozenset[int], frozenset[int]]:
+    """The seats of ``game`` whose decision stderr ``user`` may read, and those whose notes
+    (``bots.referee.traces``). The caller checks that the game is visible.
+
+    Stderr and notes: staff, and the owner of the bot at the seat, at once. Notes (never
+    stderr): everyone with the full view (``full_view_allowed``) once the competition
+    has ended. Nobody else reads either; times are public with the game.
+    """
+    seats = range(len(game.scores))
+    if user is not None and user.is_authenticated and user.is_staff:
+        return frozenset(seats), frozenset(seats)
+    own = owned_game_seats(game=game, record=record, user=user)
+    competition = game.match.competition
+    if competition.status in ENDED and full_view_allowed(competition=competition, user=user):
+        return own, frozenset(seats)
+    return own, own
 
 
 #: The trend of a standings row is the change of the displayed rating over this many
@@ -142,6 +198,7 @@ def standings_for_competition(
             "points",
             "withdrawn",
             "trend",
+            "disqualified",
         )
     )
     reorder = order in ("swiss", "placement")
@@ -150,7 +207,9 @@ def standings_for_competition(
     out: list[dict[str, Any]] = []
     previous = None
     for position, row in enumerate(rows, start=1):
-        pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend = row
+        pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
+            row
+        )
         key = (display, points) if by_rating else (points, display)
         rank = out[-1]["rank"] if key == previous else position
         previous = key
@@ -166,6 +225,7 @@ def standings_for_competition(
                 "games": played,
                 "points": points,
                 "withdrawn": withdrawn,
+                "disqualified": dq,
                 "trend": trend,
                 "order": order,
                 "duplicate": competition.duplicate,
@@ -326,7 +386,30 @@ def competition_progress(*, competition: Competition) -> dict[str, Any]:
     row["total"] = sum(counts.values())
     row["games"] = row[Match.Status.DONE] * competition.games_per_match
     row["competition"] = competition.status
+    row["schedule"] = schedule_progress(
+        competition=competition, done=row[Match.Status.DONE], created=row["total"]
+    )
     return row
+
+
+def schedule_progress(
+    *, competition: Competition, done: int, created: int, planned: int | None | bool = False
+) -> dict[str, Any]:
+    """Matches ``done`` out of the whole schedule: ``{"done", "total", "total_known"}``.
+
+    ``total`` is every match the format will play (``pairing.planned_matches``: a round
+    robin's or a Swiss's whole schedule from the start, a knockout's most), never fewer
+    than the ``created`` matches. A ladder has no end: its ``total`` is the matches
+    created so far and ``total_known`` is False ("of at least"). ``planned``: the
+    competition's ``planned_matches`` if the caller read it already.
+    """
+    if planned is False:
+        planned = planned_matches(competition)
+    return {
+        "done": done,
+        "total": max(created, planned or 0),
+        "total_known": planned is not None,
+    }
 
 
 def ladders_idle() -> list[Competition]:
@@ -361,3 +444,178 @@ def rounds_complete_but_running() -> list[Round]:
         .distinct()
     )
     return list(rounds)
+
+
+def collusion_report_for_competition(
+    *,
+    competition: Competition,
+    min_tables: int = collusion.MIN_TABLES,
+    alpha: float = collusion.ALPHA,
+) -> dict[str, Any]:
+    """The collusion report of a competition or ladder (``tournaments.ratings.collusion``,
+    docs/fair-play.md): every pair of entries that met at ``min_tables`` finished tables
+    or more, most suspicious first, with names, whether the organisers already keep
+    the two apart and whether either is disqualified. Two queries."""
+    teams = seat_teams(competition)
+    tables: dict[int, list[tuple[int, float]]] = {}
+    seats = MatchSeat.objects.filter(
+        match__competition=competition, match__status=Match.Status.DONE, points__isnull=False
+    ).order_by("match_id", "seat")
+    for match_id, entry_id, points in seats.values_list("match_id", "entry_id", "points"):
+        tables.setdefault(match_id, []).append((entry_id, points))
+    seated = [
+        collusion.SeatedTable(
+            tuple(e for e, _ in rows), tuple(p for _, p in rows), competition.games_per_match, teams
+        )
+        for rows in tables.values()
+    ]
+    report = collusion.collusion_report(seated, min_tables=min_tables, alpha=alpha)
+    entries = {e.pk: e for e in competition.entries.select_related("bot__owner").order_by("id")}
+    excluded = {
+        frozenset(p) for p in competition.table_exclusions.values_list("entry_id", "other_id")
+    }
+    rows = []
+    for row in report:
+        figures = {k: v for k, v in vars(row).items() if k not in ("a", "b")}
+        rows.append(
+            {
+                "a": {"entry": row.a, "name": str(entries[row.a].bot)},
+                "b": {"entry": row.b, "name": str(entries[row.b].bot)},
+                **figures,
+                "kept_apart": frozenset((row.a, row.b)) in excluded,
+                "disqualified": [e for e in (row.a, row.b) if entries[e].disqualified],
+            }
+        )
+    return {
+        "competition": competition.pk,
+        "tables": len(seated),
+        "min_tables": min_tables,
+        "alpha": alpha,
+        "same_owner_tables": competition.same_owner_tables,
+        "pairs": rows,
+        "flagged": sum(1 for r in rows if r["flagged"]),
+    }
+
+
+# --- results to download (CSV and JSON) ---
+
+#: The columns of a standings download, in this order (the page's rows, in its order).
+STANDINGS_COLUMNS = (
+    "rank",
+    "bot",
+    "owner",
+    "points",
+    "games",
+    "rating",
+    "mu",
+    "sigma",
+    "rating_low",
+    "rating_high",
+    "p_above_next",
+    "trend",
+    "status",
+    "entry",
+)
+#: The columns of a match results download in CSV: one row per seat of a finished match.
+MATCH_COLUMNS = (
+    "match",
+    "round",
+    "table",
+    "node",
+    "finished_at",
+    "seat",
+    "bot",
+    "owner",
+    "rank",
+    "score",
+    "points",
+    "entry",
+)
+
+
+def _bot_and_owner(competition: Competition) -> dict[int, tuple[str, str]]:
+    """Entry id -> (bot name, owner's username; "built-in" for the platform's bots)."""
+    rows = competition.entries.values_list("pk", "bot__name", "bot__owner__username")
+    return {pk: (name, owner or "built-in") for pk, name, owner in rows}
+
+
+def standings_export(*, competition: Competition) -> list[dict[str, Any]]:
+    """The standings as the page shows them (``standings_for_competition``, same order),
+    one flat row of :data:`STANDINGS_COLUMNS` per entry, for a CSV or JSON download."""
+    names = _bot_and_owner(competition)
+    out = []
+    for row in standings_for_competition(competition=competition):
+        bot, owner = names[row["entry"]]
+        status = "in"
+        if row["disqualified"] or row["withdrawn"]:
+            status = "disqualified" if row["disqualified"] else "withdrawn"
+        values = {**row, "bot": bot, "owner": owner, "status": status}
+        out.append({column: values[column] for column in STANDINGS_COLUMNS})
+    return out
+
+
+def match_results_export(*, competition: Competition) -> list[dict[str, Any]]:
+    """Every finished match of the competition, in the order they were played (round,
+    table), with its seats in seat order: ``{"match", "round", "table", "node",
+    "finished_at", "seats": [{"seat", "bot", "owner", "rank", "score", "points",
+    "entry"}]}``. Two queries."""
+    names = _bot_and_owner(competition)
+    matches = (
+        competition.matches.filter(status=Match.Status.DONE)
+        .select_related("round")
+        .prefetch_related("seats")
+        .order_by("round__number", "table", "id")
+    )
+    out = []
+    for match in matches:
+        seats = sorted(match.seats.all(), key=lambda s: s.seat)
+        out.append(
+            {
+                "match": match.pk,
+                "round": match.round.number if match.round_id else None,
+                "table": match.table,
+                "node": match.node,
+                "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+                "seats": [
+                    {
+                        "seat": s.seat,
+                        "bot": names[s.entry_id][0],
+                        "owner": names[s.entry_id][1],
+                        "rank": s.rank,
+                        "score": s.score,
+                        "points": s.points,
+                        "entry": s.entry_id,
+                    }
+                    for s in seats
+                ],
+            }
+        )
+    return out
+
+
+def match_results_rows(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`match_results_export` flattened for CSV: one row of :data:`MATCH_COLUMNS`
+    per seat of each match."""
+    return [
+        {**{k: v for k, v in match.items() if k != "seats"}, **seat}
+        for match in matches
+        for seat in match["seats"]
+    ]
+
+
+def results_csv(*, competition: Competition, table: str) -> str:
+    """The CSV download of the standings (``table`` "standings") or of every match result
+    ("matches"): the site's and the API's, byte for byte."""
+    if table == "standings":
+        return rows_as_csv(standings_export(competition=competition), STANDINGS_COLUMNS)
+    rows = match_results_rows(match_results_export(competition=competition))
+    return rows_as_csv(rows, MATCH_COLUMNS)
+
+
+def rows_as_csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    """``rows`` as CSV text with a header of ``columns`` (None as an empty field)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()

@@ -9,6 +9,7 @@ call (a retry, a redelivered task) never changes anything twice.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,11 +25,20 @@ from bots.builtin import make
 from bots.models import Bot, BotVersion
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.referee.match import GameResult, MatchResult
-from bots.selectors import version_for_play
+from bots.selectors import bot_will_play, version_for_play, version_will_play
 from bots.services import bot_version_path
-from tournaments import deals, events, pairing, recording, selectors
+from tournaments import allowances, deals, events, pairing, recording, selectors
 from tournaments.formats import league, match_result
-from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
+from tournaments.models import (
+    Competition,
+    Entry,
+    GameRecord,
+    Match,
+    MatchSeat,
+    RatingEvent,
+    Round,
+    TableExclusion,
+)
 from tournaments.permissions import can_manage
 from tournaments.ratings import (
     PARTNER_SEATS,
@@ -111,9 +121,11 @@ def competition_create(
     duplicate: bool = True,
     move_ms: int = 2_000,
     bank_ms: int = 20_000,
+    pace_ms: int = 0,
     rounds_planned: int | None = None,
     is_public: bool = True,
     full_replays_after_end: bool = False,
+    same_owner_tables: bool = False,
     seed: int | None = None,
     seats_per_table: int | None = None,
     playoff_games_cap: int = 4,
@@ -152,7 +164,11 @@ def competition_create(
                 f"{game.num_players} games"
             }
         )
-    if games_per_match < 1 or move_ms < 1 or bank_ms < 0:
+    if same_owner_tables and is_public:
+        raise ValidationError(
+            {"same_owner_tables": "only a private competition may waive one bot per owner a table"}
+        )
+    if games_per_match < 1 or move_ms < 1 or bank_ms < 0 or pace_ms < 0:
         raise ValidationError("games per match and the time control must be positive")
     competition = Competition.objects.create(
         name=name,
@@ -164,9 +180,11 @@ def competition_create(
         duplicate=duplicate,
         move_ms=move_ms,
         bank_ms=bank_ms,
+        pace_ms=pace_ms,
         rounds_planned=rounds_planned,
         is_public=is_public,
         full_replays_after_end=full_replays_after_end,
+        same_owner_tables=same_owner_tables,
         seed=0 if seed is None else seed,
         deal_secret=deals.new_secret() if seed is None else "",
         created_by=created_by,
@@ -183,9 +201,22 @@ def entry_create(
     *, competition: Competition, bot: Bot, by=None, pinned_version: BotVersion | None = None
 ) -> Entry:
     """Enter ``bot``: only its owner (or staff), only while the competition is a draft,
-    or while it is a ladder not yet ended (its next batches pair the new entry too)."""
-    if by is not None and not (by.is_staff or bot.owner_id == by.pk or bot.builtin):
-        raise PermissionDenied("you may only enter your own bots")
+    or while it is a ladder not yet ended (its next batches pair the new entry too).
+
+    An entry ``by`` a user into an open ladder they do not manage counts against the
+    owner's ``ladder_entries`` allowance (``tournaments.allowances``).
+
+    A shared built-in bot belongs to nobody: only the competition's organisers (and
+    staff) enter one, so nobody puts a strong built-in into a competition they do not run.
+    Raises ``PermissionDenied`` saying which of the two was refused."""
+    if by is not None and not (by.is_staff or bot.owner_id == by.pk):
+        if not bot.builtin:
+            raise PermissionDenied("you may only enter your own bots")
+        if not can_manage(competition=competition, user=by):
+            raise PermissionDenied(
+                f"only the organisers of {competition.name} (or staff) may enter "
+                f"the built-in bot {bot.name}"
+            )
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     if competition.status not in entries_open_statuses(competition.format):
         raise ValidationError("entries close when the competition starts (ladders: when it ends)")
@@ -194,6 +225,10 @@ def entry_create(
     if competition.entries.filter(bot=bot).exists():
         raise ValidationError({"bot": f"{bot} is already entered"})
     _require_version_to_come(bot, pinned_version)
+    _require_variant(bot, pinned_version, competition.variant)
+    if by is not None and bot.owner_id is not None:  # a user's entry: their allowance
+        manages = can_manage(competition=competition, user=by)
+        allowances.ladder_entry_allowed(user=bot.owner, competition=competition, manages=manages)
     order = competition.entries.count()
     return Entry.objects.create(
         competition=competition, bot=bot, pinned_version=pinned_version, seed_order=order
@@ -213,6 +248,25 @@ def _require_version_to_come(bot: Bot, pinned: BotVersion | None) -> None:
     if not bot.versions.exclude(status=rejected).exists():
         raise ValidationError(
             {"bot": f"{bot} has no version to play: upload one (and let it pass validation)"}
+        )
+
+
+def _require_variant(bot: Bot, pinned: BotVersion | None, variant: str) -> None:
+    """Refuse a bot that cannot play ``variant``: it (the ``pinned`` version, if given)
+    neither passed that variant's validation nor is still to be validated in it."""
+    if pinned is not None and not version_will_play(version=pinned, variant=variant):
+        raise ValidationError(
+            {
+                "pinned_version": f"version {pinned.number} of {bot} has not passed validation "
+                f"in {variant}: ask for it to be validated in {variant} first"
+            }
+        )
+    if pinned is None and not bot_will_play(bot=bot, variant=variant):
+        raise ValidationError(
+            {
+                "bot": f"{bot} has not passed validation in {variant}: declare {variant} "
+                f"and upload a version, or ask for one to be validated in {variant}"
+            }
         )
 
 
@@ -238,6 +292,22 @@ def entry_withdraw(*, entry: Entry, by=None) -> Entry:
     return entry
 
 
+@transaction.atomic
+def entry_remove(*, entry: Entry, by=None) -> Entry:
+    """Take an entry out of a draft (``entry_withdraw``, which deletes it there).
+
+    Refused once the competition has started: its matches and standings count the
+    entry, which can then only be withdrawn (the API's ``withdraw``)."""
+    competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError(
+            f"{entry.bot} cannot be removed: {competition.name} has started (it is "
+            f"{competition.status}); entries are removed only before the start"
+        )
+    entry.competition = competition
+    return entry_withdraw(entry=entry, by=by)
+
+
 def match_seed(competition: Competition, round_number: int, table: int) -> int:
     """The seed of a match, from the competition's secret (or its chosen seed)."""
     where = {"competition_id": competition.pk, "round_number": round_number, "table": table}
@@ -260,13 +330,18 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
             f"{competition.seats_per_table} entries, got {len(entries)}"
         )
     if competition.format != Format.LADDER:  # a ladder pairs an entry once it can play
-        waiting = competition.entries.filter(withdrawn=False).exclude(pairing.playable())
+        waiting = competition.entries.filter(withdrawn=False).exclude(
+            pairing.playable(competition.variant)
+        )
         names = [str(entry.bot) for entry in waiting.select_related("bot__owner")]
         if names:
             raise ValidationError(
                 f"no ready version to play yet: {', '.join(names)} (wait for the validation"
                 " of their upload, or withdraw them)"
             )
+    problem = pairing.fair_play_problem(competition)
+    if problem:
+        raise ValidationError(f"cannot keep bots of one owner apart: {problem}")
     competition.status = Competition.Status.RUNNING
     competition.save(update_fields=["status"])
     try:
@@ -989,9 +1064,10 @@ def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
             versions.append(None)
             players.append(_builtin_player(bot.builtin, seed, seat.seat, str(bot)))
             continue
-        version = version_for_play(bot=bot, pinned=seat.entry.pinned_version)
+        variant = match.competition.variant
+        version = version_for_play(bot=bot, pinned=seat.entry.pinned_version, variant=variant)
         if version is None:
-            raise ValidationError(f"{bot} has no ready version to play")
+            raise ValidationError(f"{bot} has no ready version that passed {variant}")
         players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
         versions.append(version.pk)
     return players, versions
@@ -1002,7 +1078,12 @@ def _builtin_player(builtin: str, seed: int, seat: int, name: str) -> InProcessP
     return InProcessPlayer(make(builtin, seed=deals.player_seed(seed, seat)), name=name)
 
 
-def match_play(*, match: Match) -> PlayedMatch:
+def match_play(
+    *,
+    match: Match,
+    on_game: Callable[[GameResult, int], None] | None = None,
+    on_action: Callable[[int, Any], None] | None = None,
+) -> PlayedMatch:
     """Play ``match`` with the referee (no database writes) and return it, typed.
 
     Built-in bots run in-process; uploaded bots run sandboxed from the version
@@ -1013,10 +1094,17 @@ def match_play(*, match: Match) -> PlayedMatch:
     made or the competition's ``playoff_games_cap`` leaves no room for another set.
     The play-off games are :attr:`PlayedMatch.playoff`, numbered after the match's
     games and marked with their set (1, 2, ...).
+
+    For watching the match while it is played: ``on_game(game, playoff_set)`` is called
+    with each game as it finishes (0 for a game of the match) and ``on_action(index,
+    state)`` after each action, play-off games numbered as they are stored.
     """
     competition = match.competition
     players, versions = _players(match, match.seed)
-    result = _play(competition, players, competition.games_per_match, match.seed)
+    result = _play(
+        competition, players, competition.games_per_match, match.seed,
+        **_watchers(on_game, on_action, 0, 0),
+    )  # fmt: skip
     out = PlayedMatch(result, versions, [], list(result.logs))
     if competition.format not in KNOCKOUTS:
         return out
@@ -1028,8 +1116,10 @@ def match_play(*, match: Match) -> PlayedMatch:
         number = len(out.playoff) // size + 1
         seed = deals.playoff_seed(match.seed, number)
         fresh, _ = _players(match, seed)
-        extra = _play(competition, fresh, size, seed)
         first = len(result.games) + len(out.playoff)
+        extra = _play(
+            competition, fresh, size, seed, **_watchers(on_game, on_action, first, number)
+        )
         for offset, game in enumerate(extra.games):
             game.index = first + offset
             out.playoff.append(PlayoffGame(number, game))
@@ -1037,7 +1127,19 @@ def match_play(*, match: Match) -> PlayedMatch:
     return out
 
 
-def _play(competition: Competition, players: list, games_count: int, seed: int):
+def _watchers(on_game, on_action, first: int, playoff_set: int) -> dict[str, Any]:
+    """The referee's callbacks of :func:`match_play`'s, for games numbered from ``first``."""
+    out: dict[str, Any] = {}
+    if on_game is not None:
+        out["on_game"] = lambda game: on_game(
+            dataclasses.replace(game, index=first + game.index), playoff_set
+        )
+    if on_action is not None:
+        out["on_action"] = lambda index, state: on_action(first + index, state)
+    return out
+
+
+def _play(competition: Competition, players: list, games_count: int, seed: int, **watchers: Any):
     return play_match(
         competition.variant,
         players,
@@ -1049,7 +1151,9 @@ def _play(competition: Competition, players: list, games_count: int, seed: int):
             move_ms=competition.move_ms,
             bank_ms=max(1, competition.bank_ms),
             match_wall_ms=match_wall_ms(len(players)),
+            pace_ms=competition.pace_ms,
         ),
+        **watchers,
     )
 
 
@@ -1123,6 +1227,7 @@ def league_next_season(
         seats_per_table=competition.seats_per_table,
         move_ms=competition.move_ms,
         bank_ms=competition.bank_ms,
+        pace_ms=competition.pace_ms,
         rating_settings=competition.rating_settings,
         seed=competition.seed + 1,
         # A secret season's next season gets a secret of its own; a seeded one stays seeded.
@@ -1168,6 +1273,10 @@ def competition_update(*, competition: Competition, by=None, **changes: Any) -> 
     _require_manager(competition, by)
     for field, value in changes.items():
         setattr(competition, field, value)
+    if competition.is_public and competition.same_owner_tables:
+        raise ValidationError(
+            {"is_public": "this competition waives one bot per owner a table: it stays private"}
+        )
     competition.save(update_fields=sorted(changes))
     return competition
 
@@ -1185,8 +1294,10 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
         if competition.status in (Competition.Status.RUNNING, Competition.Status.PAUSED)
         else Competition.Status.CANCELLED
     )
-    competition.save(update_fields=["status"])
     finished = competition.status == Competition.Status.FINISHED
+    # A tournament closed before its schedule ended; a ladder's close is its end.
+    competition.closed_early = finished and competition.format != Format.LADDER
+    competition.save(update_fields=["status", "closed_early"])
     _notify(competition.pk, events.COMPETITION_FINISHED if finished else events.COMPETITION_STATUS)
     return competition
 
@@ -1282,3 +1393,40 @@ def competition_resume(*, competition: Competition, by=None) -> Competition:
             competition.status = locked.status = Competition.Status.FINISHED
             _notify(locked.pk, events.COMPETITION_FINISHED, round_=last[0])
     return locked
+
+
+@transaction.atomic
+def table_exclusion_create(*, competition: Competition, entry: Entry, other: Entry, by=None):
+    """Keep two entries from sharing a table from the next pairing on (the organisers'
+    answer to a flag of the collusion report, docs/fair-play.md). Idempotent.
+
+    Raises ``ValidationError`` for an entry of another competition, an entry paired
+    with itself, or a pair the remaining field cannot keep apart.
+    """
+    _require_manager(competition, by)
+    if entry.competition_id != competition.pk or other.competition_id != competition.pk:
+        raise ValidationError({"entries": "both entries must be of this competition"})
+    if entry.pk == other.pk:
+        raise ValidationError({"entries": "an entry always shares its own table"})
+    if competition.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
+        raise ValidationError(f"the competition is {competition.status}")
+    a, b = sorted((entry, other), key=lambda e: e.pk)
+    exclusion, _ = TableExclusion.objects.get_or_create(competition=competition, entry=a, other=b)
+    problem = pairing.fair_play_problem(competition)
+    if problem:
+        raise ValidationError(f"cannot keep them apart: {problem}")
+    return exclusion
+
+
+@transaction.atomic
+def entry_disqualify(*, entry: Entry, by=None) -> Entry:
+    """Disqualify an entry (organisers and staff): it plays no more and the standings
+    say so; its results so far stay, as its opponents earned them."""
+    competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    _require_manager(competition, by)
+    entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    entry.withdrawn = True
+    entry.disqualified = True
+    entry.save(update_fields=["withdrawn", "disqualified"])
+    _notify(competition.pk, events.STANDINGS_UPDATED)
+    return entry

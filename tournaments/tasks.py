@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments import execution, version_tests
+from tournaments import drain, execution, version_tests
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +32,36 @@ def match_run(self, match_id: int) -> str:
 
     Infrastructure faults give the match back and retry with backoff, up to
     ``CARDROOM_MATCH_MAX_RETRIES`` times; then the match is ``failed``.
+    A worker that stops (``tournaments.drain``) claims nothing more (the message is sent
+    again) and gives back a match still in play at the end of its grace period. Once the
+    match is taken, its competition's next waiting matches are sent (turns:
+    :func:`execution.competition_top_up`).
     """
     claimed_by = execution.worker_name(self.request.id or "direct")
+    if drain.draining():
+        execution.send_match_tasks([match_id])
+        return execution.GIVEN_BACK
+    _top_up(match_id)
     try:
-        return execution.match_execute(match_id=match_id, claimed_by=claimed_by)
+        with drain.playing():
+            return execution.match_execute(match_id=match_id, claimed_by=claimed_by)
+    except drain.DrainTimeout:
+        execution.match_give_back(match_id=match_id, claimed_by=claimed_by)
+        return execution.GIVEN_BACK
     except execution.InfrastructureFault as fault:
         countdown = _give_back(match_id, claimed_by, fault, retries=self.request.retries)
         if countdown is None:
             return execution.FAILED
         raise self.retry(exc=fault, countdown=countdown) from fault
+
+
+def _top_up(match_id: int) -> None:
+    """The competition's turn goes on (:func:`execution.competition_top_up`); if this
+    fails, the reaper sends its waiting matches."""
+    try:
+        execution.competition_top_up(match_id=match_id)
+    except execution.INFRASTRUCTURE_ERRORS as exc:
+        log.warning("the matches after %s wait for the reaper: %s", match_id, exc)
 
 
 def _give_back(match_id: int, claimed_by: str, fault: Exception, *, retries: int) -> float | None:
@@ -76,8 +97,12 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
 
     A match that hits an infrastructure fault is given back and retried by a
     ``match_run`` task of its own, as if it had been sent alone; a fault outside any
-    match (the database gone) retries this task with backoff.
+    match (the database gone) retries this task with backoff. A worker that stops
+    (``tournaments.drain``) sends what is left again; the competition's matches that wait
+    for a turn are sent at the start and at the end (:func:`execution.competition_top_up`).
     """
+    if match_ids:
+        _top_up(match_ids[0])
     claimed_by = execution.worker_name(self.request.id or "direct")
 
     def retry_alone(match_id: int, fault: execution.InfrastructureFault) -> None:
@@ -103,20 +128,26 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
         raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     if drained.left:
         execution.send_match_tasks(drained.left)
+    if match_ids:
+        _top_up(match_ids[0])
     return {str(match_id): outcome for match_id, outcome in drained.outcomes.items()}
 
 
 def _publish(task, args: list, **options) -> None:
-    """Send ``task`` on the matches queue; with the broker down, log it and go on."""
+    """Send ``task`` on the queue of its matches' kind; with the broker down, log it and go
+    on."""
+    first = args[0][0] if isinstance(args[0], list) else args[0]
+    queue = execution.match_queues([first]).get(first, settings.CARDROOM_MATCH_QUEUE)
     try:
-        task.apply_async(args=args, queue=settings.CARDROOM_MATCH_QUEUE, **options)
+        task.apply_async(args=args, queue=queue, **options)
     except BrokerError as exc:
         log.warning("broker unavailable, %s%s not sent: %s", task.name, args, exc)
 
 
 @shared_task(name="tournaments.matches_reap", soft_time_limit=120, time_limit=150)
 def matches_reap() -> dict[str, list[int]]:
-    """Periodic (beat): requeue lost matches, queue pending ones, feed idle ladders."""
+    """Periodic (beat, on ``CARDROOM_PERIODIC_QUEUE``): requeue lost matches, queue pending
+    ones, feed idle ladders, send the matches whose turn came."""
     return asdict(execution.matches_reap())
 
 
@@ -125,5 +156,15 @@ def version_test_run(test_id: int) -> str:
     """Play a slice of version test ``test_id``; see :func:`version_tests.version_test_play`.
 
     Safe to run twice: a second delivery finds the test held or finished and does nothing.
+    A worker that stops gives the test back at the end of its grace period (the deal in
+    play is played again from its seed by the next worker: ``tournaments.drain``).
     """
-    return version_tests.version_test_play(test_id=test_id)
+    if drain.draining():
+        version_tests.send_version_test_task(test_id)
+        return execution.GIVEN_BACK
+    try:
+        with drain.playing():
+            return version_tests.version_test_play(test_id=test_id)
+    except drain.DrainTimeout:
+        version_tests.version_test_give_back(test_id=test_id)
+        return execution.GIVEN_BACK

@@ -14,6 +14,7 @@ at the next deal and plays the same deals it would have played anyway.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import secrets
 import time
@@ -31,11 +32,12 @@ from kombu.exceptions import OperationalError as BrokerError
 
 import games
 from bots import builtin
+from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from bots.referee.players import InProcessPlayer, ProcessPlayer
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
-from tournaments import deals
+from tournaments import allowances, deals, drain
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
@@ -47,8 +49,20 @@ log = logging.getLogger(__name__)
 SLICE_S = 60.0
 #: A running test whose lease ran out (its worker is gone) may be claimed again.
 LEASE_S = 10 * SLICE_S
-#: The most games one test may ask for.
-MAX_GAMES = 100_000
+#: The most games one test may ask for (a test that has not decided by then stops).
+MAX_GAMES = 20_000
+#: The error rates a test may ask for: below the floor a test can all but never decide
+#: (alpha = beta = 1e-300 puts its bounds at +-690), above the ceiling it decides by chance.
+ERROR_RATE_MIN, ERROR_RATE_MAX = 0.001, 0.5
+#: The Elo bounds a test may ask for: each within +-ELO_LIMIT, elo1 at least ELO_GAP_MIN
+#: above elo0 (a narrower gap needs more deals than any test may play).
+ELO_LIMIT, ELO_GAP_MIN = 1000.0, 1.0
+#: The parameter limits in words, for the docs and the answers that refuse a request.
+LIMITS = (
+    f"alpha and beta from {ERROR_RATE_MIN} to {ERROR_RATE_MAX}; elo0 and elo1 from "
+    f"-{ELO_LIMIT:g} to {ELO_LIMIT:g} with elo1 at least {ELO_GAP_MIN:g} above elo0; "
+    f"max_games from one deal to {MAX_GAMES}"
+)
 #: The bot at the seats beyond the two versions (variants for three or more).
 FILLER = "random"
 
@@ -59,11 +73,12 @@ VERSION_TEST_TASK = "tournaments.version_test_run"
 
 
 def send_version_test_task(test_id: int) -> None:
-    """One ``tournaments.version_test_run`` task for ``test_id`` on the matches queue (found by
-    name in the app's registry: the tasks module calls this one, never the reverse)."""
+    """One ``tournaments.version_test_run`` task for ``test_id`` on the version tests' queue,
+    taken after every other kind of work (``CARDROOM_QUEUES``; found by name in the app's
+    registry: the tasks module calls this one, never the reverse)."""
     try:
         current_app.tasks[VERSION_TEST_TASK].apply_async(
-            args=[test_id], queue=settings.CARDROOM_MATCH_QUEUE
+            args=[test_id], queue=settings.CARDROOM_VERSION_TEST_QUEUE
         )
     except BrokerError as exc:
         log.warning("broker unavailable, version test %s stays pending: %s", test_id, exc)
@@ -79,6 +94,24 @@ def _version(bot: Bot, number: int, field: str) -> BotVersion:
 
 
 def _checked_sprt(elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:
+    """The test's SPRT; ``ValidationError`` naming the field outside :data:`LIMITS`."""
+    for field, rate in (("alpha", alpha), ("beta", beta)):
+        if not ERROR_RATE_MIN <= rate <= ERROR_RATE_MAX:
+            raise ValidationError(
+                {field: f"{field} must be from {ERROR_RATE_MIN} to {ERROR_RATE_MAX}, not {rate}"}
+            )
+    for field, elo in (("elo0", elo0), ("elo1", elo1)):
+        if not -ELO_LIMIT <= elo <= ELO_LIMIT:
+            raise ValidationError(
+                {field: f"{field} must be from -{ELO_LIMIT:g} to {ELO_LIMIT:g}, not {elo}"}
+            )
+    if not elo1 - elo0 >= ELO_GAP_MIN:
+        raise ValidationError(
+            {
+                "elo1": f"need elo0 < elo1 with elo1 at least {ELO_GAP_MIN:g} above elo0, "
+                f"got {elo0}, {elo1}"
+            }
+        )
     try:
         return Sprt(elo0, elo1, alpha, beta)
     except ValueError as exc:
@@ -105,9 +138,12 @@ def version_test_create(
 
     Only the bot's owner (or staff) may ask. Raises ``PermissionDenied`` for anyone
     else and ``ValidationError`` naming the field for an unknown or unready version,
-    the same version twice, an unknown variant or option, SPRT parameters out of
-    range, or ``max_games`` below one deal or above :data:`MAX_GAMES`. The task is
-    sent after commit (never with ``send=None``).
+    the same version twice, an unknown variant or option, a variant either version has
+    not passed its validation in, SPRT parameters outside
+    :data:`LIMITS`, or ``max_games`` below one deal or above :data:`MAX_GAMES`, and
+    ``AllowanceExceeded`` beyond the owner's open version tests or version-test games
+    of the day (``tournaments.allowances``). The task is sent after commit (never with
+    ``send=None``).
     """
     staff = by is not None and by.is_authenticated and by.is_staff
     if not staff and (by is None or bot.owner_id != by.pk):
@@ -119,11 +155,18 @@ def version_test_create(
         players = games.load(variant, **(options or {})).num_players
     except ValueError as exc:
         raise ValidationError({"variant": str(exc)}) from None
+    for version in (new_version, old_version):
+        if not bot_selectors.version_passed(version=version, variant=variant):
+            raise ValidationError(
+                {"variant": f"{version} has not passed its validation in {variant}"}
+            )
     _checked_sprt(elo0, elo1, alpha, beta)
     if not players <= max_games <= MAX_GAMES:
         raise ValidationError(
             {"max_games": f"max_games must be from {players} (one deal) to {MAX_GAMES}"}
         )
+    if bot.owner_id is not None:  # the owner's allowance, whoever asks
+        allowances.version_test_allowed(user=bot.owner, games=max_games)
     test = VersionTest.objects.create(
         bot=bot,
         new=new_version,
@@ -141,6 +184,14 @@ def version_test_create(
     if send is not None:
         transaction.on_commit(lambda: send(test.pk))
     return test
+
+
+def defaults() -> dict[str, Any]:
+    """The parameters a request may leave out, with the values :func:`version_test_create`
+    takes then (the site's form starts from them)."""
+    names = ("elo0", "elo1", "alpha", "beta", "max_games")
+    parameters = inspect.signature(version_test_create).parameters
+    return {name: parameters[name].default for name in names}
 
 
 def players_of(test: VersionTest) -> int:
@@ -203,6 +254,8 @@ def version_test_play(
     if not _claim(test_id):
         return "skipped"
     test = VersionTest.objects.select_related("new", "old").get(pk=test_id)
+    if test.status != Status.RUNNING:  # cancelled between the claim and here
+        return "skipped"
     players, sprt, counts = players_of(test), sprt_of(test), counts_of(test)
     started = time.monotonic()
     try:
@@ -222,13 +275,14 @@ def version_test_play(
             counts[key] += 1
             result = sprt.test(counts)
             finished = result.decision is not None or result.trials * players >= test.max_games
-            _save(test, counts, result, finished)
+            if not _save(test, counts, result, finished):
+                return "cancelled"
             if finished:
                 return "done"
-            if time.monotonic() - started >= slice_s:
-                break
+            if time.monotonic() - started >= slice_s or drain.draining():
+                break  # a worker that stops plays no more deals: the rest goes on elsewhere
     except (ValueError, OSError, SandboxUnavailable) as exc:  # a version cannot be run here
-        VersionTest.objects.filter(pk=test_id).update(
+        VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
             status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], lease_until=None
         )
         return "failed"
@@ -240,20 +294,57 @@ def version_test_play(
     return "continued"
 
 
+def version_test_give_back(*, test_id: int, send: Sender | None = send_version_test_task) -> bool:
+    """A running test back to pending and sent again, because its worker stops
+    (``tournaments.drain``): the deal that was in play was not saved and is played again
+    from its seed. False if the test was not running."""
+    given = bool(
+        VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
+            status=Status.PENDING, lease_until=None
+        )
+    )
+    if given and send is not None:
+        send(test_id)
+    return given
+
+
 def _key(score: float, steps: int) -> str:
     return f"{round(score * steps)}/{steps}"
 
 
-def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, done: bool) -> None:
-    """Write the test's state after a deal (and renew its lease)."""
+def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, done: bool) -> bool:
+    """Write the test's state after a deal (and renew its lease); False, writing nothing,
+    once the test was cancelled."""
     now = timezone.now()
     steps = len(counts) - 1
-    VersionTest.objects.filter(pk=test.pk).update(
-        trials=result.trials,
-        counts={_key(score, steps): count for score, count in counts.items() if count},
-        llr=result.llr,
-        decision=result.decision or "",
-        status=Status.DONE if done else Status.RUNNING,
-        finished_at=now if done else None,
-        lease_until=None if done else now + timedelta(seconds=LEASE_S),
+    return (
+        VersionTest.objects.filter(pk=test.pk, status=Status.RUNNING).update(
+            trials=result.trials,
+            counts={_key(score, steps): count for score, count in counts.items() if count},
+            llr=result.llr,
+            decision=result.decision or "",
+            status=Status.DONE if done else Status.RUNNING,
+            finished_at=now if done else None,
+            lease_until=None if done else now + timedelta(seconds=LEASE_S),
+        )
+        == 1
     )
+
+
+def version_test_cancel(*, test: VersionTest, by) -> VersionTest:
+    """Stop ``test`` for good: no more of its deals are played (a slice being played stops
+    after its current deal). What it played so far stays.
+
+    Only the bot's owner and staff may cancel. Raises ``PermissionDenied`` for anyone else
+    and ``ValidationError`` for a test that is already over (done, failed or cancelled).
+    """
+    staff = by is not None and by.is_authenticated and by.is_staff
+    if not staff and (by is None or test.bot.owner_id != by.pk):
+        raise PermissionDenied("only the bot's owner may cancel its version tests")
+    stopped = VersionTest.objects.filter(
+        pk=test.pk, status__in=[Status.PENDING, Status.RUNNING]
+    ).update(status=Status.CANCELLED, lease_until=None, finished_at=timezone.now())
+    test.refresh_from_db()
+    if not stopped:
+        raise ValidationError(f"version test {test.pk} is already over ({test.status})")
+    return test

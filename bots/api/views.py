@@ -24,13 +24,16 @@ from bots import selectors, services, store
 from bots.api.permissions import IsBotOwnerOrStaff, is_owner_or_staff
 from bots.api.serializers import (
     BotCreateSerializer,
+    BotPlaySerializer,
     BotSerializer,
     BotVersionDetailSerializer,
     BotVersionSerializer,
     BotVersionUploadSerializer,
+    BotVersionValidateSerializer,
 )
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
+from bots.web.selectors import version_records
 from config.api import ApiDefaults, PayloadTooLarge
 from config.filters import FilterSet
 
@@ -92,6 +95,37 @@ class BotViewSet(
             bot = services.bot_create(owner=request.user, **serializer.validated_data)
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(request=BotPlaySerializer, responses={200: BotPlaySerializer})
+    @action(detail=True, methods=["get", "post"])
+    def play(self, request: Request, pk: str) -> Response:
+        """Which version plays (``plays``: the pinned one, else the newest ready one), whether
+        the bot is ``active``, and each version's record. ``POST`` (owner or staff) pins a
+        ready version (``pinned_version``: its number, null for the newest ready one) or
+        deactivates the bot (``active``); it applies to matches not yet started."""
+        bot = self.get_object()
+        if request.method == "POST":
+            if not is_owner_or_staff(request.user, bot):
+                raise exceptions.PermissionDenied(IsBotOwnerOrStaff.message)
+            serializer = BotPlaySerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            pinned = bot.pinned_version.number if bot.pinned_version else None
+            with transaction.atomic():
+                services.bot_play_set(
+                    bot=bot,
+                    pinned_number=data.get("pinned_version", pinned),
+                    active=data.get("active", bot.active),
+                )
+        plays = selectors.version_for_play(bot=bot)
+        return Response(
+            {
+                "active": bot.active,
+                "pinned_version": bot.pinned_version.number if bot.pinned_version else None,
+                "plays": plays.number if plays else None,
+                "versions": version_records(bot=bot, user=request.user),
+            }
+        )
+
 
 class BotVersionFilter(FilterSet):
     class Meta:
@@ -115,6 +149,9 @@ class BotVersionViewSet(
     with the version ``validating``, and a worker validates it by a smoke match
     (``ready`` or ``rejected``, with the ``validation_report``) before it can play.
     ``download`` returns the uploaded file, to the bot's owner and staff only.
+    The upload may declare ``variants`` (else its ``bot.json`` does; none: every
+    variant): the version is validated in each, and ``passed`` lists those it may
+    play. ``validate`` asks for a ready version to be validated in more variants.
     """
 
     permission_classes = [permissions.IsAuthenticated, IsBotOwnerOrStaff]
@@ -166,12 +203,42 @@ class BotVersionViewSet(
         try:
             with transaction.atomic():
                 version = services.bot_version_upload(
-                    bot=bot, filename=upload.name, content=upload.read()
+                    bot=bot,
+                    filename=upload.name,
+                    content=upload.read(),
+                    variants=serializer.validated_data.get("variants"),
                 )
                 version = services.bot_version_queue(version=version)
         except store.StoreError as error:  # nothing was saved: the transaction rolled back
             raise StoreUnavailable(f"The bot store cannot be written now: {error}") from None
         return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[NUMBER],
+        request=BotVersionValidateSerializer,
+        responses={
+            202: BotVersionDetailSerializer,
+            400: OpenApiResponse(description="An unknown variant, or nothing to validate."),
+            403: OpenApiResponse(description="Not the bot's owner."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def validate(self, request: Request, bot_pk: str, number: str) -> Response:
+        """Validate a ready version in more ``variants`` (a version validated before
+        bots declared their variants passed ``manni-basic`` only). It keeps playing
+        what it passed meanwhile; ``passed`` grows with each variant it passes."""
+        version = self.get_object()
+        if not is_owner_or_staff(request.user, version.bot):
+            raise exceptions.PermissionDenied("Only the bot's owner (or staff) may validate it.")
+        if version.runtime == BotVersion.Runtime.BUILTIN:
+            raise exceptions.ValidationError({"variants": "a built-in plays every variant"})
+        serializer = BotVersionValidateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            version = services.bot_version_validate_more(
+                version=version, variants=serializer.validated_data["variants"]
+            )
+        return Response(BotVersionDetailSerializer(version).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
         parameters=[NUMBER],

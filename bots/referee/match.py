@@ -15,14 +15,16 @@ rest of the match (its process is gone or out of step).
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import games
-from bots import protocol
+from bots.referee import traces as tracing
+from bots.referee.messages import OUT_OF_MATCH, act_message, hello_message, result_message
 from bots.referee.players import ILLEGAL, OK, BotFault, Player
 
 
@@ -30,23 +32,32 @@ from bots.referee.players import ILLEGAL, OK, BotFault, Player
 class TimeControl:
     """Per-move allowance plus a bank for the whole match, in milliseconds.
 
-    A bot program in a cgroup is charged the CPU time its whole process tree
-    used during the decision, so another bot's load on the machine costs it
-    nothing. It also has a wall-clock ceiling, for bots that block instead of
-    computing: a decision may last at most ``wall_factor`` times the time it
-    may still be charged (``move_ms`` plus the bank) plus ``wall_grace_ms``,
-    and it is charged at least ``(wall - wall_grace_ms) / wall_factor``. So a
-    bot that sleeps runs its bank down at a quarter of the wall-clock rate
-    (after the grace), and one that sleeps through the ceiling times out.
-    Players without a CPU count (in-process built-ins, bots run without a
-    cgroup) are charged wall-clock time, and the ceiling is what they may be
-    charged.
+    A bot program in a cgroup is charged the wall-clock time it holds the table,
+    less the time it was kept from running by others: the time its threads waited
+    on a run queue, runnable but without a CPU (``/proc/<tid>/schedstat``), and the
+    time the referee itself waited for one, less ``WAIT_SLACK_MS`` for the pipes.
+    So a bot that sleeps or blocks pays for it, and a loaded machine costs a bot
+    nothing. It is never charged less than the CPU time its whole process tree used
+    during the decision. Where the waits cannot be measured (a kernel without the
+    count) a decision is charged at least ``(wall - wall_grace_ms) /
+    UNMEASURED_FACTOR``. A decision may last at most ``wall_factor`` times the time
+    it may still be charged (``move_ms`` plus the bank) plus ``wall_grace_ms``: past
+    that it times out, however little of it was charged. Players without a CPU
+    count (in-process built-ins, bots run without a cgroup) are charged wall-clock
+    time, and the ceiling is what they may be charged.
 
     ``match_wall_ms`` (0: none) bounds the wall-clock time each player may spend in
-    its decisions over the whole match, whatever it was charged: a bot that waits
-    just under every ceiling (charged less than ``move_ms`` a move) would otherwise
+    its decisions over the whole match, whatever it was charged: a bot let off its
+    waits on a crowded machine (charged less than ``move_ms`` a move) would otherwise
     stretch a long match past any worker's time limit. Past it, the bot times out
     and forfeits the rest of the match, which ends and is recorded.
+
+    ``pace_ms`` (0: off) paces what players are sent: a player's next ``act`` goes
+    out a whole number of ``pace_ms`` quanta (at least one) after its last answer.
+    The time between a bot's answer and its next turn then tells it how many quanta
+    the other seats' decisions took, not how long each took: a bot cannot read
+    another's think time as a message (a timing channel between colluders). It
+    costs the match up to one quantum a decision, charged to nobody.
     """
 
     move_ms: int = 2_000
@@ -55,27 +66,39 @@ class TimeControl:
     wall_factor: int = 4
     wall_grace_ms: int = 1_000
     match_wall_ms: int = 0
+    pace_ms: int = 0
+    #: Left uncharged of a decision's measured wall time (pipes, wake-ups; not a wait).
+    WAIT_SLACK_MS: ClassVar[float] = 20.0
+    #: Where waits are not measured: a decision costs at least (wall - grace) / this.
+    UNMEASURED_FACTOR: ClassVar[int] = 2
 
     def __post_init__(self) -> None:
         for name in ("move_ms", "bank_ms", "start_ms", "wall_factor", "wall_grace_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"time control {name} must be a positive integer, got {value!r}")
-        value = self.match_wall_ms
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(
-                f"time control match_wall_ms must be a non-negative integer, got {value!r}"
-            )
+        for name in ("match_wall_ms", "pace_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(
+                    f"time control {name} must be a non-negative integer, got {value!r}"
+                )
 
     def wall_ceiling_ms(self, allowed_ms: int) -> int:
         """The wall-clock limit of a CPU-charged decision that may be charged ``allowed_ms``."""
         return allowed_ms * self.wall_factor + self.wall_grace_ms
 
-    def charge_ms(self, *, wall_ms: float, cpu_ms: float | None) -> float:
-        """What a decision costs: its CPU time (at least its wall time's share), else wall time."""
+    def charge_ms(
+        self, *, wall_ms: float, cpu_ms: float | None, waited_ms: float | None = None
+    ) -> float:
+        """What a decision costs: its wall time less ``waited_ms`` kept from running (at
+        least its CPU time; without ``waited_ms``, at least a share of its wall time),
+        else, without a CPU count, its wall time."""
         if cpu_ms is None:
             return wall_ms
-        return max(cpu_ms, (wall_ms - self.wall_grace_ms) / self.wall_factor)
+        if waited_ms is None:
+            return max(cpu_ms, (wall_ms - self.wall_grace_ms) / self.UNMEASURED_FACTOR)
+        return max(cpu_ms, wall_ms - waited_ms - self.WAIT_SLACK_MS)
 
 
 @dataclass
@@ -132,6 +155,13 @@ class MatchResult:
         return out
 
 
+#: Called after each action a game applies, with the game's index and its state (read only,
+#: good until the next action): for watching a match while it is played.
+ActionApplied = Callable[[int, games.State], None]
+#: Called with each game as it finishes, before the next one starts.
+GameFinished = Callable[[GameResult], None]
+
+
 def game_seed(match_seed: int, deal: int) -> int:
     """The seed of deal ``deal`` of a match (64 bits of SHA-256)."""
     digest = hashlib.sha256(f"cardroom-match:{match_seed}:{deal}".encode()).digest()
@@ -180,14 +210,26 @@ class Referee:
         seed: int,
         time_control: TimeControl,
         auto_forced: bool = True,
+        traces: bool = True,
+        on_action: ActionApplied | None = None,
     ) -> None:
         self.game = game
+        self.on_action = on_action
         self.players = list(players)
         self.seed = seed
         self.tc = time_control
         self.auto_forced = auto_forced
         self.banks = [time_control.bank_ms] * len(players)
         self.walls = [0.0] * len(players)  # wall-clock ms spent in decisions so far
+        #: When each player's last answer was read (``time.perf_counter``), for pacing.
+        self.answered: list[float | None] = [None] * len(players)
+        #: The decision traces of the game being played (``bots.referee.traces``), or
+        #: None when they are not kept.
+        self.traces: list[dict[str, Any]] | None = [] if traces else None
+        self.ply = 0  # actions applied in the game being played
+        self.stderr_budgets = [tracing.StderrBudget() for _ in self.players]
+        for player in self.players:
+            player.tracing = traces
 
     def start(self, seats: list[int]) -> None:
         """Start every player that is still in the match with a ``hello`` for ``seats``.
@@ -198,13 +240,12 @@ class Referee:
         for p, player in enumerate(self.players):
             if player.fault is not None:  # out of the match: never started again
                 continue
-            hello = protocol.hello(
-                variant=self.game.id,
-                options=self.game.options,
+            hello = hello_message(
+                game=self.game,
                 seat=seats.index(p),
-                players=self.game.num_players,
-                match={"player": p},
-                time_control={"move_ms": self.tc.move_ms, "bank_ms": self.tc.bank_ms},
+                player=p,
+                move_ms=self.tc.move_ms,
+                bank_ms=self.tc.bank_ms,
             )
             try:
                 player.start_begin(hello, self.tc.start_ms / 1000)
@@ -225,25 +266,31 @@ class Referee:
         seed = game_seed(self.seed, deal)
         state = self.game.new_game(seed, dealer=dealer)
         statuses = [{"status": OK, "reason": ""} for _ in seats]
+        self.ply = 0
+        if self.traces is not None:
+            self.traces = []
         while not state.is_over():
             seat = state.current_player()
             fault = self._decide(index, state, seat, self.players[seats[seat]], seats[seat])
             if fault is not None:
                 statuses[seat] = {"status": fault.status, "reason": fault.reason}
                 state.forfeit(seat, fault.status)  # FORFEIT-2
-        result = GameResult(
-            index, seed, seats, state.scores(), state.ranking(), statuses, state.record()
-        )
+            elif self.on_action is not None:
+                self.on_action(index, state)
+        record = state.record()
+        if self.traces is not None:
+            record["traces"] = self.traces
+        result = GameResult(index, seed, seats, state.scores(), state.ranking(), statuses, record)
         for s, p in enumerate(seats):
             player = self.players[p]
             if player.fault is None:
                 try:
                     player.notify(
-                        protocol.result(
+                        result_message(
                             game=index,
+                            seat=s,
                             scores=result.scores,
                             ranking=result.ranking,
-                            seat=s,
                             status=statuses[s],
                         )
                     )
@@ -257,10 +304,11 @@ class Referee:
     ) -> BotFault | None:
         """One decision of ``player``; the fault to forfeit with, or None."""
         if player.fault is not None:
-            return BotFault(player.fault.status, f"out of the match: {player.fault.reason}")
+            return BotFault(player.fault.status, f"{OUT_OF_MATCH}{player.fault.reason}")
         legal = state.legal_actions()
         if self.auto_forced and len(legal) == 1:
             state.apply(legal[0])  # a forced move is no decision (ACTION-6)
+            self.ply += 1
             return None
         if not player.wants_observation:
             observation = None
@@ -268,14 +316,14 @@ class Referee:
             observation = state.shared_observation(seat)
         else:
             observation = state.observation(seat)
-        message = protocol.act(
+        message = act_message(
             game=index,
+            seat=seat,
             observation=observation,
             legal=legal,
             time_left_ms=self.banks[p],
-            move_limit_ms=self.tc.move_ms,
+            move_ms=self.tc.move_ms,
         )
-        message["seat"] = seat
         allowed_ms = self.tc.move_ms + self.banks[p]
         cpu_before = player.cpu_time_ns()  # None: charged wall-clock time
         if cpu_before is not None:
@@ -283,37 +331,128 @@ class Referee:
         budget_ms = self.tc.match_wall_ms - self.walls[p] if self.tc.match_wall_ms else None
         if budget_ms is not None:
             allowed_ms = min(allowed_ms, max(0.0, budget_ms))
+        if self.tc.pace_ms:
+            self._pace(p)
+        waits_before = player.wait_snapshot() if cpu_before is not None else None
         started = time.perf_counter()
+        bank_before = self.banks[p]
         try:
             label = player.act(message, allowed_ms / 1000)
         except BotFault as fault:
             if fault.status == "timeout" and budget_ms is not None and budget_ms <= allowed_ms:
                 fault = self._over_wall_budget()
             player.fault = fault
+            self._trace(seat, p, player, started, cpu_before, bank_before, fault, waits_before)
             player.close()
             return fault
-        wall_ms = (time.perf_counter() - started) * 1000
+        answered = time.perf_counter()
+        self.answered[p] = answered
+        wall_ms = (answered - started) * 1000
         self.walls[p] += wall_ms
         if budget_ms is not None and wall_ms >= budget_ms:
             player.fault = self._over_wall_budget()
+            self._trace(
+                seat, p, player, started, cpu_before, bank_before, player.fault, waits_before
+            )
             player.close()
             return player.fault
         cpu_ms = None if cpu_before is None else (player.cpu_time_ns() - cpu_before) / 1e6
-        used_ms = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms)
+        waited_ms = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
+        used_ms = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited_ms)
         player.note_charge(used_ms)
+        measured = (wall_ms, cpu_ms, used_ms)
         self.banks[p] -= max(0, int(used_ms) - self.tc.move_ms)
         if self.banks[p] < 0:
             spent = (
-                f"{wall_ms:.0f} ms" if cpu_ms is None else f"{cpu_ms:.0f} ms CPU, {wall_ms:.0f} ms"
+                f"{wall_ms:.0f} ms"
+                if cpu_ms is None
+                else f"{used_ms:.0f} ms charged: {wall_ms:.0f} ms wall, {cpu_ms:.0f} ms CPU"
             )
             player.fault = BotFault("timeout", f"time bank exhausted ({spent} move)")
+            self._trace(
+                seat, p, player, started, cpu_before, bank_before, player.fault, measured=measured
+            )
             player.close()
             return player.fault
         try:
             state.apply(label)
         except games.IllegalAction as exc:
-            return BotFault(ILLEGAL, str(exc)[:300])
+            fault = BotFault(ILLEGAL, str(exc)[:300])
+            self._trace(seat, p, player, started, cpu_before, bank_before, fault, measured=measured)
+            return fault
+        self._trace(seat, p, player, started, cpu_before, bank_before, None, measured=measured)
+        self.ply += 1
         return None
+
+    def _trace(
+        self,
+        seat: int,
+        p: int,
+        player: Player,
+        started: float,
+        cpu_before: int | None,
+        bank_before: int,
+        fault: BotFault | None,
+        waits_before: Any = None,
+        measured: tuple[float, float | None, float] | None = None,
+    ) -> None:
+        """Keep the trace of the decision of ``player`` (player ``p``) just made, if
+        traces are kept (``bots.referee.traces``); ``fault`` ended it, if any, and
+        ``measured`` is its ``(wall_ms, cpu_ms, charged_ms)`` if the referee has them
+        (else they are measured here, the waits from ``waits_before``)."""
+        if self.traces is None:
+            return
+        if measured is None:
+            cpu_after = player.cpu_time_ns() if cpu_before is not None else None
+            cpu_ms = None if cpu_after is None else (cpu_after - cpu_before) / 1e6
+            wall_ms = (time.perf_counter() - started) * 1000
+            waited = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
+            charged = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited)
+            measured = (wall_ms, cpu_ms, charged)
+        wall_ms, cpu_ms, charged_ms = measured
+        trace = tracing.make_trace(
+            seat,
+            self.ply,
+            charged_ms,
+            wall_ms,
+            cpu_ms,
+            min(self.banks[p], bank_before - max(0, int(charged_ms) - self.tc.move_ms)),
+            self.tc.move_ms + bank_before,
+        )
+        stderr, cut, reply = player.decision_log()
+        if stderr or cut:
+            tracing.add_stderr(trace, *self.stderr_budgets[p].take(stderr, cut))
+        if reply:
+            tracing.add_note(trace, *tracing.note_of_reply(reply))
+        if fault is not None:
+            trace["fault"] = f"{fault.status}: {fault.reason}"
+            if fault.status == "timeout":
+                trace["over"] = True
+        self.traces.append(trace)
+
+    def _pace(self, p: int) -> None:
+        """Hold player ``p``'s next ``act`` until a whole number of quanta (at least one)
+        has passed since its last answer (``TimeControl.pace_ms``)."""
+        last = self.answered[p]
+        if last is None:
+            return
+        quantum = self.tc.pace_ms / 1000
+        elapsed = time.perf_counter() - last
+        wait = quantum * max(1, math.ceil(elapsed / quantum)) - elapsed
+        if wait > 0:
+            time.sleep(wait)
+
+    def _waited_ms(
+        self, player: Player, waits_before: Any, wall_ms: float, cpu_ms: float | None
+    ) -> float | None:
+        """How long the decision was kept from running (``Player.waited_ms``); read only
+        when it can change the charge, i.e. when the wall time is more than the CPU time
+        and the slack (else the charge is the CPU time whatever the waits)."""
+        if waits_before is None or cpu_ms is None:
+            return None
+        if wall_ms - cpu_ms <= self.tc.WAIT_SLACK_MS:
+            return 0.0
+        return player.waited_ms(waits_before)
 
     def _over_wall_budget(self) -> BotFault:
         return BotFault(
@@ -347,6 +486,9 @@ def play_match(
     time_control: TimeControl | None = None,
     progress: Callable[[int, int], None] | None = None,
     fresh_rotations: bool = True,
+    traces: bool = True,
+    on_game: GameFinished | None = None,
+    on_action: ActionApplied | None = None,
 ) -> MatchResult:
     """Play ``games_count`` games of ``variant`` between ``players`` (one per seat).
 
@@ -356,6 +498,11 @@ def play_match(
     Each rotation of a duplicate match starts with fresh players;
     ``fresh_rotations=False`` keeps them (for measuring what that costs, and for
     showing what a bot that remembers deals would gain: never for a ranking).
+    Each game's record holds its decision traces (``bots.referee.traces``) under
+    ``"traces"``; ``traces=False`` keeps none (for measuring what they cost).
+    ``on_game`` is called with each game as it finishes and ``on_action`` after each
+    action a game applies (see :data:`GameFinished`, :data:`ActionApplied`); what they
+    raise ends the match.
     """
     game = games.load(variant, **(options or {}))
     if len(players) != game.num_players:
@@ -364,7 +511,7 @@ def play_match(
         raise ValueError(f"games must be a positive integer, got {games_count!r}")
     plan = schedule(games_count, game.num_players, duplicate)
     tc = time_control or TimeControl()
-    referee = Referee(game, players, seed=seed, time_control=tc)
+    referee = Referee(game, players, seed=seed, time_control=tc, traces=traces, on_action=on_action)
     result = MatchResult(
         variant, dict(game.options), seed, duplicate, asdict(tc), [p.name for p in players]
     )
@@ -378,6 +525,8 @@ def play_match(
             for index in range(first, end):
                 deal, seats = plan[index]
                 result.games.append(referee.play_game(index, deal, seats))
+                if on_game is not None:
+                    on_game(result.games[-1])
                 if progress is not None:
                     progress(index + 1, len(plan))
     finally:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from bots import protocol, sandbox
 from bots.referee.encoding import HISTORY_DELTA, HISTORY_DELTA_VERSION, ActEncoder, orjson
+from bots.referee.traces import STDERR_DECISION_BYTES
 from bots.sdk import Bot
 
 OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = (
@@ -54,6 +57,8 @@ class Player:
     fault: BotFault | None = None
     #: What each decision was charged, in ms, in order (see ``TimeControl.charge_ms``).
     charged_ms: list[float]
+    #: Set by the referee when it keeps decision traces (``bots.referee.traces``).
+    tracing = False
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
         raise NotImplementedError
@@ -79,11 +84,27 @@ class Player:
         """CPU time the bot used so far, or None if it is not counted (wall time is charged)."""
         return None
 
+    def wait_snapshot(self) -> Any:
+        """Taken just before a decision, what :meth:`waited_ms` needs to tell how long the
+        bot was kept from running by others during it; None where that is not measured."""
+        return None
+
+    def waited_ms(self, snapshot: Any) -> float | None:
+        """How long, since ``snapshot``, the bot's threads waited for a CPU (the longest
+        wait of one thread) plus how long the referee's own thread did; None where that
+        is not measured (the bot is then charged by ``TimeControl.UNMEASURED_FACTOR``)."""
+        return None
+
     def note_charge(self, used_ms: float) -> None:
         """Record what the referee charged one decision (``charged_ms``)."""
         if "charged_ms" not in vars(self):
             self.charged_ms = []
         self.charged_ms.append(used_ms)
+
+    def decision_log(self) -> tuple[bytes, bool, bytes]:
+        """Of the last ``act``, when ``tracing``: the stderr captured during it (at most
+        ``traces.STDERR_DECISION_BYTES``), whether more was written, and the answer line."""
+        return b"", False, b""
 
     def close(self) -> None:
         """Release the bot (idempotent)."""
@@ -91,6 +112,31 @@ class Player:
     def log(self) -> str:
         """The bot's captured stderr (capped), if any."""
         return ""
+
+
+class _OwnSchedstat(threading.local):
+    """Per thread: its ``/proc/<tid>/schedstat``, open while the thread lives."""
+
+    fd: int | None = None
+
+    def __del__(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+_own_schedstat = _OwnSchedstat()
+
+
+def own_run_delay_ns() -> int | None:
+    """How long the calling thread has waited on a run queue (``/proc/<tid>/schedstat``,
+    kept open per thread), or None where the kernel keeps no such count."""
+    try:
+        if _own_schedstat.fd is None:
+            path = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+            _own_schedstat.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return int(os.pread(_own_schedstat.fd, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class InProcessPlayer(Player):
@@ -125,6 +171,11 @@ BYE_TIMEOUT_S = 0.05
 
 #: Protocol extensions offered to bot programs in ``hello`` (name -> version; PROTOCOL.md).
 OFFERED = {HISTORY_DELTA: HISTORY_DELTA_VERSION}
+
+
+def offered_hello(hello: dict[str, Any]) -> dict[str, Any]:
+    """The ``hello`` as a bot program is sent it: with the extensions it is offered."""
+    return {**hello, "extensions": OFFERED}
 
 
 def accepted_extensions(ready_line: bytes) -> dict[str, int]:
@@ -201,6 +252,7 @@ class ProcessPlayer(Player):
         #: The protocol extensions the running process accepted in its ``ready``.
         self.extensions: dict[str, int] = {}
         self._reply = b""  # the last line read from the bot
+        self._decision_stderr: tuple[bytes, bool] = (b"", False)  # of the last act (tracing)
 
     @classmethod
     def from_path(
@@ -240,7 +292,7 @@ class ProcessPlayer(Player):
         self._ready_by = time.monotonic() + timeout_s
         self._starting_fault: BotFault | None = None
         try:
-            self._send(protocol.encode({**hello, "extensions": OFFERED}))
+            self._send(protocol.encode(offered_hello(hello)))
         except BotFault as fault:
             self._starting_fault = fault  # said by start_end, as a late ready would be
 
@@ -259,18 +311,42 @@ class ProcessPlayer(Player):
         self.encoder = ActEncoder(delta=HISTORY_DELTA in self.extensions)
 
     def act(self, message: dict[str, Any], timeout_s: float) -> str:
+        self._reply, self._decision_stderr = b"", (b"", False)  # nothing of an earlier one
         if self.process.pending():
             raise BotFault(OUT_OF_TURN, "the bot wrote output before it was asked to act")
         # Its turn: full CPU weight, so that no other bot's load slows it down.
         self.process.set_deciding(True)
+        if self.tracing:
+            self.process.stderr_capture_begin(STDERR_DECISION_BYTES)
         try:
             return self._exchange(self.encoder.encode(message), timeout_s, "action")
         finally:
             self.process.set_deciding(False)
+            if self.tracing:
+                self._decision_stderr = self.process.stderr_capture_end()
+
+    def decision_log(self) -> tuple[bytes, bool, bytes]:
+        stderr, cut = self._decision_stderr
+        return stderr, cut, self._reply
 
     def cpu_time_ns(self) -> int | None:
         """The CPU time of the bot's process tree, from its cgroup (None without one)."""
         return self.process.cpu_time_ns() if self.process is not None else None
+
+    def wait_snapshot(self) -> tuple[dict[int, int], int] | None:
+        delays = self.process.run_delays_ns() if self.process is not None else None
+        own = own_run_delay_ns()
+        return None if delays is None or own is None else (delays, own)
+
+    def waited_ms(self, snapshot: tuple[dict[int, int], int] | None) -> float | None:
+        if snapshot is None or self.process is None:
+            return None
+        delays, own = self.process.run_delays_ns(), own_run_delay_ns()
+        if delays is None or own is None:
+            return None
+        before, own_before = snapshot
+        bot = max((d - before.get(tid, 0) for tid, d in delays.items()), default=0)
+        return (max(bot, 0) + max(own - own_before, 0)) / 1e6
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send ``message``; a bot that stopped reading its input is out (``timeout``).
@@ -293,6 +369,8 @@ class ProcessPlayer(Player):
             raise BotFault(TIMEOUT, "the bot stopped reading its input") from None
         except sandbox.MemoryExceeded as exc:  # before BotGone, its base class
             raise BotFault(MEMORY, str(exc)) from None
+        except sandbox.LimitExceeded as exc:  # "killed: over its CPU limit of ..."
+            raise BotFault(CRASH, str(exc)) from None
         except sandbox.BotGone as exc:
             raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
 
@@ -309,6 +387,8 @@ class ProcessPlayer(Player):
             raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None
         except sandbox.MemoryExceeded as exc:  # before BotGone, its base class
             raise BotFault(MEMORY, str(exc)) from None
+        except sandbox.LimitExceeded as exc:  # "killed: over its CPU limit of ..."
+            raise BotFault(CRASH, str(exc)) from None
         except sandbox.BotGone as exc:
             raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
         except sandbox.LineTooLong:

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from .errors import (
     BotGone,
+    CpuExceeded,
+    FileSizeExceeded,
+    LimitExceeded,
     LineTooLong,
     MemoryExceeded,
     ReadTimeout,
@@ -33,6 +36,9 @@ from .resolve import resolve
 __all__ = [
     "BotGone",
     "BotProcess",
+    "CpuExceeded",
+    "FileSizeExceeded",
+    "LimitExceeded",
     "Limits",
     "LineTooLong",
     "MemoryExceeded",

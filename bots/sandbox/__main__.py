@@ -72,6 +72,7 @@ def cgroup_costs(program: Path, spawns: int) -> None:
     with spawn(command, bot_dir=bot_dir) as bot:
         costs = {
             "cpu_time_ns()": call_us(bot.cpu_time_ns),
+            "run_delays_ns()": call_us(bot.run_delays_ns),
             "oom_kills()": call_us(bot.oom_kills),
             "set_deciding()": call_us(lambda: bot.set_deciding(True)),
         }

@@ -93,6 +93,8 @@ class Host:
             "version": self.version,
             "base": sorted({str(path) for path in self.bases.values()}),
             "reason": self.reason,
+            # Whether a decision's waits for a CPU are measured (the referee's charge).
+            "run_queue_waits": os.path.exists("/proc/thread-self/schedstat"),
         }
 
 
@@ -339,12 +341,16 @@ class BotGroup:
         self.directories = directories
         self.memory_mb = limits.memory_mb
         self._fds: dict[str, int] = {}
+        #: Per thread of the group (tid as listed): its open ``/proc/<tid>/schedstat``.
+        self._schedstat_fds: dict[bytes, int] = {}
         if self.version == V2:
             self._open("cpu", directories["cpu"] / "cpu.stat")
+            self._open("threads", directories["cpu"] / "cgroup.threads")
             self._open("oom", directories["memory"] / "memory.events")
             self._open("weight", directories["cpu"] / "cpu.weight", os.O_WRONLY)
         else:
             self._open("cpu", directories["cpuacct"] / "cpuacct.usage")
+            self._open("threads", directories["cpu"] / "tasks")
             self._open("oom", directories["memory"] / "memory.oom_control")
             self._open("weight", directories["cpu"] / "cpu.shares", os.O_WRONLY)
             # An eventfd the kernel signals when the group runs out of memory.
@@ -393,6 +399,34 @@ class BotGroup:
             return int(_field(data, b"usage_usec")) * 1000
         return int(data)
 
+    def run_delays_ns(self) -> dict[int, int]:
+        """Per thread of the group (host tid): the time it has waited on a run queue,
+        runnable but kept from running, in nanoseconds (``/proc/<tid>/schedstat``).
+
+        A thread that ends between the group's list and its own file is left out.
+        Raises ``OSError`` where the kernel does not keep these counts.
+        """
+        if not self._fds:
+            raise CgroupError(errno.EBADF, "the group was removed")
+        delays = {}
+        files = self._schedstat_fds
+        tids = os.pread(self._fds["threads"], 65536, 0).split()
+        for tid in tids:
+            fd = files.get(tid)
+            try:
+                if fd is None:
+                    path = b"/proc/%s/schedstat" % tid
+                    fd = files[tid] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                delays[int(tid)] = int(os.pread(fd, 128, 0).split()[1])
+            except FileNotFoundError:  # it ended since the list was read
+                continue
+            except ProcessLookupError:  # its file is of an ended thread of the same id
+                os.close(files.pop(tid))
+        if len(files) > len(tids):  # threads that ended: their files go
+            for tid in set(files) - set(tids):
+                os.close(files.pop(tid))
+        return delays
+
     def set_deciding(self, deciding: bool) -> None:
         """Full CPU weight while the bot decides; almost none while it waits its turn.
 
@@ -437,9 +471,10 @@ class BotGroup:
 
         Raises ``CgroupError`` if it still holds processes after ``timeout_s``.
         """
-        for fd in self._fds.values():
+        for fd in [*self._fds.values(), *self._schedstat_fds.values()]:
             os.close(fd)
         self._fds.clear()
+        self._schedstat_fds.clear()
         deadline = time.monotonic() + timeout_s
         for directory in set(self.directories.values()):
             while True:

@@ -20,6 +20,8 @@ from .cgroup import create as create_group
 from .cgroup import host as cgroup_host
 from .errors import (
     BotGone,
+    CpuExceeded,
+    FileSizeExceeded,
     LineTooLong,
     MemoryExceeded,
     ReadTimeout,
@@ -34,43 +36,121 @@ logger = logging.getLogger(__name__)
 READ_CHUNK = 64 * 1024
 DEFAULT_LIMITS = Limits()
 DEFAULT_SEND_TIMEOUT_S = 10.0
+#: How long a bot whose output closed is given to exit, so that its exit status can
+#: tell which limit killed it.
+EXIT_WAIT_S = 0.5
+#: Share of ``Limits.cpu_seconds`` the bot's cgroup must have used for a SIGKILL to be
+#: put down to the CPU limit (the rlimit is per process and checked at each tick; the
+#: cgroup counts every process, but its count can trail the kernel's check a little).
+CPU_KILL_SHARE = 0.8
+#: Most stderr chunks read at once under the log's lock (1 MiB).
+STDERR_READS_AT_ONCE = 16
+#: Longest wait of a capture for the stderr a bot wrote before it answered to be read.
+STDERR_SETTLE_S = 0.05
 #: Set to 1 by an operator to run untrusted bots on a host without a usable cgroup.
 ALLOW_NO_CGROUP_ENV = "CARDROOM_SANDBOX_ALLOW_NO_CGROUP"
 
 
 class _StderrTail:
-    """Drain a pipe on a daemon thread, keeping only its last ``cap`` bytes."""
+    """Drain a pipe on a daemon thread, keeping only its last ``cap`` bytes.
+
+    Between :meth:`capture_begin` and :meth:`capture_end` it also keeps the first
+    bytes written meanwhile (one decision's stderr). Every read of the pipe happens
+    under the lock and without blocking, so a capture that ends reads first what the
+    bot wrote before it answered: nothing is left in flight on the draining thread.
+    """
 
     def __init__(self, pipe, cap: int) -> None:
         self._fd = pipe.fileno()
         self._pipe = pipe
         self._cap = cap
         self._data = bytearray()
+        self._capture: bytearray | None = None
+        self._capture_cap = 0
+        self._capture_cut = False
+        self._closed = False
         self._lock = threading.Lock()
+        self._drained = threading.Condition(self._lock)
+        self._pending = select.poll()
+        self._pending.register(self._fd, select.POLLIN)
+        os.set_blocking(self._fd, False)
         self._thread = threading.Thread(target=self._drain, name="bot-stderr", daemon=True)
         self._thread.start()
 
     def _drain(self) -> None:
+        ready = select.poll()
+        ready.register(self._fd, select.POLLIN)
         while True:
             try:
-                chunk = os.read(self._fd, READ_CHUNK)
+                ready.poll()
             except OSError:
                 return
-            if not chunk:
-                return
             with self._lock:
-                self._data += chunk
-                if len(self._data) > self._cap:
-                    del self._data[: len(self._data) - self._cap]
+                more = self._read_available()
+                self._drained.notify_all()
+                if not more:
+                    return
+
+    def _read_available(self) -> bool:
+        """Read what the pipe holds now (lock held), at most :data:`STDERR_READS_AT_ONCE`
+        chunks (a bot that writes without end cannot keep the lock); False at its end."""
+        for _ in range(STDERR_READS_AT_ONCE):
+            if self._closed:  # a closed pipe's number may be another file's now
+                return False
+            try:
+                chunk = os.read(self._fd, READ_CHUNK)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self._data += chunk
+            if len(self._data) > self._cap:
+                del self._data[: len(self._data) - self._cap]
+            if self._capture is not None:
+                room = self._capture_cap - len(self._capture)
+                self._capture += chunk[: max(0, room)]
+                self._capture_cut = self._capture_cut or len(chunk) > room
+        return True
 
     def text(self) -> str:
         with self._lock:
             return self._data.decode("utf-8", errors="replace")
 
+    def _settled(self) -> None:
+        """Wait (lock held) until the draining thread has read what the pipe holds now
+        (at most :data:`STDERR_SETTLE_S`): the thread reads, this one never competes."""
+        deadline = None
+        while not self._closed and self._pending.poll(0):
+            if deadline is None:
+                deadline = time.monotonic() + STDERR_SETTLE_S
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._thread.is_alive():
+                return
+            self._drained.wait(left)
+
+    def capture_begin(self, cap: int) -> None:
+        """Start keeping the first ``cap`` bytes written from now on."""
+        with self._lock:
+            self._settled()
+            self._capture, self._capture_cap, self._capture_cut = bytearray(), cap, False
+
+    def capture_end(self) -> tuple[bytes, bool]:
+        """What was written since :meth:`capture_begin` (at most its ``cap`` bytes) and
+        whether more was written; ``(b"", False)`` without a capture."""
+        with self._lock:
+            self._settled()
+            captured, cut = bytes(self._capture or b""), self._capture_cut
+            self._capture, self._capture_cut = None, False
+            return captured, cut
+
     def close(self, timeout_s: float = 2.0) -> None:
         self._thread.join(timeout_s)
         if not self._thread.is_alive():
-            self._pipe.close()
+            with self._lock:
+                self._closed = True
+                self._pipe.close()
 
 
 class BotProcess:
@@ -92,6 +172,7 @@ class BotProcess:
         self._popen = popen
         self._group = group
         self._memory_mb = limits.memory_mb
+        self._limits = limits
         self._last_cpu_ns: int | None = None
         self._last_oom_kills = 0
         self._staging = staging
@@ -144,6 +225,19 @@ class BotProcess:
                 self._last_cpu_ns = self._group.cpu_time_ns()
         return self._last_cpu_ns
 
+    def run_delays_ns(self) -> dict[int, int] | None:
+        """Per thread of the bot, how long it has waited for a CPU (``BotGroup.run_delays_ns``).
+
+        None without a cgroup, once killed, or where the kernel keeps no such count.
+        """
+        with self._kill_lock:
+            if self._group is None:
+                return None
+            try:
+                return self._group.run_delays_ns()
+            except (OSError, ValueError, IndexError):
+                return None
+
     def set_deciding(self, deciding: bool) -> None:
         """Tell the bot's cgroup whether it is the bot's turn (full CPU weight) or not.
 
@@ -182,10 +276,37 @@ class BotProcess:
         raise self._gone("")
 
     def _gone(self, message: str) -> BotGone:
-        """``BotGone``, or ``MemoryExceeded`` if the kernel killed part of the bot for memory."""
+        """``BotGone``, or the ``LimitExceeded`` that says which limit killed the bot:
+        ``MemoryExceeded`` if the kernel killed part of it for memory, ``CpuExceeded``
+        if it died of ``SIGKILL`` (or ``SIGXCPU``) with its CPU seconds used up,
+        ``FileSizeExceeded`` if it died of ``SIGXFSZ``."""
         if self.oom_kills():
             return MemoryExceeded(f"killed: over its memory limit of {self._memory_mb} MiB")
+        killed_by = self._exit_signal()
+        if killed_by in (signal.SIGKILL, signal.SIGXCPU) and self._cpu_used_up():
+            seconds = self._limits.cpu_seconds
+            return CpuExceeded(f"killed: over its CPU limit of {seconds} CPU seconds")
+        if killed_by == signal.SIGXFSZ:
+            size = self._limits.file_size_mb
+            return FileSizeExceeded(f"killed: over its file size limit of {size} MiB")
         return BotGone(message)
+
+    def _exit_signal(self) -> int | None:
+        """The signal the bot's process died of (bwrap reports it as 128 + signal), or
+        None if it exited normally or still runs after :data:`EXIT_WAIT_S`."""
+        if self._killed:
+            return None  # we killed it
+        try:
+            code = self._popen.wait(EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            return None
+        if code < 0:
+            return -code
+        return code - 128 if code > 128 else None
+
+    def _cpu_used_up(self) -> bool:
+        used_ns = self.cpu_time_ns()
+        return used_ns is not None and used_ns >= CPU_KILL_SHARE * self._limits.cpu_seconds * 1e9
 
     def send(self, data: bytes, timeout_s: float = DEFAULT_SEND_TIMEOUT_S) -> None:
         """Write ``data`` to the bot's stdin.
@@ -279,6 +400,15 @@ class BotProcess:
     def stderr_tail(self) -> str:
         """The bot's log so far: its last ``Limits.stderr_bytes`` bytes of stderr."""
         return self._stderr.text()
+
+    def stderr_capture_begin(self, cap: int) -> None:
+        """Keep the first ``cap`` bytes of stderr from now on (one decision's)."""
+        self._stderr.capture_begin(cap)
+
+    def stderr_capture_end(self) -> tuple[bytes, bool]:
+        """The stderr kept since :meth:`stderr_capture_begin`, and whether more was
+        written than it kept."""
+        return self._stderr.capture_end()
 
     def alive(self) -> bool:
         return not self._killed and self._popen.poll() is None

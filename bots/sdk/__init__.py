@@ -47,6 +47,17 @@ class Bot:
     def game_over(self, result: dict[str, Any]) -> None:
         """Called after each game with the ``result`` message."""
 
+    def note(self, text: str) -> None:
+        """Say why, during :meth:`act`: :func:`run` sends ``text`` as the answer's
+        ``"note"`` (PROTOCOL.md, "Notes"), shown beside the move in the replay.
+        The last note of a decision is sent; a decision without one sends none."""
+        self._note = text
+
+    def take_note(self) -> str | None:
+        """The note of the decision just made, if any, and forget it."""
+        note, self._note = getattr(self, "_note", None), None
+        return note
+
 
 class FunctionBot(Bot):
     """Wrap ``fn(observation, legal) -> label`` as a bot."""
@@ -140,7 +151,12 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
             history = History()
             send(_ready(bot, message))
         elif kind == "act":
-            send({"action": bot.act(history.complete(message), message["legal"])})
+            bot.take_note()  # a note from outside a decision belongs to none
+            reply = {"action": bot.act(history.complete(message), message["legal"])}
+            note = bot.take_note()
+            if note is not None:
+                reply["note"] = note
+            send(reply)
         elif kind == "result":
             bot.game_over(message)
         elif kind == "bye":

@@ -5,7 +5,11 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
+import games
 from bots.archive import DEFAULT_LIMITS
+from bots.models import BotVersion
+from bots.selectors import variants_passed
+from tournaments import version_tests
 from tournaments.models import Competition
 
 
@@ -36,6 +40,15 @@ class VersionUploadForm(forms.Form):
         f"with its entry point; at most {DEFAULT_LIMITS.max_upload_bytes // 2**20} MiB.",
     )
 
+    variants = forms.MultipleChoiceField(
+        required=False,
+        choices=[(name, name) for name in games.variants()],
+        widget=forms.CheckboxSelectMultiple,
+        label="Variants it plays",
+        help_text="It is validated in each and enters only competitions of those it passes. "
+        'None ticked: the "variants" of its bot.json, else every variant.',
+    )
+
     def clean_file(self):
         upload = self.cleaned_data["file"]
         limit = DEFAULT_LIMITS.max_upload_bytes
@@ -44,17 +57,123 @@ class VersionUploadForm(forms.Form):
         return upload
 
 
+class VersionValidateForm(forms.Form):
+    """Validate a ready version in more variants."""
+
+    variants = forms.MultipleChoiceField(
+        choices=[], widget=forms.CheckboxSelectMultiple, label="Validate it in"
+    )
+
+    def __init__(self, *args, missing: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["variants"].choices = [(name, name) for name in missing]
+
+
+class PlayForm(forms.Form):
+    """Which version plays: the newest ready one or a pinned one, and whether it plays."""
+
+    pinned_version = forms.TypedChoiceField(
+        coerce=int, empty_value=None, required=False, label="Version that plays"
+    )
+    active = forms.BooleanField(
+        required=False, label="Active (unticked: its entries are skipped, not forfeited)"
+    )
+
+    def __init__(self, *args, bot, **kwargs) -> None:
+        """Offers every version of ``bot`` (the service refuses one not ready, in words)."""
+        kwargs.setdefault(
+            "initial",
+            {
+                "pinned_version": bot.pinned_version.number if bot.pinned_version else "",
+                "active": bot.active,
+            },
+        )
+        super().__init__(*args, **kwargs)
+        numbers = bot.versions.order_by("-number").values_list("number", "status")
+        self.fields["pinned_version"].choices = [
+            ("", "the newest ready version"),
+            *((n, f"version {n} ({status})") for n, status in numbers),
+        ]
+
+
 class EntryForm(forms.Form):
     """Enter a bot into one of the competitions still taking entries."""
 
     competition = forms.ModelChoiceField(queryset=Competition.objects.none())
 
-    def __init__(self, *args, competitions, **kwargs) -> None:
+    def __init__(self, *args, competitions, offered=None, **kwargs) -> None:
+        """``competitions`` are those it accepts, ``offered`` (default: the same) those
+        it lists: one accepted but not listed gets the service's error, in words."""
         super().__init__(*args, **kwargs)
-        self.fields["competition"].queryset = competitions
-        self.fields["competition"].label_from_instance = _competition_label
+        field = self.fields["competition"]
+        field.queryset = competitions
+        field.label_from_instance = _competition_label
+        if offered is not None:
+            listed = [(c.pk, _competition_label(c)) for c in offered]
+            field.widget.choices = [("", field.empty_label), *listed]
 
 
 def _competition_label(competition: Competition) -> str:
     kind = competition.get_kind_display().lower()
     return f"{competition.name} ({kind}, {competition.variant})"
+
+
+class VersionTestForm(forms.Form):
+    """Is a new version better than an old one? The parameters of a version test
+    (``tournaments.version_tests.version_test_create``, which checks them all: a version
+    or variant typed in by hand gets its refusal in words, not the form's)."""
+
+    new = forms.IntegerField(label="New version", widget=forms.Select)
+    old = forms.IntegerField(label="Old version", widget=forms.Select)
+    variant = forms.CharField(max_length=40, widget=forms.Select)
+    elo1 = forms.FloatField(
+        label="Better by at least (elo1, Elo)",
+        help_text='"Better": the new version wins as if rated this many Elo above the old.',
+    )
+    elo0 = forms.FloatField(
+        label="Or no better than (elo0, Elo)",
+        help_text='"No better": it wins as if rated at most this many Elo above the old.',
+    )
+    alpha = forms.FloatField(
+        label="Chance of a wrong \u201cbetter\u201d (alpha)",
+        help_text="How often it may say better when the new version is only elo0 better.",
+    )
+    beta = forms.FloatField(
+        label="Chance of a wrong \u201cno better\u201d (beta)",
+        help_text="How often it may say no better when the new version is elo1 better.",
+    )
+    max_games = forms.IntegerField(
+        label="At most this many games",
+        help_text="Undecided by then, it stops without an answer.",
+    )
+
+    def __init__(self, *args, bot, **kwargs) -> None:
+        """Offers the ready versions of ``bot``, newest first (the newest against the one
+        before it by default), and the variants at least two of them passed."""
+        ready = list(
+            bot.versions.filter(status=BotVersion.Status.READY)
+            .order_by("-number")
+            .prefetch_related("passes")
+        )
+        passed = {v.number: set(variants_passed(version=v)) for v in ready}
+        self.ready = len(ready)
+        new = ready[0].number if ready else None
+        old = ready[1].number if len(ready) > 1 else None
+        both = passed.get(new, set()) & passed.get(old, set())
+        offered = [(name, [n for n in passed if name in passed[n]]) for name in games.variants()]
+        offered = [(name, numbers) for name, numbers in offered if len(numbers) > 1]
+        initial = {
+            **version_tests.defaults(),
+            "new": new,
+            "old": old,
+            "variant": next((name for name, _ in offered if name in both), ""),
+        }
+        kwargs.setdefault("initial", initial)
+        super().__init__(*args, **kwargs)
+        versions = [(v.number, f"v{v.number} ({v.created_at:%Y-%m-%d})") for v in ready]
+        self.fields["new"].widget.choices = versions
+        self.fields["old"].widget.choices = versions
+        self.fields["variant"].widget.choices = [
+            (name, f"{name} (passed by {', '.join(f'v{n}' for n in numbers)})")
+            for name, numbers in offered
+        ]

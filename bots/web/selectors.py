@@ -13,16 +13,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Avg, Count, Q, QuerySet, Sum
 
+import games
+from bots import validation
 from bots.models import Bot, BotVersion
+from bots.selectors import variants_passed
 from bots.web import words
-from tournaments.models import Competition, Entry, MatchSeat
+from tournaments import version_tests
+from tournaments.models import Competition, Entry, MatchSeat, VersionTest
 from tournaments.selectors import competitions_visible_to, rating_history_for_entry
 from tournaments.services import entries_open_statuses
 
 #: The bot page lists this many recent matches and this many most frequent opponents.
 RECENT_MATCHES = 20
+#: The bot page lists this many of the bot's most recent version tests.
+RECENT_VERSION_TESTS = 20
 TOP_OPPONENTS = 5
 
 
@@ -53,6 +59,17 @@ class VersionView:
     validation: dict[str, Any] | None
     statuses: list[dict[str, str]] = field(default_factory=list)
     stderr_tail: str | None = None
+    #: The report in words (``bots.validation.report_lines``), as ``manage.py validate``
+    #: prints it.
+    lines: list[str] = field(default_factory=list)
+    #: The variants it declares (empty: every one) and those it passed.
+    declared: list[str] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
+    #: The variants it may still be validated in (a ready version's owner only).
+    missing: list[str] = field(default_factory=list)
+    queued: bool = False
+    #: The owner's form to validate it in more variants (set by the view).
+    validate_form: Any = None
 
     @property
     def finished(self) -> bool:
@@ -63,10 +80,12 @@ def versions_for_page(*, bot: Bot, with_logs: bool) -> list[VersionView]:
     """The versions of ``bot``, newest first; the stderr tail and the upload's details (its
     file name and the command that runs it) only ``with_logs``: the files are the owner's."""
     views = []
-    for version in bot.versions.order_by("-number"):
+    for version in bot.versions.order_by("-number").prefetch_related("passes"):
         report = dict(version.validation_report or {})
         upload = report.pop("upload", None)
-        report.pop("queue", None)
+        queued = isinstance(report.pop("queue", None), dict)
+        passed = variants_passed(version=version)
+        ready = version.status == BotVersion.Status.READY and not bot.builtin
         statuses = [
             {
                 "game": i,
@@ -85,6 +104,11 @@ def versions_for_page(*, bot: Bot, with_logs: bool) -> list[VersionView]:
                 validation=report or None,
                 statuses=statuses,
                 stderr_tail=report.get("stderr_tail") if with_logs else None,
+                lines=validation.report_lines(report) if report else [],
+                declared=list(version.variants or []),
+                passed=passed,
+                missing=[v for v in games.variants() if v not in passed] if ready else [],
+                queued=queued,
             )
         )
     return views
@@ -133,12 +157,43 @@ def _played_seats(bot: Bot, user) -> QuerySet[MatchSeat]:
     )
 
 
+def version_records(*, bot: Bot, user) -> list[dict[str, Any]]:
+    """Per version of ``bot`` (newest first), its record in finished matches of the
+    competitions ``user`` may watch: ``number``, ``status``, ``matches``, ``games``
+    (played in those matches) and ``mean_rank`` (its mean place in a match; None if
+    unplayed)."""
+    played = (
+        _played_seats(bot, user)
+        .filter(version__isnull=False)
+        .values("version_id")
+        .annotate(
+            matches=Count("pk"),
+            games=Sum("match__competition__games_per_match"),
+            mean_rank=Avg("rank"),
+        )
+    )
+    by_version = {row["version_id"]: row for row in played}
+    rows = []
+    for version in bot.versions.order_by("-number"):
+        row = by_version.get(version.pk, {})
+        rows.append(
+            {
+                "number": version.number,
+                "status": version.status,
+                "matches": row.get("matches", 0),
+                "games": row.get("games") or 0,
+                "mean_rank": row.get("mean_rank"),
+            }
+        )
+    return rows
+
+
 def recent_matches(*, bot: Bot, user, limit: int = RECENT_MATCHES) -> list[dict[str, Any]]:
     """The bot's last finished matches in watched competitions: the bot's rank and score
     and every opponent's, newest first."""
     seats = (
         _played_seats(bot, user)
-        .select_related("match", "match__competition")
+        .select_related("match", "match__competition", "version")
         .order_by("-match__finished_at", "-match_id")[:limit]
     )
     matches = [seat.match for seat in seats]
@@ -157,6 +212,7 @@ def recent_matches(*, bot: Bot, user, limit: int = RECENT_MATCHES) -> list[dict[
             "rank": seat.rank,
             "score": seat.score,
             "points": seat.points,
+            "version": seat.version.number if seat.version is not None else None,
             "opponents": [
                 {"bot": o.entry.bot, "rank": o.rank, "score": o.score}
                 for o in others.get(seat.match_id, [])
@@ -206,3 +262,38 @@ def open_competitions_for(*, user) -> QuerySet[Competition]:
         status__in=entries_open_statuses(Competition.Format.LADDER)
     )
     return competitions_visible_to(user=user).filter(Q(status=Competition.Status.DRAFT) | ladders)
+
+
+def version_test_view(test: VersionTest) -> dict[str, Any]:
+    """One version test as the bot page shows it (and its status URL answers): the games
+    played, the LLR between its bounds, its status and where it stands in words."""
+    sprt = version_tests.sprt_of(test)
+    games_played = test.trials * version_tests.players_of(test)
+    over = test.status not in (VersionTest.Status.PENDING, VersionTest.Status.RUNNING)
+    return {
+        "test": test,
+        "id": test.pk,
+        "new": test.new.number,
+        "old": test.old.number,
+        "status": test.status,
+        "status_words": words.VERSION_TEST_STATUS.get(test.status, test.status),
+        "games": games_played,
+        "llr": test.llr,
+        "lower": sprt.lower,
+        "upper": sprt.upper,
+        "outcome": words.version_test_outcome(
+            status=test.status,
+            decision=test.decision,
+            new=test.new.number,
+            old=test.old.number,
+            games=games_played,
+            error=test.error,
+        ),
+        "finished": over,
+    }
+
+
+def version_tests_for_page(*, bot: Bot) -> list[dict[str, Any]]:
+    """The bot's most recent version tests, newest first (for its owner and staff only)."""
+    tests = VersionTest.objects.filter(bot=bot).select_related("new", "old")
+    return [version_test_view(test) for test in tests[:RECENT_VERSION_TESTS]]

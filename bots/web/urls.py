@@ -18,6 +18,23 @@ urlpatterns = [
         views.version_status,
         name="version-status",
     ),
+    path(
+        "<int:bot_id>/versions/<int:number>/validate/",
+        views.version_validate,
+        name="version-validate",
+    ),
     path("<int:bot_id>/enter/", views.bot_enter, name="bot-enter"),
+    path("<int:bot_id>/play/", views.bot_play, name="bot-play"),
+    path("<int:bot_id>/tests/", views.version_test_start, name="version-test-start"),
+    path(
+        "<int:bot_id>/tests/<int:test_id>/status/",
+        views.version_test_status,
+        name="version-test-status",
+    ),
+    path(
+        "<int:bot_id>/tests/<int:test_id>/cancel/",
+        views.version_test_cancel,
+        name="version-test-cancel",
+    ),
     path("scripts/<str:name>", views.script, name="script"),
 ]

@@ -2,13 +2,16 @@
 
 Every write calls one service (``bots.services.bot_create``, ``bot_version_upload``
 then ``bot_version_queue``, ``tournaments.services.entry_create``,
+``tournaments.version_tests.version_test_create`` and ``version_test_cancel``,
 ``config.authentication.token_rotate``); its ``ValidationError`` is shown next to
 the field it names. Another user's bot is a 404 until it plays in a competition
-the viewer may watch, and its owner's tools (uploads, entries, stderr) never show.
+the viewer may watch, and its owner's tools (uploads, entries, stderr, version
+tests) never show: a version test's pages are a 404 for anyone but the owner and staff.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,11 +25,20 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+import games
+from bots import accounts, services, store
 from bots import selectors as bot_selectors
-from bots import services, store
 from bots.models import Bot, BotVersion
 from bots.web import once, words
-from bots.web.forms import BotCreateForm, EntryForm, VersionUploadForm, add_service_errors
+from bots.web.forms import (
+    BotCreateForm,
+    EntryForm,
+    PlayForm,
+    VersionTestForm,
+    VersionUploadForm,
+    VersionValidateForm,
+    add_service_errors,
+)
 from bots.web.selectors import (
     bots_visible_to,
     entries_for_page,
@@ -34,11 +46,18 @@ from bots.web.selectors import (
     may_manage_bot,
     open_competitions_for,
     recent_matches,
+    version_records,
+    version_test_view,
+    version_tests_for_page,
     versions_for_page,
 )
 from config.authentication import token_expires_at, token_for_user, token_rotate
+from config.filters import INT64_MAX
+from tournaments import allowances as tournament_allowances
 from tournaments import services as tournament_services
+from tournaments import version_tests
 from tournaments.api.permissions import is_organiser
+from tournaments.models import VersionTest
 
 HERE = Path(__file__).resolve().parent
 #: The page scripts (``static/``), served from the package like the dashboard's.
@@ -46,7 +65,7 @@ SCRIPTS = frozenset({"bots.js"})
 
 
 def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
-    context = {"once": once.form_token(), **context}
+    context = {"once": once.form_token(request), **context}
     return render(request, f"bots_web/{name}", context, status=status)
 
 
@@ -54,7 +73,8 @@ def _render(request: HttpRequest, name: str, context: dict[str, Any], status: in
 @login_required
 @require_http_methods(["GET", "POST"])
 def my_bots(request: HttpRequest) -> HttpResponse:
-    """The user's bots, a form to create one, and the user's API token."""
+    """The user's bots, a form to create one, what is left of their allowances, and
+    the user's API token."""
     form = BotCreateForm(request.POST or None)
     if request.method == "POST":
         here = reverse("bots-web:my-bots")
@@ -75,6 +95,8 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         "token": token.key,
         "token_expires_at": token_expires_at(token),
         "may_organise": is_organiser(request.user),
+        "allowances": tournament_allowances.usage_for_user(user=request.user),
+        "pending_email": accounts.pending_email(user=request.user),
     }
     return _render(request, "my_bots.html", context, status=400 if form.errors else 200)
 
@@ -86,7 +108,7 @@ def token_regenerate(request: HttpRequest) -> HttpResponse:
     url = reverse("bots-web:my-bots") + "#token"
     if once.repeated(request, url) is None:
         token_rotate(request.user)
-        once.settle(request.POST.get(once.FIELD), url)
+        once.settle(once.submitted(request), url)
     return redirect(url)
 
 
@@ -114,24 +136,49 @@ def _bot_page(
     *,
     upload_form: VersionUploadForm | None = None,
     entry_form: EntryForm | None = None,
+    play_form: PlayForm | None = None,
+    validate_forms: dict[int, VersionValidateForm] | None = None,
+    test_form: VersionTestForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
     manage = may_manage_bot(bot=bot, user=request.user)
     context: dict[str, Any] = {
         "bot": bot,
         "manage": manage,
-        "versions": versions_for_page(bot=bot, with_logs=manage),
+        "versions": _with_validate_forms(
+            versions_for_page(bot=bot, with_logs=manage), manage, validate_forms or {}
+        ),
         "entries": entries_for_page(bot=bot, user=request.user),
         "matches": recent_matches(bot=bot, user=request.user),
         "head_to_head": head_to_head(bot=bot, user=request.user),
+        "records": version_records(bot=bot, user=request.user),
+        "plays": bot_selectors.version_for_play(bot=bot),
     }
+    if manage and not bot.builtin:
+        context["play_form"] = play_form or PlayForm(bot=bot)
     if manage:
-        competitions = open_competitions_for(user=request.user).exclude(entries__bot=bot)
-        context["entry_form"] = entry_form or EntryForm(competitions=competitions)
+        competitions = _competitions_it_plays(bot, request.user).exclude(entries__bot=bot)
+        context["entry_form"] = entry_form or EntryForm(
+            competitions=competitions, offered=competitions
+        )
         context["has_open"] = competitions.exists()
     if manage and not bot.builtin:  # a bot that runs a built-in player takes no uploads
         context["upload_form"] = upload_form or VersionUploadForm()
+    if manage:  # version tests are the owner's (and staff's) alone, as in the API
+        context["test_form"] = test_form or VersionTestForm(bot=bot)
+        context["version_tests"] = version_tests_for_page(bot=bot)
     return _render(request, "bot_detail.html", context, status=status)
+
+
+def _with_validate_forms(versions: list, manage: bool, forms: dict[int, VersionValidateForm]):
+    """Each ready version the owner may validate in more variants gets its form."""
+    for item in versions:
+        number = item.version.number
+        if manage and item.missing and not item.queued:
+            item.validate_form = forms.get(number) or VersionValidateForm(
+                missing=item.missing, prefix=f"v{number}"
+            )
+    return versions
 
 
 @login_required
@@ -149,7 +196,10 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
         try:
             with transaction.atomic():
                 version = services.bot_version_upload(
-                    bot=bot, filename=upload.name, content=upload.read()
+                    bot=bot,
+                    filename=upload.name,
+                    content=upload.read(),
+                    variants=form.cleaned_data["variants"],
                 )
                 services.bot_version_queue(version=version)
         except ValidationError as error:
@@ -159,9 +209,9 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
             status = 503
         else:
             url = f"{here}#version-{version.number}"
-            once.settle(request.POST.get(once.FIELD), url)
+            once.settle(once.submitted(request), url)
             return redirect(url)
-    once.release(request.POST.get(once.FIELD))
+    once.release(once.submitted(request))
     return _bot_page(request, bot, upload_form=form, status=status)
 
 
@@ -185,12 +235,34 @@ def version_status(request: HttpRequest, bot_id: int, number: int) -> JsonRespon
 
 @login_required
 @require_POST
+def bot_play(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Pin a ready version (or go back to the newest ready one), deactivate or reactivate."""
+    bot = _managed_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk])
+    if (repeated := once.repeated(request, here + "#play")) is not None:
+        return repeated
+    form = PlayForm(request.POST, bot=bot)
+
+    def play(data: dict[str, Any]) -> str:
+        services.bot_play_set(bot=bot, pinned_number=data["pinned_version"], active=data["active"])
+        return here + "#play"
+
+    errors = partial(add_service_errors, default="pinned_version")
+    if (done := once.submit(request, form, play, errors)) is not None:
+        return done
+    return _bot_page(request, bot, play_form=form, status=400)
+
+
+@login_required
+@require_POST
 def bot_enter(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Enter the bot into a competition still taking entries."""
     bot = _managed_bot(request, bot_id)
     here = reverse("bots-web:bot-detail", args=[bot.pk])
     if (repeated := once.repeated(request, here + "#entries")) is not None:
         return repeated
+    # Any open competition: one in a variant it does not play gets the service's error,
+    # which names the variant (the page offers only those it plays).
     form = EntryForm(request.POST, competitions=open_competitions_for(user=request.user))
 
     def enter(data: dict[str, Any]) -> str:
@@ -201,6 +273,91 @@ def bot_enter(request: HttpRequest, bot_id: int) -> HttpResponse:
     if (done := once.submit(request, form, enter, errors)) is not None:
         return done
     return _bot_page(request, bot, entry_form=form, status=400)
+
+
+def _competitions_it_plays(bot: Bot, user):
+    """The open competitions ``user`` may watch in a variant ``bot`` plays (or will play
+    once validated): what the entry form offers."""
+    variants = [v for v in games.variants() if bot_selectors.bot_will_play(bot=bot, variant=v)]
+    return open_competitions_for(user=user).filter(variant__in=variants)
+
+
+@login_required
+@require_POST
+def version_validate(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """Validate a ready version in more variants (it keeps playing meanwhile)."""
+    bot = _managed_bot(request, bot_id)
+    version = get_object_or_404(BotVersion, bot=bot, number=number)
+    here = reverse("bots-web:bot-detail", args=[bot.pk]) + f"#version-{version.number}"
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    passed = bot_selectors.variants_passed(version=version)
+    missing = [v for v in games.variants() if v not in passed]
+    form = VersionValidateForm(request.POST, missing=missing, prefix=f"v{version.number}")
+
+    def validate(data: dict[str, Any]) -> str:
+        services.bot_version_validate_more(version=version, variants=data["variants"])
+        return here
+
+    if (done := once.submit(request, form, validate, add_service_errors)) is not None:
+        return done
+    return _bot_page(request, bot, validate_forms={version.number: form}, status=400)
+
+
+def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:
+    """The bot, if ``request.user`` owns it (or is staff); a 404 for anyone else, as in
+    the API's version tests."""
+    bot = _visible_bot(request, bot_id)
+    if not may_manage_bot(bot=bot, user=request.user):
+        raise Http404("No such bot.")
+    return bot
+
+
+@login_required
+@require_POST
+def version_test_start(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Start a version test: is the new version better than the old one?"""
+    bot = _owned_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk]) + "#version-tests"
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    form = VersionTestForm(request.POST, bot=bot)
+
+    def start(data: dict[str, Any]) -> str:
+        test = version_tests.version_test_create(bot=bot, by=request.user, **data)
+        return here.removesuffix("#version-tests") + f"#version-test-{test.pk}"
+
+    if (done := once.submit(request, form, start, add_service_errors)) is not None:
+        return done
+    return _bot_page(request, bot, test_form=form, status=400)
+
+
+def _bot_test(request: HttpRequest, bot_id: int, test_id: int) -> VersionTest:
+    bot = _owned_bot(request, bot_id)
+    tests = VersionTest.objects.select_related("bot", "new", "old").filter(bot=bot)
+    return get_object_or_404(tests, pk=test_id if test_id <= INT64_MAX else 0)
+
+
+@login_required
+@require_POST
+def version_test_cancel(request: HttpRequest, bot_id: int, test_id: int) -> HttpResponse:
+    """Stop a pending or running version test for good; one already over stays as it is."""
+    test = _bot_test(request, bot_id, test_id)
+    here = reverse("bots-web:bot-detail", args=[bot_id]) + f"#version-test-{test.pk}"
+    if once.repeated(request, here) is None:
+        with suppress(ValidationError):  # over already: the page says how it ended
+            version_tests.version_test_cancel(test=test, by=request.user)
+        once.settle(once.submitted(request), here)
+    return redirect(here)
+
+
+@require_GET
+def version_test_status(request: HttpRequest, bot_id: int, test_id: int) -> JsonResponse:
+    """Where a version test stands, for the bot page that follows it while it runs."""
+    if not request.user.is_authenticated:
+        raise Http404("No such bot.")
+    view = version_test_view(_bot_test(request, bot_id, test_id))
+    return JsonResponse({key: value for key, value in view.items() if key != "test"})
 
 
 @require_GET

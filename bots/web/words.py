@@ -28,13 +28,47 @@ from tournaments.dashboard.words import (
     version_status_words as version_status,
 )
 
+#: The statuses of a version test in words (``tournaments.models.VersionTest.Status``).
+VERSION_TEST_STATUS = {
+    "pending": "waiting for a worker",
+    "running": "running",
+    "done": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+}
+
+
+def version_test_outcome(
+    *, status: str, decision: str, new: int, old: int, games: int, error: str = ""
+) -> str:
+    """Where a version test of ``v{new}`` against ``v{old}`` stands, in words: its decision
+    once there is one, "running" until then, or why it stopped."""
+    played = f"{games} game{'s' if games != 1 else ''}"
+    if status == "done" and decision == "H1":
+        return f"v{new} is better than v{old} (H1 accepted after {played})"
+    if status == "done" and decision == "H0":
+        return f"v{new} is no better than v{old} (H0 accepted after {played})"
+    if status == "done":
+        return f"stopped: undecided after {played}, the most it could play"
+    if status == "failed":
+        reason = error.strip().splitlines()[0][:200] if error.strip() else "no reason given"
+        return f"stopped: a version could not be played after {played} ({reason})"
+    if status == "cancelled":
+        return f"stopped: cancelled by its owner after {played}"
+    if status == "pending" and not games:
+        return "running: waiting for a worker"
+    return f"running: {played} so far"
+
+
 __all__ = [
     "COMPETITION_STATUS",
     "GAME_STATUS",
     "MATCH_STATUS",
     "VERSION_STATUS",
+    "VERSION_TEST_STATUS",
     "competition_status",
     "game_status",
     "match_status",
     "version_status",
+    "version_test_outcome",
 ]

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 import games
 from bots.models import Bot, BotVersion
+from tests.factories import passed
 from tournaments import services as tournament_services
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
 
@@ -99,7 +100,7 @@ def as_staff(staff):
 
 def make_bot(owner, name: str, *, ready: bool = True) -> Bot:
     bot = Bot.objects.create(owner=owner, name=name)
-    BotVersion.objects.create(
+    version = BotVersion.objects.create(
         bot=bot,
         number=1,
         sha256="0" * 64,
@@ -107,6 +108,8 @@ def make_bot(owner, name: str, *, ready: bool = True) -> Bot:
         entry_point="bot.py",
         status=BotVersion.Status.READY if ready else BotVersion.Status.PENDING,
     )
+    if ready:
+        passed(version)
     return bot
 
 

@@ -33,6 +33,20 @@ def test_an_organiser_creates_a_competition(as_organiser):
     assert body["can_manage"] is True and body["seed"] == 0
 
 
+def test_a_competition_paces_its_matches_as_its_organiser_chose(as_organiser, monkeypatch):
+    from tournaments import services
+
+    body = as_organiser.post("/api/competitions/", {**LEAGUE, "pace_ms": 25}, format="json")
+    assert body.status_code == 201 and body.json()["pace_ms"] == 25
+    competition = Competition.objects.get()
+    seen = []
+    monkeypatch.setattr(
+        services, "play_match", lambda *a, time_control, **k: seen.append(time_control)
+    )
+    services._play(competition, [], 1, 1)
+    assert seen[0].pace_ms == 25
+
+
 def test_staff_create_competitions_too(as_staff):
     assert as_staff.post("/api/competitions/", LEAGUE, format="json").status_code == 201
 
@@ -55,6 +69,8 @@ def test_only_organisers_create_competitions(as_alice, anon):
         ({"games_per_match": 4}, "games_per_match"),
         ({"games_per_match": "six"}, "games_per_match"),
         ({"move_ms": 0}, "move_ms"),
+        ({"pace_ms": -1}, "pace_ms"),
+        ({"pace_ms": 5_000}, "pace_ms"),
         ({"name": ""}, "name"),
     ],
 )
@@ -233,21 +249,31 @@ def test_nobody_enters_another_users_bot(organiser, as_bob, alice):
     assert not Entry.objects.exists()
 
 
-def test_built_in_bots_may_be_entered_and_staff_enter_anything(organiser, as_alice, as_staff, bob):
+def test_built_in_bots_are_entered_by_organisers_and_staff_enter_anything(
+    organiser, as_organiser, as_alice, as_staff, bob
+):
     competition = make_competition(organiser)
-    builtin = builtin_bots_ensure()[0]
+    builtin, other = builtin_bots_ensure()[:2]
     bobs = make_bot(bob, "bobs")
 
-    assert (
-        as_alice.post(
-            "/api/entries/", {"competition": competition.pk, "bot": builtin.pk}
-        ).status_code
-        == 201
-    )
-    assert (
-        as_staff.post("/api/entries/", {"competition": competition.pk, "bot": bobs.pk}).status_code
-        == 201
-    )
+    def enter(client, bot):
+        return client.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
+
+    assert enter(as_organiser, builtin).status_code == 201
+    assert enter(as_staff, other).status_code == 201
+    assert enter(as_staff, bobs).status_code == 201
+
+
+def test_nobody_else_enters_a_built_in_bot_into_a_competition_they_do_not_run(organiser, as_alice):
+    ladder = make_competition(organiser, name="Open ladder", kind="ladder", format="ladder")
+    ismcts = next(bot for bot in builtin_bots_ensure() if bot.builtin == "ismcts")
+
+    refused = as_alice.post("/api/entries/", {"competition": ladder.pk, "bot": ismcts.pk})
+
+    assert refused.status_code == 403
+    assert "only the organisers of Open ladder" in refused.json()["detail"]
+    assert "built-in bot" in refused.json()["detail"]
+    assert not Entry.objects.filter(competition=ladder).exists()
 
 
 def test_entries_are_refused_twice_and_once_running(organiser, as_alice, alice):

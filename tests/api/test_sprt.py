@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
 
 from bots.models import Bot
 from tests.tournaments.test_version_tests import version
@@ -60,13 +62,23 @@ def test_the_owner_starts_a_test_and_follows_it_to_its_decision(
 
 def test_others_neither_start_nor_see_a_bots_tests(as_alice, as_bob, anon, learner, sent):
     body = {"new": 2, "old": 1, "variant": "manni-basic"}
-    assert as_bob.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").status_code == 403
+    assert as_bob.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").status_code == 404
     assert anon.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").status_code == 401
     test = as_alice.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").json()
 
-    assert as_bob.get(f"/api/bots/{learner.pk}/sprt/").json()["results"] == []
     assert as_bob.get(f"/api/bots/{learner.pk}/sprt/{test['id']}/").status_code == 404
     assert anon.get(f"/api/bots/{2**63}/sprt/").status_code == 404
+
+
+def test_a_private_bots_tests_answer_as_a_missing_bots_do(as_alice, as_bob, anon, learner):
+    missing = Bot.objects.order_by("-pk").first().pk + 1000
+
+    for client in (as_bob, anon):
+        private = client.get(f"/api/bots/{learner.pk}/sprt/")
+        absent = client.get(f"/api/bots/{missing}/sprt/")
+        assert (private.status_code, private.json()) == (absent.status_code, absent.json())
+        assert private.status_code == 404
+    assert as_alice.get(f"/api/bots/{learner.pk}/sprt/").status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -76,8 +88,12 @@ def test_others_neither_start_nor_see_a_bots_tests(as_alice, as_bob, anon, learn
         ({"new": 7}, "new", "has no version 7"),
         ({"variant": "chess"}, "variant", "unknown variant"),
         ({"elo0": 10, "elo1": 5}, "elo1", "elo0 < elo1"),
-        ({"beta": 1}, "alpha", "alpha + beta < 1"),
+        ({"beta": 1}, "beta", "from 0.001 to 0.5"),
+        ({"alpha": 1e-300, "beta": 1e-300}, "alpha", "alpha must be from 0.001 to 0.5"),
+        ({"elo0": 0, "elo1": 0.01}, "elo1", "at least 1 above elo0"),
+        ({"elo0": -1e9}, "elo0", "from -1000 to 1000"),
         ({"max_games": 0}, "max_games", "greater than or equal to 1"),
+        ({"max_games": 20_001}, "max_games", "less than or equal to 20000"),
         ({"new": "x"}, "new", "valid integer"),
     ],
 )
@@ -89,3 +105,55 @@ def test_a_bad_request_is_a_400_naming_the_field(as_alice, learner, sent, change
     assert response.status_code == 400
     assert words in " ".join(response.json()[field])
     assert not VersionTest.objects.exists() and sent == []
+
+
+def test_the_owner_cancels_a_test_and_no_more_of_it_is_played(as_alice, learner, sent):
+    body = {"new": 2, "old": 1, "variant": "manni-basic", "elo0": 0, "elo1": 5}
+    test = as_alice.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").json()
+
+    cancelled = as_alice.post(f"/api/bots/{learner.pk}/sprt/{test['id']}/cancel/")
+    again = as_alice.post(f"/api/bots/{learner.pk}/sprt/{test['id']}/cancel/")
+
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert again.status_code == 400 and "already over" in " ".join(again.json()["status"])
+    assert version_tests.version_test_play(test_id=test["id"], send=None) == "skipped"
+    assert VersionTest.objects.get(pk=test["id"]).trials == 0
+
+
+def test_a_running_test_stops_after_the_deal_it_plays_when_cancelled(
+    as_alice, learner, sent, monkeypatch
+):
+    body = {"new": 2, "old": 1, "variant": "manni-basic", "elo0": 0, "elo1": 5}
+    test = as_alice.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").json()
+    real = version_tests.deal_scores
+
+    def cancelled_after_one_deal(*args, **kwargs):
+        scores = real(*args, **kwargs)
+        yield next(scores)
+        as_alice.post(f"/api/bots/{learner.pk}/sprt/{test['id']}/cancel/")
+        yield from scores
+
+    monkeypatch.setattr(version_tests, "deal_scores", cancelled_after_one_deal)
+
+    outcome = version_tests.version_test_play(test_id=test["id"], slice_s=3600, send=None)
+
+    stored = VersionTest.objects.get(pk=test["id"])
+    assert outcome == "cancelled" and stored.status == "cancelled"
+    assert stored.trials == 1 and stored.lease_until is None
+
+
+def test_others_cannot_cancel_and_staff_can_in_the_admin(as_alice, as_bob, learner, sent, staff):
+    body = {"new": 2, "old": 1, "variant": "manni-basic"}
+    test = as_alice.post(f"/api/bots/{learner.pk}/sprt/", body, format="json").json()
+    assert as_bob.post(f"/api/bots/{learner.pk}/sprt/{test['id']}/cancel/").status_code == 404
+
+    staff.user_permissions.add(Permission.objects.get(codename="change_versiontest"))
+    admin = Client()
+    admin.force_login(staff)
+    answer = admin.post(
+        "/admin/tournaments/versiontest/",
+        {"action": "cancel_tests", "_selected_action": [test["id"]]},
+    )
+
+    assert answer.status_code == 302
+    assert VersionTest.objects.get(pk=test["id"]).status == "cancelled"

@@ -1,5 +1,6 @@
 """Worker processes (host and pid of a lease) are named to staff only: the live socket's
-snapshot and ``queue.status``, the dashboard page and the API show others a label."""
+snapshot and ``queue.status``, the dashboard page and the API show others a label (and
+the operators' panel, with its labels, is for a competition's organisers and staff)."""
 
 from __future__ import annotations
 
@@ -100,14 +101,19 @@ async def test_an_anonymous_socket_sees_labels_and_a_staff_socket_sees_processes
     assert status["queue"]["workers"][0]["match"] == match.pk
 
     late_anonymous = await open_socket(competition.pk)
+    late_organiser = await open_socket(competition.pk, organiser)
     late_staff = await open_socket(competition.pk, staff)
     public = await late_anonymous.receive_output(timeout=3)
+    labelled = await late_organiser.receive_output(timeout=3)
     named = await late_staff.receive_output(timeout=3)
 
+    # A visitor's snapshot has no operators' panel; its organiser's names labels.
     assert "host-secret-7" not in public["text"] and "31337" not in public["text"]
-    assert f'"worker":"{events.worker_label(PROCESS)}"' in public["text"]
+    assert json.loads(public["text"])["queue"]["workers"] == []
+    assert "host-secret-7" not in labelled["text"]
+    assert f'"worker":"{events.worker_label(PROCESS)}"' in labelled["text"]
     assert f'"worker":"{PROCESS}"' in named["text"]
-    for comm in (anonymous, by_staff, late_anonymous, late_staff):
+    for comm in (anonymous, by_staff, late_anonymous, late_organiser, late_staff):
         await comm.disconnect()
 
 
@@ -131,8 +137,9 @@ def test_the_dashboard_page_names_processes_to_staff_only(organiser, staff):
     staff_page = as_staff.get(url).content.decode()
 
     assert "host-secret-7" not in anonymous_page and "31337" not in anonymous_page
+    assert events.worker_label(PROCESS) not in anonymous_page  # no operators' panel
     assert "host-secret-7" not in organiser_page  # organisers are not staff
-    assert events.worker_label(PROCESS) in anonymous_page
+    assert events.worker_label(PROCESS) in organiser_page
     assert PROCESS in staff_page
 
 

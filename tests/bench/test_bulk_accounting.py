@@ -12,6 +12,9 @@ import pytest
 
 from bench.bulk import ceiling, children, cores_busy, cpu_by_kind, kept_busy, parallel_speed
 
+#: Measures time or CPU shares: run alone, after the parallel part (`make test`).
+pytestmark = pytest.mark.serial
+
 SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
 PARENT = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {SPIN!r}])\n"
 

@@ -13,7 +13,12 @@ from bench import match
 def test_benchmark_times_every_control_and_every_match_ends_ok(capsys):
     assert match.main(["--games", "3", "--repeat", "1", "--no-pin", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report["seconds"]) == {*match.CONFIGURATIONS, match.DELTA}
+    assert set(report["seconds"]) == {
+        *match.CONFIGURATIONS,
+        match.DELTA,
+        match.NOTING,
+        match.NOTING_OFF,
+    }
     assert report["sandboxed_statuses"] == ["ok"]  # no configuration made a bot fault
     assert set(report["cost_ms_per_match"]) == {
         "seccomp filter",
@@ -25,6 +30,9 @@ def test_benchmark_times_every_control_and_every_match_ends_ok(capsys):
     assert 0 < delta["bytes_per_match"] < delta["version_1_bytes_per_match"]
     assert delta["sandboxed_vs_floor"] > 0
     assert set(report["start_up_ms"]) == {"staging", "bench bot", "importing games"}
+    traces = report["traces"]
+    assert traces["sandboxed_matches_per_s"] > 0 and traces["in_process_matches_per_s"] > 0
+    assert 0 < traces["bytes_per_decision"] < traces["noting_bytes_per_decision"]
 
 
 def test_the_recorded_lines_are_those_a_bot_program_gets():

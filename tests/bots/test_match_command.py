@@ -87,3 +87,41 @@ def test_example_bots_play_in_the_sandbox(tmp_path, capsys):
     statuses = [s["status"] for g in data["games"] for s in g["statuses"]]
     assert statuses == ["ok"] * 9
     assert [row["name"] for row in data["standings"]] == ["python", "node", "builtin:greedy"]
+
+
+NOTING_BOT = """
+import json, sys
+n = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        n += 1
+        sys.stderr.write(f"pondering {n}\\n")
+        sys.stderr.flush()
+        print(json.dumps({"action": message["legal"][0], "note": f"reason {n}"}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def test_the_command_says_where_stderr_and_traces_went_and_prints_them(tmp_path, capsys):
+    bot = tmp_path / "noting.py"
+    bot.write_text(NOTING_BOT)
+    seats = [str(bot), "builtin:random", "builtin:random", "builtin:random"]
+    call_command("match", "maniglia-4", *seats, "--games", "1", "--seed", "2")
+    text = capsys.readouterr().out
+    assert "--stderr prints them" in text and "decisions" in text and "slowest" in text
+
+    out = tmp_path / "m.json"
+    call_command(
+        "match", "maniglia-4", *seats, "--games", "1", "--seed", "2", "--stderr", "--json", str(out)
+    )
+    text = capsys.readouterr().out
+    assert f"logs[] of {out}" in text and "games[].record.traces" in text
+    assert "--- stderr of 0 noting.py ---\npondering 1\npondering 2\n" in text
+    assert "  note: reason 1\n  stderr: pondering 1\n" in text
+    traces = json.loads(out.read_text())["games"][0]["record"]["traces"]
+    mine = [t for t in traces if t["seat"] == 0]
+    assert [t["note"] for t in mine] == [f"reason {n}" for n in range(1, len(mine) + 1)]

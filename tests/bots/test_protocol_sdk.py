@@ -200,3 +200,25 @@ def test_sdk_refuses_a_history_that_does_not_follow_what_it_got(message):
 
     with pytest.raises(ValueError, match="does not follow"):
         history.complete(message)
+
+
+def test_sdk_sends_the_note_of_a_decision_with_its_answer_and_only_with_it():
+    class Explaining(Bot):
+        name = "explaining"
+
+        def act(self, observation, legal):
+            if legal[0] == "why":
+                self.note("the first was best")
+            return legal[0]
+
+    lines = [
+        {"type": "hello", "protocol": 1, "seat": 0},
+        {"type": "act", "observation": {}, "legal": ["why", "b"]},
+        {"type": "act", "observation": {}, "legal": ["silent", "b"]},
+        {"type": "bye"},
+    ]
+    stdin = io.StringIO("".join(json.dumps(m) + "\n" for m in lines))
+    stdout = io.StringIO()
+    run(Explaining(), stdin, stdout)
+    replies = [json.loads(x) for x in stdout.getvalue().splitlines()][1:]
+    assert replies == [{"action": "why", "note": "the first was best"}, {"action": "silent"}]

@@ -80,11 +80,14 @@ def test_duplicate_games_share_their_decks():
 
 
 def test_a_match_is_reproducible_from_its_seed():
+    def played(result):  # the decision traces are measurements: left out
+        return [{k: v for k, v in g.record.items() if k != "traces"} for g in result.games]
+
     a = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=9)
     b = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=9)
-    assert [g.record for g in a.games] == [g.record for g in b.games]
+    assert played(a) == played(b)
     c = play_match("laugavatnsmanni", randoms(3), games_count=2, seed=10)
-    assert [g.record for g in a.games] != [g.record for g in c.games]
+    assert played(a) != played(c)
 
 
 def test_every_variant_plays_a_match_and_records_replay():

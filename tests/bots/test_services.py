@@ -15,9 +15,12 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, connections, transaction
 
-from bots import services
+import games
+from bots import services, validation
 from bots.builtin import names as builtin_names
 from bots.models import Bot, BotBlob, BotVersion
+from bots.referee import TimeControl
+from bots.sandbox import Limits
 from bots.selectors import bot_version_report, bots_for_user, version_for_play
 from bots.services import (
     bot_create,
@@ -26,6 +29,9 @@ from bots.services import (
     bot_version_validate,
     builtin_bots_ensure,
 )
+from bots.validation import report_lines
+from tournaments.models import Competition
+from tournaments.services import match_wall_ms
 
 pytestmark = pytest.mark.django_db
 
@@ -237,7 +243,7 @@ def test_a_builtin_bot_takes_no_upload(media):
 def test_validation_marks_the_zipped_python_example_ready(bot):
     version = bot_version_upload(bot=bot, filename="cheap.zip", content=example_python_zip())
 
-    version = bot_version_validate(version=version)
+    version = bot_version_validate(version=version, variant="manni-basic")
 
     version.refresh_from_db()
     report = version.validation_report
@@ -245,9 +251,120 @@ def test_validation_marks_the_zipped_python_example_ready(bot):
     assert report["ok"] is True
     assert report["statuses"] == [{"status": "ok", "reason": ""}] * 2
     assert report["reasons"] == []
-    assert report["opponents"] == ["builtin:random", "builtin:random"]
+    found = report["variants"]["manni-basic"]
+    assert len(found["opponents"]) == 2
+    assert {o.removeprefix("builtin:") for o in found["opponents"]} <= set(builtin_names())
     assert report["variant"] == "manni-basic" and report["duration_s"] > 0
     assert report["upload"]["kind"] == "zip"
+    assert report["passed"] == ["manni-basic"]
+
+
+@pytest.mark.slow
+def test_an_undeclared_bot_is_validated_in_every_variant(bot):
+    version = bot_version_upload(bot=bot, filename="cheap.zip", content=example_python_zip())
+
+    version = bot_version_validate(version=version)
+
+    assert version.status == BotVersion.Status.READY, version.validation_report["reasons"]
+    assert list(version.validation_report["variants"]) == games.variants()
+    assert sorted(version.passes.values_list("variant", flat=True)) == games.variants()
+
+
+def test_a_declared_bot_is_validated_in_its_variants_only(bot):
+    content = zip_of(
+        {
+            "bot.py": (EXAMPLES / "python" / "bot.py").read_bytes(),
+            "bot.json": b'{"entry": "bot.py", "variants": ["money-jordan", "money-syria"]}',
+        }
+    )
+    version = bot_version_upload(bot=bot, filename="money.zip", content=content)
+    assert version.variants == ["money-jordan", "money-syria"]
+
+    version = bot_version_validate(version=version)
+
+    assert version.status == BotVersion.Status.READY, version.validation_report["reasons"]
+    assert list(version.validation_report["variants"]) == ["money-jordan", "money-syria"]
+    assert version_for_play(bot=bot, variant="money-jordan") == version
+    assert version_for_play(bot=bot, variant="manni-basic") is None
+
+
+def test_validation_plays_a_real_competitions_time_control_with_limits_from_it(bot):
+    version = bot_version_upload(
+        bot=bot, filename="bot.py", content=(EXAMPLES / "python" / "bot.py").read_bytes()
+    )
+
+    version = bot_version_validate(version=version, variant="money-jordan")
+
+    found = version.validation_report["variants"]["money-jordan"]
+    new = Competition(variant="money-jordan")  # what an organiser gets by default
+    assert found["time_control"]["move_ms"] == new.move_ms
+    assert found["time_control"]["bank_ms"] == new.bank_ms
+    wall_ms = match_wall_ms(2)  # what a real two-seat match gives a bot
+    assert found["time_control"]["match_wall_ms"] == wall_ms
+    assert found["limits"]["cpu_seconds"] == (10_000 + wall_ms) // 1000
+    lines = report_lines(version.validation_report)
+    assert lines[0].startswith("money-jordan: passed (2 games against ")
+    assert f"limits {found['limits']['cpu_seconds']} CPU seconds" in lines[0]
+    assert "2,000 ms a move and a bank of 20,000 ms" in lines[-1]
+
+
+SLOW_BOT = b"""import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        end = time.process_time() + 0.4  # thinks 0.4 s of CPU a move, within 2,000 ms
+        while time.process_time() < end:
+            pass
+        print(json.dumps({"action": message["legal"][0]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+SPINNER = b"""import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        while True:
+            pass
+"""
+
+
+@pytest.mark.slow
+def test_a_bot_thinking_0_4_s_a_move_passes_validation(bot):
+    version = bot_version_upload(bot=bot, filename="slow.py", content=SLOW_BOT)
+
+    version = bot_version_validate(version=version, variant="money-jordan")
+
+    report = version.validation_report
+    assert version.status == BotVersion.Status.READY, report["reasons"]
+    assert report["duration_s"] > 4  # it did think: ten or more decisions of 0.4 s
+    limits = report["variants"]["money-jordan"]["limits"]
+    assert limits["cpu_seconds"] > 60  # no longer a fixed 60 CPU seconds whatever it plays
+
+
+def test_a_bot_spinning_past_its_cpu_limit_is_reported_killed_by_that_limit(bot):
+    version = bot_version_upload(bot=bot, filename="spin.py", content=SPINNER)
+    slack = TimeControl(move_ms=30_000, bank_ms=30_000)  # the CPU limit comes first
+
+    version = bot_version_validate(
+        version=version,
+        variant="money-jordan",
+        games_count=1,
+        time_control=slack,
+        limits=Limits(cpu_seconds=2),
+    )
+
+    report = version.validation_report
+    assert version.status == BotVersion.Status.REJECTED
+    assert report["reasons"] == [
+        "money-jordan: game 1: killed: over its CPU limit of 2 CPU seconds"
+    ]
+    assert "exit 137" not in " ".join(report_lines(report))
+    assert "crashed" not in " ".join(report_lines(report))
 
 
 @pytest.mark.skipif(NODE is None, reason="no /usr/bin/node on this host")
@@ -264,12 +381,12 @@ def test_validation_marks_a_single_file_node_bot_ready(bot):
 def test_validation_rejects_a_crashing_bot_and_keeps_its_stderr(bot):
     version = bot_version_upload(bot=bot, filename="crash.py", content=CRASHING_BOT)
 
-    version = bot_version_validate(version=version)
+    version = bot_version_validate(version=version, variant="manni-basic")
 
     report = version.validation_report
     assert version.status == BotVersion.Status.REJECTED
     assert [s["status"] for s in report["statuses"]] == ["crash", "crash"]
-    assert report["reasons"][0].startswith("game 0: crash:")
+    assert report["reasons"][0].startswith("manni-basic: game 1: crash:")
     assert "RuntimeError: this bot cannot count" in report["stderr_tail"]
     assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.REJECTED
 
@@ -277,7 +394,7 @@ def test_validation_rejects_a_crashing_bot_and_keeps_its_stderr(bot):
 def test_validation_rejects_a_bot_playing_illegal_actions(bot):
     version = bot_version_upload(bot=bot, filename="illegal.py", content=ILLEGAL_BOT)
 
-    version = bot_version_validate(version=version)
+    version = bot_version_validate(version=version, variant="manni-basic")
 
     assert version.status == BotVersion.Status.REJECTED
     assert [s["status"] for s in version.validation_report["statuses"]] == ["illegal", "illegal"]
@@ -290,7 +407,8 @@ def test_validation_plays_the_variant_it_is_given(bot):
     version = bot_version_validate(version=version, variant="money-egypt", games_count=1)
 
     assert version.status == BotVersion.Status.READY, version.validation_report
-    assert version.validation_report["opponents"] == ["builtin:random"]
+    assert list(version.validation_report["variants"]) == ["money-egypt"]
+    assert version.validation_report["variants"]["money-egypt"]["games"] == 1
 
 
 def test_without_a_sandbox_validation_rejects_and_says_why(bot, monkeypatch):
@@ -310,8 +428,8 @@ def test_validation_runs_once_unless_asked_again(bot, monkeypatch):
     monkeypatch.undo()
 
     again = bot_version_validate(version=BotVersion.objects.get(pk=version.pk))
-    assert again.validation_report["reasons"][0].startswith("the sandbox is unavailable")
-    forced = bot_version_validate(version=again, revalidate=True)
+    assert "the sandbox is unavailable" in again.validation_report["reasons"][0]
+    forced = bot_version_validate(version=again, variant="manni-basic", revalidate=True)
 
     assert [s["status"] for s in forced.validation_report["statuses"]] == ["illegal", "illegal"]
 
@@ -322,7 +440,7 @@ def test_an_error_of_the_platform_puts_the_version_back_to_pending(bot, monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("referee bug")
 
-    monkeypatch.setattr(services, "play_match", broken)
+    monkeypatch.setattr(validation, "play_match", broken)
     with pytest.raises(RuntimeError, match="referee bug"):
         bot_version_validate(version=version)
 
@@ -412,3 +530,17 @@ def test_async_validation_is_queued_after_the_upload_commits(
     assert len(callbacks) == 1
     assert version_validate(answer.json()["id"]) == "ready"  # what the worker runs
     assert version_validate(10**9) == "missing"
+
+
+def test_a_version_running_a_builtin_plays_every_variant(bot):
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        sha256="0" * 64,
+        runtime=BotVersion.Runtime.BUILTIN,
+        entry_point="builtin:random",
+        status=BotVersion.Status.READY,
+    )
+
+    for variant in games.variants():
+        assert version_for_play(bot=bot, variant=variant) == version

@@ -27,6 +27,7 @@ from bots import sandbox, services, store
 from bots.cache import BotCache, CacheCorrupt
 from bots.models import Bot, BotBlob, BotVersion
 from bots.services import bot_create, bot_version_path, bot_version_upload
+from tests.factories import passed
 
 pytestmark = pytest.mark.django_db
 
@@ -290,6 +291,7 @@ def test_a_match_whose_store_is_down_is_retried_and_no_bot_is_charged(bot, monke
 
     version = bot_version_upload(bot=bot, filename="bot.py", content=EXAMPLE.read_bytes())
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+    passed(version, "money-jordan")
     competition = make_competition(variant="money-jordan", entries=1, games=1)
     tournament_services.entry_create(competition=competition, bot=bot)
     match = tournament_services.competition_start(competition=competition)[0]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+import uuid
+
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
@@ -16,8 +20,15 @@ IN_MEMORY_LAYER = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"
 
 @pytest.fixture(autouse=True)
 def _dashboard_settings(settings):
-    """One process, one in-memory channel layer; fast password hashing."""
+    """One process, one in-memory channel layer, a cache of this test's own (replays and
+    rate limits kept by one test are not another's); fast password hashing."""
     settings.CHANNEL_LAYERS = IN_MEMORY_LAYER
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"dashboard-{uuid.uuid4().hex}",
+        }
+    }
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
@@ -92,3 +103,37 @@ def outsider(db):
 @pytest.fixture
 def staff(db):
     return make_user("stan", is_staff=True)
+
+
+def logged_in(user) -> Client:
+    """A test client with ``user``'s session."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def snapshot_of(html: str) -> dict:
+    """The live page's first snapshot, as the page embeds it."""
+    found = re.search(r'<script id="snapshot" type="application/json">(.*?)</script>', html, re.S)
+    assert found
+    return json.loads(found.group(1))
+
+
+def open_ladder(organiser) -> Competition:
+    """A running money-jordan ladder of four random built-ins with one match played."""
+    ladder = services.competition_create(
+        created_by=organiser,
+        name="Open ladder",
+        kind="ladder",
+        variant="money-jordan",
+        format="ladder",
+        games_per_match=2,
+    )
+    for i in range(4):
+        services.entry_create(
+            competition=ladder, bot=Bot.objects.create(name=f"l{i}", builtin="random")
+        )
+    services.competition_start(competition=ladder)
+    play_one(ladder)
+    assert Competition.objects.get(pk=ladder.pk).status == "running"
+    return ladder

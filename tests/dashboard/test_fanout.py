@@ -174,6 +174,7 @@ async def test_sockets_joining_together_share_one_snapshot_reading():
     assert await fanout.snapshot(True, 0.0, read) == '{"n":3}'
 
 
+@pytest.mark.serial
 async def test_notifications_are_built_into_events_at_most_once_per_window():
     """A burst of results costs the panels one build at once and one per window after,
     the head-to-head one at once and the next after its own, longer, window; the matches

@@ -38,13 +38,14 @@ def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
 
 
 def test_the_list_draws_a_progress_bar_per_competition(organiser):
-    competition = make_competition(organiser, entries=8)  # two matches in round one
+    # Eight entries at three seats: 16 tables in all, two of them in round one.
+    competition = make_competition(organiser, entries=8)
     play_one(competition)
 
     page = Client().get("/dashboard/").content.decode()
 
-    assert 'aria-valuenow="50"' in page and 'style="width: 50%"' in page
-    assert "1 / 2" in page
+    assert 'aria-valuenow="6"' in page and 'style="width: 6%"' in page  # 1 of 16
+    assert "1 / 16" in page
 
 
 def test_a_private_competition_is_hidden_from_others(organiser, outsider):
@@ -115,7 +116,8 @@ def test_the_competition_page_snapshot_holds_rounds_pairings_and_the_queue(organ
     running = competition.matches.exclude(pk=match.pk).get()
     execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
 
-    page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
+    # As its organiser: the workers and queue panel is theirs (and staff's).
+    page = logged_in(organiser).get(f"/dashboard/competitions/{competition.pk}/").content.decode()
 
     snapshot = snapshot_of(page)
     assert snapshot["rounds"]["rounds"] == [
@@ -209,6 +211,7 @@ def test_the_replay_is_only_for_finished_matches_one_may_watch(organiser, outsid
         ("replay.js", "text/javascript", b"steps"),
         ("pico.min.css", "text/css", b"Pico CSS"),
         ("site.css", "text/css", b".bracket"),
+        ("favicon.svg", "image/svg+xml", b"<svg"),
     ],
 )
 def test_the_page_scripts_and_styles_are_served(name, kind, marker):

@@ -15,6 +15,12 @@ import pytest
 import games
 from tests.games.oracles import FAMILIES
 
+try:  # the training wrappers (the optional 'rl' extra): checked by the oracle when installed
+    import games.envs.openspiel as spiel_wrapper
+    from games.envs.encoding import Encoder
+except ImportError:
+    spiel_wrapper = None
+
 CASES = [
     pytest.param(family, variant, options, id=f"{variant}-{json.dumps(options, sort_keys=True)}")
     for family, module in FAMILIES.items()
@@ -58,10 +64,14 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
     observed: dict[int, list[str]] = {}
     step = 0
     history = None
+    wrappers = Wrappers(game) if spiel_wrapper is not None else None
     while not state.is_over():
         if sampled(step):
             observed[step] = check_observations(state, module, oracle)
             history = check_history_grows(state, history)
+            if wrappers is not None and (step < 200 or step % 400 == 0):
+                # Long Money games: the wrappers' early steps and a sparse tail.
+                wrappers.check(state, module, oracle, resample=step < 100 and step % 10 == 0)
         ids = state.legal_ids()
         legal = state.legal_actions()
         assert legal, "legal list is empty while the game is not over"
@@ -77,6 +87,9 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
         oracle.advance(seat, label)
         step += 1
     observed[step] = check_observations(state, module, oracle)
+    if wrappers is not None:
+        wrappers.check(state, module, oracle, resample=False)
+        wrappers.check_resampling_is_not_a_copy()
     return state, observed
 
 
@@ -114,6 +127,78 @@ def check_observations(state, module, oracle) -> list[str]:
         assert not leaked, f"seat {seat} sees hidden cards {sorted(leaked)}"
         out.append(hashlib.sha256(text.encode()).hexdigest())
     return out
+
+
+class Wrappers:
+    """The leak oracle over the training wrappers (games/envs): PettingZoo and OpenSpiel.
+
+    Every card bit of a seat's observation vector (the PettingZoo observation and the
+    OpenSpiel information-state and observation tensors are all this vector) and every
+    card named in the OpenSpiel strings must be one the seat may see; every world
+    ``resample_from_infostate`` returns must show the seat exactly what it saw, and
+    the hidden cards must be dealt again, not copied from the true state.
+    """
+
+    def __init__(self, game) -> None:
+        self.encoder = Encoder(game)
+        name = spiel_wrapper.game_name(game.id)
+        # An option whose default is none is a string parameter ("none", "6").
+        params = {
+            o.name.replace(".", "_"): str(game.options[o.name]).lower()
+            if o.default is None
+            else game.options[o.name]
+            for o in game.variant.options
+        }
+        self.spiel_game = spiel_wrapper.pyspiel.load_game(name, params)
+        self.observers = [
+            self.spiel_game.make_py_observer(
+                spiel_wrapper.pyspiel.IIGObservationType(perfect_recall=recall)
+            )
+            for recall in (True, False)
+        ]
+        self.card_names = {i: name for name, i in self.encoder.cards.items()}
+        self.resampled = 0
+        self.changed = 0
+
+    def hidden_bits(self, vector, seat: int, visible: set[str]) -> set[str]:
+        c = len(self.card_names)
+        seen = set()
+        for name, start, length in self.encoder.layout:
+            if name in ("hand", "public", "trick", "played", "pile", "pile_top"):
+                for i in vector[start : start + length].nonzero()[0]:
+                    seen.add(self.card_names[int(i) % c])
+        return seen - visible
+
+    def check(self, state, module, oracle, *, resample: bool) -> None:
+        spiel_state = self.spiel_game.new_initial_state()
+        spiel_state.apply_action(0)  # deal; then put the conformance state in its place
+        spiel_state._world = spiel_wrapper._World(state.clone())
+        for seat in range(state.game.num_players):
+            visible = oracle.visible(seat)
+            leaked = self.hidden_bits(self.encoder.encode(state, seat), seat, visible)
+            assert not leaked, f"seat {seat}'s observation vector sets hidden cards {leaked}"
+            for observer in self.observers:
+                observer.set_from(spiel_state, seat)
+                leaked = self.hidden_bits(observer.tensor, seat, visible)
+                assert not leaked, f"seat {seat}'s OpenSpiel tensor sets hidden cards {leaked}"
+                text = observer.string_from(spiel_state, seat)
+                leaked = set(module.TOKEN.findall(text)) - visible
+                assert not leaked, f"seat {seat}'s OpenSpiel string shows hidden cards {leaked}"
+        seat = state.current_player()
+        if not resample or seat is None:
+            return
+        sampler = spiel_wrapper.pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        world = spiel_state.resample_from_infostate(seat, sampler)
+        assert world.engine is not spiel_state.engine
+        assert world.engine.observation(seat) == state.observation(seat), "inconsistent world"
+        assert world.information_state_string(seat) == spiel_state.information_state_string(seat)
+        self.resampled += 1
+        if world.engine.record()["decks"] != state.record()["decks"]:
+            self.changed += 1
+
+    def check_resampling_is_not_a_copy(self) -> None:
+        if self.resampled >= 3:
+            assert self.changed > 0, "every resampled world copied the true hidden cards"
 
 
 def check_rejections(state, illegal: list[str]) -> None:
@@ -243,3 +328,30 @@ def test_the_hidden_card_check_catches_a_leak(family):
     state.observation = leaky
     with pytest.raises(AssertionError, match="hidden cards"):
         check_observations(state, module, oracle)
+
+
+@pytest.mark.skipif(spiel_wrapper is None, reason="the 'rl' extra is not installed")
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_wrapper_check_catches_a_leak(family):
+    """The oracle fails a wrapper whose vector sets a card bit the seat may not see."""
+    module = FAMILIES[family]
+    variant, options = module.CASES[0]
+    game = games.load(variant, **options)
+    decks = make_decks(module, variant, options, 0)
+    state = game.new_game(0, decks=decks)
+    oracle = module.Oracle(variant, game.options, state.record()["dealer"], decks)
+    wrappers = Wrappers(game)
+    wrappers.check(state, module, oracle, resample=True)  # honest: passes
+    honest = wrappers.encoder.encode
+    field = "pile" if family == "money" else "hand"
+    start = wrappers.encoder.offsets[field]
+
+    def leaky(state, seat):
+        vector = honest(state, seat)
+        hidden = next(c for c in decks[0] if c not in oracle.visible(seat))
+        vector[start + wrappers.encoder.cards[hidden]] = 1.0
+        return vector
+
+    wrappers.encoder.encode = leaky
+    with pytest.raises(AssertionError, match="hidden cards"):
+        wrappers.check(state, module, oracle, resample=False)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from bots import services
+from bots import services, validation
 from bots.models import BotVersion
 from bots.services import (
     QUEUE_KEY,
@@ -85,11 +86,59 @@ def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_o
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == []
     shift(version, queued_at=120)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
+    limit_s = version.validation_report[QUEUE_KEY]["limit_s"]
     shift(version, started_at=10)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == []  # a worker is on it
-    shift(version, started_at=VALIDATION_STALE_S + 10)
+    shift(version, started_at=limit_s - 10)
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == []  # still within its limit
+    shift(version, started_at=limit_s + 10)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
     assert sent == [version.pk, version.pk]
+
+
+def test_a_validation_task_limit_is_minutes_derived_from_its_matches(
+    version, django_capture_on_commit_callbacks, monkeypatch
+):
+    version, _ = queued(version, django_capture_on_commit_callbacks)
+    plans = services.validation_plans(version=version)
+    sent = {}
+
+    class Task:
+        @staticmethod
+        def apply_async(args, **options):
+            sent.update(options, args=args)
+
+    monkeypatch.setattr("bots.tasks.version_validate", Task)
+    services.send_validation_task(version.pk)
+
+    limit_s = version.validation_report[QUEUE_KEY]["limit_s"]
+    assert limit_s == validation.task_limit_s(plans) > VALIDATION_STALE_S  # ten variants
+    assert 60 < limit_s < 2 * 3600
+    assert sent["soft_time_limit"] == limit_s and sent["time_limit"] > limit_s
+
+
+def test_a_soft_time_limit_counts_as_a_failed_attempt_and_says_so(
+    version, django_capture_on_commit_callbacks, monkeypatch
+):
+    version, _ = queued(version, django_capture_on_commit_callbacks)
+
+    def too_long(*args, **kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(services, "_validation_match", too_long)
+    for attempt in range(1, VALIDATION_MAX_ATTEMPTS + 1):
+        with pytest.raises(SoftTimeLimitExceeded):
+            bot_version_validate(version=BotVersion.objects.get(pk=version.pk))
+        queue = BotVersion.objects.get(pk=version.pk).validation_report.get(QUEUE_KEY)
+        if attempt < VALIDATION_MAX_ATTEMPTS:
+            assert queue["attempts"] == attempt and "started_at" not in queue
+
+    final = BotVersion.objects.get(pk=version.pk)
+    assert final.status == "rejected"
+    minutes = round(version.validation_report[QUEUE_KEY]["limit_s"] / 60)
+    assert final.validation_report["reasons"] == [
+        f"the validation did not finish within its limit of {minutes} min, 3 times"
+    ]
 
 
 def test_the_periodic_task_uses_the_grace_setting(settings, monkeypatch):

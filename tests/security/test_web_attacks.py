@@ -36,6 +36,7 @@ from bots.archive import DEFAULT_LIMITS
 from bots.cache import BotCache, CacheCorrupt
 from bots.models import Bot, BotBlob, BotVersion
 from tests.dashboard.conftest import make_competition, play_one, session_cookie
+from tests.factories import passed
 from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
 from tournaments import services as tournament_services
 from tournaments.consumers import CLOSE_FORBIDDEN
@@ -87,6 +88,7 @@ def uploaded_bot(owner, name: str = "secret-sauce", content: bytes = FIRST_LEGAL
         "stderr_tail": "stderr-secret-line",
     }
     version.save(update_fields=["status", "validation_report"])
+    passed(version)  # as a validation in every variant would
     return bot
 
 
@@ -115,17 +117,25 @@ def test_an_unentered_bot_of_another_user_is_a_404_on_every_door():
         ),
         intruder.post(reverse("bots-web:bot-enter", args=[bot.pk]), {"competition": cup.pk}),
         Client().get(reverse("bots-web:version-status", args=[bot.pk, 1])),
+        intruder.post(
+            reverse("bots-web:version-test-start", args=[bot.pk]),
+            {"new": 1, "old": 1, "variant": "manni-basic"},
+        ),
+        intruder.get(reverse("bots-web:version-test-status", args=[bot.pk, 1])),
+        intruder.post(reverse("bots-web:version-test-cancel", args=[bot.pk, 1])),
+        Client().get(reverse("bots-web:version-test-status", args=[bot.pk, 1])),
     ]
 
     download = f"/api/bots/{bot.pk}/versions/1/download/"
     answers.append(intruder.get(download))
     assert logged_in(ada).get(download).getvalue() == FIRST_LEGAL_BOT  # the test can tell
 
-    assert [a.status_code for a in answers] == [404] * 6
+    assert [a.status_code for a in answers] == [404] * 10
     assert all(b"thinking" not in a.content for a in answers)  # the bot's source
     for answer in answers:
         assert b"secret-sauce" not in answer.content and b"stderr-secret" not in answer.content
     assert bot.versions.count() == 1 and not Entry.objects.filter(bot=bot).exists()
+    assert not bot.version_tests.exists()
 
 
 def test_a_bot_seen_only_in_a_private_competition_stays_hidden_from_outsiders():
@@ -498,7 +508,8 @@ def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
     olga = make_user("olga", organiser=True)
     cup = draft(olga)
     for i in range(3):
-        bot = Bot.objects.create(owner=olga, name=f"house-{i}", builtin="random")
+        # The platform's house bots (no owner): three of one owner could not share the table.
+        bot = Bot.objects.create(name=f"house-{i}", builtin="random")
         tournament_services.entry_create(competition=cup, bot=bot, by=olga)
     browser = logged_in(olga)
     start = reverse("organise:competition-action", args=[cup.pk, "start"])

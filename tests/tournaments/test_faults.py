@@ -75,11 +75,11 @@ def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch
     match = services.competition_start(competition=comp)[0]
     play, calls = services.match_play, []
 
-    def flaky(*, match):
+    def flaky(*, match, **watching):
         calls.append(match.pk)
         if len(calls) == 1:
             raise error
-        return play(match=match)
+        return play(match=match, **watching)
 
     monkeypatch.setattr(services, "match_play", flaky)
 
@@ -97,7 +97,7 @@ def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settin
     comp = make_competition(entries=2)
     match = services.competition_start(competition=comp)[0]
 
-    def down(*, match):
+    def down(*, match, **watching):
         raise OSError("sandbox unavailable")
 
     monkeypatch.setattr(services, "match_play", down)
@@ -118,7 +118,7 @@ def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monke
     comp = make_competition(entries=2)
     match = services.competition_start(competition=comp)[0]
 
-    def broken(*, match):
+    def broken(*, match, **watching):
         raise RuntimeError("a bug of the platform")
 
     monkeypatch.setattr(services, "match_play", broken)
@@ -137,8 +137,8 @@ def test_a_log_with_a_nul_byte_is_recorded_without_it(monkeypatch):
     match = services.competition_start(competition=comp)[0]
     play = services.match_play
 
-    def noisy(*, match):
-        played = play(match=match)
+    def noisy(*, match, **watching):
+        played = play(match=match, **watching)
         played.logs = ["before\x00after", ""]
         return played
 
@@ -238,15 +238,9 @@ def test_a_broker_restarted_mid_run_loses_and_doubles_no_match(workers, private_
     assert not Match.objects.filter(competition=comp, attempts=0).exists()
 
 
-def test_a_broker_connection_torn_down_with_a_task_in_hand_closes_without_error(
-    private_redis, settings
-):
-    """A worker that loses Redis while running a task (unacknowledged: ``acks_late``)
-    reconnects. Celery's consumer collects the broken connection, then closes it; when
-    the collect's channel close fails on the dead socket, the transport is gone before
-    that close, and kombu's own transport then raised ``AttributeError`` trying to put
-    the message back: the worker stopped ("Unrecoverable error"). ``config.broker``'s
-    transport closes that channel without error and keeps nothing in hand."""
+def message_in_hand(private_redis, settings):
+    """A connection through ``config.broker``'s transport and the one message it received
+    and has not acknowledged (a running task's, with ``acks_late``)."""
     from kombu import Connection, Consumer, Exchange, Producer, Queue
 
     connection = Connection(private_redis.url, transport=settings.CELERY_BROKER_TRANSPORT)
@@ -258,9 +252,42 @@ def test_a_broker_connection_torn_down_with_a_task_in_hand_closes_without_error(
     Consumer(channel, [queue], callbacks=[lambda body, message: held.append(message)]).consume()
     connection.drain_events(timeout=5)
     assert len(held) == 1 and channel.qos._delivered  # received, not acknowledged
+    return connection, channel, held[0]
+
+
+def test_a_broker_connection_torn_down_with_a_task_in_hand_closes_without_error(
+    private_redis, settings
+):
+    """A worker that loses Redis while running a task (unacknowledged: ``acks_late``)
+    reconnects. Celery's consumer collects the broken connection, then closes it; when
+    the collect's channel close fails on the dead socket, the transport is gone before
+    that close, and kombu's own transport then raised ``AttributeError`` trying to put
+    the message back: the worker stopped ("Unrecoverable error"). ``config.broker``'s
+    transport closes that channel without error and keeps nothing in hand."""
+    connection, channel, _ = message_in_hand(private_redis, settings)
 
     private_redis.stop()
     connection._do_close_transport()  # what the failed collect leaves behind
     connection.close()
 
     assert channel.closed and not channel.qos._delivered
+
+
+def test_a_task_ending_after_the_reconnect_acknowledges_on_the_torn_down_channel_without_error(
+    private_redis, settings
+):
+    """The same loss, then the task received before it ends once the worker has
+    reconnected: Celery acknowledges its message on the old channel, whose transport is
+    gone. kombu built a pool from it and raised ``AttributeError`` (the worker stopped,
+    and a competition waited for a worker that was no more). ``config.broker``'s
+    transport forgets the message locally; the copy kept in Redis's unacknowledged set
+    comes back after the visibility timeout and is skipped as already played."""
+    connection, channel, message = message_in_hand(private_redis, settings)
+
+    private_redis.stop()
+    connection._do_close_transport()
+    connection.close()
+    private_redis.start()  # the worker has reconnected on a new channel; the task ends
+
+    message.ack()
+    assert message.acknowledged and not channel.qos._delivered and not channel.qos._dirty

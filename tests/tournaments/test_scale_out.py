@@ -74,7 +74,7 @@ class Machine(Worker):
         self.log = self.home / "worker.log"
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker"]
         argv += ["-n", f"{self.home.name}-{uuid.uuid4().hex[:6]}@%h"]
-        argv += ["-Q", ",".join(self.queues), "-c", str(concurrency), "-l", "info"]
+        argv += ["-Q", ",".join(self.listen), "-c", str(concurrency), "-l", "info"]
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             argv += ["-B", "-s", str(self.home / "beat")]
@@ -112,7 +112,7 @@ def machines(tmp_path, settings):
         machine.kill()
     import redis
 
-    redis.Redis.from_url(redis_url()).delete(*shared, *(m.queues[2] for m in pair))
+    redis.Redis.from_url(redis_url()).delete(*shared, *(q for m in pair for q in m.listen))
 
 
 def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
@@ -127,7 +127,11 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
     for i in range(4):
         bot = bot_services.bot_create(owner=owner, name=f"cheap-{i}")
         source = EXAMPLE + f"\n# copy {i}\n".encode()  # four different uploads
-        versions.append(bot_services.bot_version_upload(bot=bot, filename="bot.py", content=source))
+        versions.append(
+            bot_services.bot_version_upload(
+                bot=bot, filename="bot.py", content=source, variants=["money-jordan"]
+            )
+        )
         services.entry_create(competition=competition, bot=bot)
     a, b = (machine.start(beat=machine.home.name == "a") for machine in machines)
 

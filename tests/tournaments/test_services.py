@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot
+from tests.factories import passed
 from tournaments import selectors, services
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.ratings import Rating, rate_game
@@ -236,6 +237,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
         )
         for n in (1, 2)
     )
+    passed([v1, v2])
     entry = comp.matches.order_by("id").first().seats.get(seat=0).entry
     played = 0
     while played < 2:

@@ -115,27 +115,51 @@ WORKER_ENV = {
 }
 
 
+def periodic_queue(queues: tuple[str, ...]) -> str:
+    """The private periodic queue that goes with a worker's private ``queues``."""
+    return f"{queues[-1]}-periodic"
+
+
+def two_queues(queues: tuple[str, ...]) -> dict[str, str]:
+    """Every kind of work on a worker's two private queues: matches and ladder batches on
+    the first, everything else on the second, but periodic tasks, which have their own
+    queue, listed first (:func:`periodic_queue`; ``CARDROOM_QUEUES``)."""
+    matches, other = queues[0], queues[1] if len(queues) > 1 else queues[0]
+    return {
+        "CARDROOM_MATCH_QUEUE": matches,
+        "CARDROOM_LADDER_QUEUE": matches,
+        "CARDROOM_PERIODIC_QUEUE": periodic_queue(queues),
+        "CARDROOM_VALIDATE_QUEUE": other,
+        "CARDROOM_CHALLENGE_QUEUE": other,
+        "CARDROOM_VERSION_TEST_QUEUE": other,
+        "CARDROOM_DEFAULT_QUEUE": other,
+    }
+
+
 class Worker:
     """A real ``celery -A config worker`` on private queues, in its own process group."""
 
-    def __init__(self, tmp: Path, broker: str, queues: tuple[str, str], **env: str) -> None:
+    def __init__(self, tmp: Path, broker: str, queues: tuple[str, ...], **env: str) -> None:
         self.tmp, self.broker, self.queues = tmp, broker, queues
+        # Listened to in this order: periodic tasks first, as a production worker does.
+        periodic = env.get("CARDROOM_PERIODIC_QUEUE", periodic_queue(queues))
+        self.listen = queues if periodic in queues else (periodic, *queues)
         self.env = {
             **os.environ,
             "DATABASE_URL": test_database_url(),
             "REDIS_URL": broker,
-            "CARDROOM_MATCH_QUEUE": queues[0],
-            "CARDROOM_DEFAULT_QUEUE": queues[1],
+            **two_queues(queues),
             **WORKER_ENV,
             **env,
         }
         self.proc: subprocess.Popen | None = None
 
-    def start(self, *, concurrency: int = 2, beat: bool = True) -> Worker:
+    def start(self, *, concurrency: int = 2, beat: bool = True, pool: str = "") -> Worker:
         name = f"w{uuid.uuid4().hex[:6]}"
         self.log = self.tmp / f"{name}.log"
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h"]
-        argv += ["-Q", ",".join(self.queues), "-c", str(concurrency), "-l", "info"]
+        argv += ["-Q", ",".join(self.listen), "-c", str(concurrency), "-l", "info"]
+        argv += ["-P", pool] if pool else []
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             argv += ["-B", "-s", str(self.tmp / f"{name}-beat")]
@@ -189,7 +213,7 @@ def queues():
     yield names
     import redis
 
-    redis.Redis.from_url(redis_url()).delete(*names)
+    redis.Redis.from_url(redis_url()).delete(*names, periodic_queue(names))
 
 
 @pytest.fixture
@@ -675,10 +699,10 @@ def test_a_fault_in_a_list_retries_that_match_alone_and_plays_the_others(monkeyp
     broken = ids[1]
     play = services.match_play
 
-    def flaky_play(*, match):
+    def flaky_play(*, match, **watching):
         if match.pk == broken:
             raise OSError("the sandbox's disk is full")
-        return play(match=match)
+        return play(match=match, **watching)
 
     retried: list[tuple] = []
     monkeypatch.setattr(services, "match_play", flaky_play)

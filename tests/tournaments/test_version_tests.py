@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot, BotVersion
+from tests.factories import passed
 from tournaments import version_tests
 from tournaments.models import VersionTest
 
@@ -136,6 +137,22 @@ def test_an_unready_version_is_refused(bot, owner):
         create(bot, owner, new=4)
 
 
+def test_a_variant_a_version_has_not_passed_is_refused(bot, owner):
+    uploaded = BotVersion.objects.create(
+        bot=bot,
+        number=4,
+        runtime=BotVersion.Runtime.PYTHON,
+        entry_point="bot.py",
+        sha256="1" * 64,
+        status=BotVersion.Status.READY,
+    )
+    passed(uploaded, "money-jordan")
+    with pytest.raises(ValidationError) as raised:
+        create(bot, owner, new=4, variant="manni-basic")
+    assert "has not passed its validation in manni-basic" in raised.value.message_dict["variant"][0]
+    assert not VersionTest.objects.exists()
+
+
 def test_only_the_owner_tests_the_bots_versions(bot):
     stranger = get_user_model().objects.create_user("eve", password="pw-123456")
     with pytest.raises(PermissionDenied):
@@ -151,6 +168,7 @@ def test_a_version_that_cannot_be_run_fails_the_test_saying_why(bot, owner):
         sha256="0" * 64,
         status=BotVersion.Status.READY,
     )  # no files were ever stored for it
+    passed(broken, "manni-basic")
     test = create(bot, owner, new=broken.number)
 
     assert version_tests.version_test_play(test_id=test.pk, send=None) == "failed"

@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot, BotVersion
+from tests.factories import passed
 from tests.web.conftest import (
     FIRST_LEGAL_BOT,
     PASSWORD,
@@ -78,7 +79,7 @@ def test_an_author_signs_up_uploads_sees_it_validated_and_enters_it(
     assert status == {"number": 1, "status": "ready", "words": "ready to play", "finished": True}
     page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
     assert "ready to play" in page and "Validation passed" in page
-    assert "Game 1: played to the end" in page
+    assert "manni-basic: passed (2 games against" in page  # and so on, per variant
     assert "thinking" in page  # the stderr tail, shown to its owner
 
     page_text = page[page.index('id="enter-form"') :]
@@ -208,7 +209,11 @@ def test_a_private_competition_stays_off_the_bot_page_of_outsiders():
     hidden = open_tournament(olga, name="Invitation only", is_public=False)
     shown = open_tournament(olga, name="Open night")
     bot = Bot.objects.create(owner=ada, name="both")
-    BotVersion.objects.create(bot=bot, number=1, sha256="0" * 64, runtime="python", status="ready")
+    passed(
+        BotVersion.objects.create(
+            bot=bot, number=1, sha256="0" * 64, runtime="python", status="ready"
+        )
+    )
     for competition in (hidden, shown):
         tournament_services.entry_create(competition=competition, bot=bot, by=ada)
 

@@ -72,6 +72,11 @@ def platform(settings, tmp_path):
         "CARDROOM_MATCH_QUEUE": f"walk-matches-{tag}",
         "CARDROOM_DEFAULT_QUEUE": f"walk-default-{tag}",
         "CARDROOM_VALIDATE_QUEUE": f"walk-default-{tag}",
+        # Every kind of work on the worker's two queues (CARDROOM_QUEUES).
+        "CARDROOM_LADDER_QUEUE": f"walk-matches-{tag}",
+        "CARDROOM_PERIODIC_QUEUE": f"walk-default-{tag}",
+        "CARDROOM_VERSION_TEST_QUEUE": f"walk-default-{tag}",
+        "CARDROOM_CHALLENGE_QUEUE": f"walk-default-{tag}",
     }
     for name, value in queues.items():  # what this process queues goes to the same worker
         setattr(settings, name, value)

@@ -7,7 +7,8 @@ is shown by the rule of the replay viewer's full view
 organisers once the competition has ended, to everyone once it has ended if the
 organisers allow full replays; organisers also see the seed they chose. A
 seat's log goes only to the bot's owner and staff once the match is done, and
-game records only of done matches (the views see to that).
+game records only of done matches (the views see to that). A record's decision
+traces keep their stderr and notes only for those ``trace_readers`` names.
 """
 
 from __future__ import annotations
@@ -20,10 +21,17 @@ from rest_framework import serializers
 
 import games
 from bots.models import Bot, BotVersion
+from bots.referee.traces import visible_traces
 from tournaments.deals import SEEDED_WARNING, commitment
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
 from tournaments.permissions import can_manage
-from tournaments.selectors import ENDED, competitions_visible_to, full_view_allowed
+from tournaments.selectors import (
+    ENDED,
+    competition_progress,
+    competitions_visible_to,
+    full_view_allowed,
+    trace_readers,
+)
 from tournaments.services import PLAYOFF_GAMES_MAX
 
 BIGINT_MAX = 2**63 - 1
@@ -64,9 +72,12 @@ class CompetitionSerializer(serializers.ModelSerializer):
             "playoff_games_cap",
             "move_ms",
             "bank_ms",
+            "pace_ms",
             "status",
+            "closed_early",
             "is_public",
             "full_replays_after_end",
+            "same_owner_tables",
             "created_by",
             "created_at",
         ]
@@ -105,6 +116,15 @@ def deals_view(competition: Competition, *, full_view: bool) -> dict[str, Any]:
     }
 
 
+class ScheduleProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="Matches finished.")
+    total = serializers.IntegerField(
+        help_text="Matches of the whole schedule (a knockout's most); with total_known "
+        "false (a ladder), the matches so far: at least this many."
+    )
+    total_known = serializers.BooleanField(help_text="Whether the format fixes the total.")
+
+
 class CompetitionDetailSerializer(CompetitionSerializer):
     organisers = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
     deals = serializers.SerializerMethodField()
@@ -114,10 +134,24 @@ class CompetitionDetailSerializer(CompetitionSerializer):
     can_manage = serializers.SerializerMethodField(
         help_text="Whether you may start, close or otherwise change it."
     )
+    progress = serializers.SerializerMethodField(
+        help_text="Matches done out of the whole schedule (see the progress action)."
+    )
 
     class Meta(CompetitionSerializer.Meta):
-        fields = [*CompetitionSerializer.Meta.fields, "organisers", "seed", "deals", "can_manage"]
+        fields = [
+            *CompetitionSerializer.Meta.fields,
+            "organisers",
+            "seed",
+            "deals",
+            "can_manage",
+            "progress",
+        ]
         read_only_fields = fields
+
+    @extend_schema_field(ScheduleProgressSerializer)
+    def get_progress(self, competition: Competition) -> dict[str, Any]:
+        return competition_progress(competition=competition)["schedule"]
 
     @extend_schema_field(DealsSerializer)
     def get_deals(self, competition: Competition) -> dict[str, Any]:
@@ -162,6 +196,15 @@ class CompetitionCreateSerializer(serializers.Serializer):
     )
     move_ms = serializers.IntegerField(min_value=1, max_value=600_000, default=2_000)
     bank_ms = serializers.IntegerField(min_value=0, max_value=3_600_000, default=20_000)
+    pace_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=1_000,
+        default=0,
+        help_text="Pacing quantum (0: off): each bot's next turn comes a whole number of "
+        "quanta after its last answer, so the time between its turns does not tell it how "
+        "long the other bots thought (a timing channel between colluders). Costs the match "
+        "up to one quantum a decision.",
+    )
     rounds_planned = serializers.IntegerField(
         min_value=1, max_value=1000, required=False, allow_null=True, default=None
     )
@@ -171,6 +214,12 @@ class CompetitionCreateSerializer(serializers.Serializer):
         help_text="Once the competition has ended, show every hand in its game replays "
         "(the dashboard's full view) to everyone who may watch it. Staff always see "
         "every hand, the organisers once the competition has ended.",
+    )
+    same_owner_tables = serializers.BooleanField(
+        default=False,
+        help_text="Private competitions only: let bots of one owner (or of owners linked "
+        "as one person) share a table. By default pairing never seats them together "
+        "(docs/fair-play.md).",
     )
     seed = serializers.IntegerField(
         min_value=0,
@@ -369,8 +418,10 @@ HIDDEN_RECORD_KEYS = ("seed", "decks")
 
 class GameRecordDetailSerializer(GameRecordSerializer):
     record = serializers.SerializerMethodField(
-        help_text="The replayable record: variant, options, seed, dealer, decks, actions. "
-        "Without seed and decks (every hand) unless `full` is true."
+        help_text="The replayable record: variant, options, seed, dealer, decks, actions, "
+        "and the decision traces (bots/referee/traces.py): their stderr only to the seat's "
+        "owner and staff, their notes also to everyone with the full view once the "
+        "competition has ended. Without seed and decks (every hand) unless `full` is true."
     )
     full = serializers.SerializerMethodField(
         help_text="Whether the record holds every hand: staff at any time; the "
@@ -387,12 +438,76 @@ class GameRecordDetailSerializer(GameRecordSerializer):
 
     def get_record(self, game: GameRecord) -> dict[str, Any]:
         record = game.record()
+        if "traces" in record:
+            # Decision stderr and notes only to whom ``trace_readers`` names.
+            stderr_seats, note_seats = trace_readers(game=game, record=record, user=_user(self))
+            record["traces"] = visible_traces(
+                record["traces"], stderr_seats=stderr_seats, note_seats=note_seats
+            )
         if self.get_full(game):
             return record
         return {k: v for k, v in record.items() if k not in HIDDEN_RECORD_KEYS}
 
 
+class LiveGameSeatSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The bot at this seat.")
+    score = serializers.IntegerField()
+    rank = serializers.IntegerField()
+    fault = serializers.BooleanField()
+    status = serializers.CharField(help_text="How the game ended for this seat, in words.")
+    reason = serializers.CharField()
+
+
+class LiveGameSummarySerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="From 1.")
+    playoff = serializers.IntegerField(help_text="0, or the play-off set of a level knockout.")
+    seats = LiveGameSeatSerializer(many=True)
+
+
+class LiveMoveSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The step (1 for the first move).")
+    actor = serializers.IntegerField(allow_null=True, help_text="The seat that moved.")
+    action = serializers.CharField(help_text="As the other seats see it (a discard is hidden).")
+
+
+class LiveGameSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    over = serializers.BooleanField(help_text="Whether the game is finished.")
+    names = serializers.ListField(child=serializers.CharField(), help_text="Bot per seat.")
+    moves = LiveMoveSerializer(many=True)
+    view = serializers.DictField(help_text="The public view after the last move.")
+
+
+class LiveMatchSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    status = serializers.CharField()
+    games = LiveGameSummarySerializer(many=True, help_text="The games finished so far.")
+    current = serializers.IntegerField(
+        allow_null=True, help_text="The number of the game being played; null unless running."
+    )
+    game = LiveGameSerializer(allow_null=True, help_text="The game asked for, or the current one.")
+
+
 # --- results ----------------------------------------------------------------------------
+
+
+class MatchResultSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bot = serializers.CharField()
+    owner = serializers.CharField(help_text='The owner\'s username; "built-in" for ours.')
+    rank = serializers.IntegerField(allow_null=True, help_text="1 = first.")
+    score = serializers.FloatField(allow_null=True)
+    points = serializers.FloatField(allow_null=True, help_text="Game points of the match.")
+    entry = serializers.IntegerField()
+
+
+class MatchResultSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    round = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField()
+    node = serializers.CharField(help_text="The bracket node of a knockout match; else empty.")
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seats = MatchResultSeatSerializer(many=True)
 
 
 class StandingSerializer(serializers.Serializer):
@@ -406,6 +521,9 @@ class StandingSerializer(serializers.Serializer):
     games = serializers.IntegerField()
     points = serializers.FloatField()
     withdrawn = serializers.BooleanField()
+    disqualified = serializers.BooleanField(
+        help_text="Withdrawn by the organisers for unfair play (docs/fair-play.md)."
+    )
     trend = serializers.FloatField(
         allow_null=True,
         help_text="Change of the rating over the entry's last 5 rated matches; null if unrated.",
@@ -479,3 +597,51 @@ class ProgressSerializer(serializers.Serializer):
     total = serializers.IntegerField()
     games = serializers.IntegerField()
     competition = serializers.CharField(help_text="The competition's status.")
+    schedule = ScheduleProgressSerializer(help_text="Matches done out of the whole schedule.")
+
+
+class CollusionEntrySerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class CollusionPairSerializer(serializers.Serializer):
+    """One pair of the collusion report (docs/fair-play.md): scores are shares of the
+    comparisons with opponents won (0..1)."""
+
+    a = CollusionEntrySerializer()
+    b = CollusionEntrySerializer()
+    tables_together = serializers.IntegerField()
+    a_together = serializers.FloatField()
+    a_apart = serializers.FloatField()
+    b_together = serializers.FloatField()
+    b_apart = serializers.FloatField()
+    others_together = serializers.FloatField(
+        help_text="The other seats' score at the pair's tables."
+    )
+    others_elsewhere = serializers.FloatField(help_text="The same seats' usual score.")
+    together = serializers.FloatField(help_text="The pair's share of comparisons with the others.")
+    expected = serializers.FloatField(help_text="The mean of the two scores apart.")
+    effect = serializers.FloatField()
+    se = serializers.FloatField()
+    z = serializers.FloatField()
+    p = serializers.FloatField()
+    p_adjusted = serializers.FloatField(help_text="Holm-corrected for the pairs tested.")
+    flagged = serializers.BooleanField()
+    kept_apart = serializers.BooleanField()
+    disqualified = serializers.ListField(child=serializers.IntegerField())
+
+
+class CollusionReportSerializer(serializers.Serializer):
+    competition = serializers.IntegerField()
+    tables = serializers.IntegerField()
+    min_tables = serializers.IntegerField()
+    alpha = serializers.FloatField()
+    same_owner_tables = serializers.BooleanField()
+    flagged = serializers.IntegerField()
+    pairs = CollusionPairSerializer(many=True)
+
+
+class KeepApartSerializer(serializers.Serializer):
+    entry = serializers.IntegerField(help_text="An entry of this competition.")
+    other = serializers.IntegerField(help_text="Another entry of this competition.")

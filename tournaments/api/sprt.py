@@ -3,17 +3,23 @@
 ``POST`` asks for a version test (an SPRT over duplicate deals played by a
 worker, ``tournaments.version_tests``) and answers 201 at once with the test
 pending; ``GET`` lists the bot's tests, and ``GET .../{id}/`` shows one as it
-goes: deals played, the LLR between its bounds, the decision once there is one.
-Only the bot's owner (and staff) see and start its tests.
+goes: deals played, the LLR between its bounds, the decision once there is one;
+``POST .../{id}/cancel/`` stops a pending or running test for good. Only the bot's
+owner (and staff) see, start and cancel its tests; for anyone else a private bot's
+tests are a 404, as a bot that does not exist. The parameters are limited
+(``version_tests.LIMITS``): a request outside them is a 400 naming the field and
+the limit.
 """
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -29,12 +35,14 @@ class VersionTestCreateSerializer(serializers.Serializer):
     old = serializers.IntegerField(min_value=1, max_value=INT64_MAX, help_text="Version number.")
     variant = serializers.CharField(max_length=40)
     options = serializers.DictField(required=False, default=dict)
-    elo0 = serializers.FloatField(default=0.0, help_text="H0: the new version is elo0 better.")
+    elo0 = serializers.FloatField(
+        default=0.0, help_text=f"H0: the new version is elo0 better. {version_tests.LIMITS}."
+    )
     elo1 = serializers.FloatField(default=5.0, help_text="H1: it is elo1 better (> elo0).")
     alpha = serializers.FloatField(default=0.05, help_text="Chance to accept H1 when H0 holds.")
     beta = serializers.FloatField(default=0.05, help_text="Chance to accept H0 when H1 holds.")
     max_games = serializers.IntegerField(
-        min_value=1, max_value=version_tests.MAX_GAMES, default=20_000
+        min_value=1, max_value=version_tests.MAX_GAMES, default=version_tests.MAX_GAMES
     )
 
 
@@ -103,8 +111,15 @@ class VersionTestViewSet(
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
 
     def _bot(self) -> Bot:
+        """The bot, if the user may see it (theirs, a built-in one, any for staff): a
+        private bot of someone else is a 404, as a missing one."""
         bot_pk = int(self.kwargs["bot_pk"])
-        return get_object_or_404(Bot, pk=bot_pk if bot_pk <= INT64_MAX else 0)
+        user = self.request.user
+        bots = Bot.objects.all()
+        if not user.is_staff:
+            mine = Q(owner=user) if user.is_authenticated else Q(pk__in=[])
+            bots = bots.filter(mine | ~Q(builtin=""))
+        return get_object_or_404(bots, pk=bot_pk if bot_pk <= INT64_MAX else 0)
 
     def get_queryset(self) -> QuerySet[VersionTest]:
         if getattr(self, "swagger_fake_view", False):  # the schema generator has no bot
@@ -113,6 +128,18 @@ class VersionTestViewSet(
         mine = user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
         tests = VersionTest.objects.filter(bot=bot).select_related("new", "old")
         return tests if mine else tests.none()
+
+    @extend_schema(request=None, responses={200: VersionTestSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, bot_pk: str, pk: str) -> Response:
+        """Stop a pending or running test for good (its owner or staff): no more of its
+        deals are played. 400 for a test already over."""
+        test = self.get_object()
+        try:
+            test = version_tests.version_test_cancel(test=test, by=request.user)
+        except DjangoValidationError as error:
+            raise exceptions.ValidationError({"status": error.messages}) from None
+        return Response(VersionTestSerializer(test).data)
 
     @extend_schema(request=VersionTestCreateSerializer, responses={201: VersionTestSerializer})
     def create(self, request: Request, bot_pk: str) -> Response:

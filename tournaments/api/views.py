@@ -8,20 +8,30 @@ decide what a state allows and who may do it.
 
 from __future__ import annotations
 
+import re
+
 import django_filters
 from django.db import transaction
 from django.db.models import Q, QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
-from config.api import ApiDefaults
+import games
+from bots.referee.transcript import MEDIA_TYPE
+from config.api import ApiDefaults, Conflict
 from config.filters import FilterSet, IntegerFilter, id_filter
-from tournaments import execution, selectors, services
+from tournaments import execution, selectors, services, transcripts
 from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
+    CollusionReportSerializer,
     CompetitionCreateSerializer,
     CompetitionDetailSerializer,
     CompetitionSerializer,
@@ -31,14 +41,40 @@ from tournaments.api.serializers import (
     GameRecordDetailSerializer,
     GameRecordSerializer,
     HeadToHeadSerializer,
+    KeepApartSerializer,
+    LiveMatchSerializer,
+    MatchResultSerializer,
     MatchSerializer,
     ProgressSerializer,
     RatingPointSerializer,
     RoundSerializer,
     StandingSerializer,
 )
+from tournaments.dashboard.live import live_match_view
 from tournaments.models import Competition, Entry, GameRecord, Match, Round
+from tournaments.permissions import can_manage
 from tournaments.selectors import competition_progress
+
+
+class CSVRenderer(BaseRenderer):
+    """``?format=csv`` of the results downloads (the view writes the text itself)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        return data.encode() if isinstance(data, str) else b""
+
+
+#: The renderers of the views that also answer ``?format=csv``.
+WITH_CSV = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+
+
+def _csv_download(text: str, name: str) -> HttpResponse:
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 def visible_competitions(request: Request | None) -> QuerySet[Competition]:
@@ -186,11 +222,44 @@ class CompetitionViewSet(
         return self._detail(competition)
 
     @extend_schema(responses={200: StandingSerializer(many=True)}, filters=False)
-    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
-    def standings(self, request: Request, pk: str) -> Response:
-        """The table: points first, then the displayed rating; equal rows share a rank."""
-        rows = selectors.standings_for_competition(competition=self.get_object())
+    @action(
+        detail=True,
+        methods=["get"],
+        filter_backends=[],
+        pagination_class=None,
+        renderer_classes=WITH_CSV,
+    )
+    def standings(self, request: Request, pk: str) -> Response | HttpResponse:
+        """The table: points first, then the displayed rating; equal rows share a rank.
+
+        ``?format=csv``: the same rows as a CSV file to save (rank, bot, owner, points,
+        games, rating...), as the competition page's download."""
+        competition = self.get_object()
+        if request.accepted_renderer.format == "csv":
+            text = selectors.results_csv(competition=competition, table="standings")
+            return _csv_download(text, f"competition-{competition.pk}-standings.csv")
+        rows = selectors.standings_for_competition(competition=competition)
         return Response(StandingSerializer(rows, many=True).data)
+
+    @extend_schema(responses={200: MatchResultSerializer(many=True)}, filters=False)
+    @action(
+        detail=True,
+        methods=["get"],
+        filter_backends=[],
+        pagination_class=None,
+        renderer_classes=WITH_CSV,
+    )
+    def results(self, request: Request, pk: str) -> Response | HttpResponse:
+        """Every finished match with its seats' places and scores, in playing order.
+
+        ``?format=csv``: one row per seat of each match, as the competition page's
+        download."""
+        competition = self.get_object()
+        if request.accepted_renderer.format == "csv":
+            text = selectors.results_csv(competition=competition, table="matches")
+            return _csv_download(text, f"competition-{competition.pk}-matches.csv")
+        matches = selectors.match_results_export(competition=competition)
+        return Response(MatchResultSerializer(matches, many=True).data)
 
     @extend_schema(responses={200: HeadToHeadSerializer(many=True)}, filters=False)
     @action(
@@ -204,6 +273,38 @@ class CompetitionViewSet(
         """Every pair of entries that met, and how often each finished ahead."""
         rows = selectors.head_to_head_for_competition(competition=self.get_object())
         return Response(HeadToHeadSerializer(rows, many=True).data)
+
+    @extend_schema(responses={200: CollusionReportSerializer}, filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def collusion(self, request: Request, pk: str) -> Response:
+        """The collusion report (organisers and staff): every pair of entries that shared
+        tables often enough, how each did together and apart, and whether the pair's joint
+        effect is beyond chance (docs/fair-play.md). It flags; it does not punish."""
+        competition = self.get_object()
+        if not can_manage(competition=competition, user=request.user):
+            raise PermissionDenied("only the competition's organisers and staff see this report")
+        report = selectors.collusion_report_for_competition(competition=competition)
+        return Response(CollusionReportSerializer(report).data)
+
+    @extend_schema(request=KeepApartSerializer, responses={204: None})
+    @action(detail=True, methods=["post"], url_path="keep-apart")
+    def keep_apart(self, request: Request, pk: str) -> Response:
+        """Keep two entries from sharing a table from the next pairing on."""
+        competition = self.get_object()
+        serializer = KeepApartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entries = competition.entries.in_bulk([v for v in serializer.validated_data.values()])
+        for field, pk_ in serializer.validated_data.items():
+            if pk_ not in entries:
+                raise serializers.ValidationError({field: f"no entry {pk_} in this competition"})
+        with transaction.atomic():
+            services.table_exclusion_create(
+                competition=competition,
+                entry=entries[serializer.validated_data["entry"]],
+                other=entries[serializer.validated_data["other"]],
+                by=request.user,
+            )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(responses={200: ProgressSerializer}, filters=False)
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
@@ -273,6 +374,15 @@ class EntryViewSet(
         entry = self.get_object()
         with transaction.atomic():
             services.entry_withdraw(entry=entry, by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["post"])
+    def disqualify(self, request: Request, pk: str) -> Response:
+        """Disqualify the entry (organisers and staff): it plays no more, the standings
+        say so."""
+        entry = self.get_object()
+        services.entry_disqualify(entry=entry, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(responses={200: PaginatedRatingPointSerializer}, filters=False)
@@ -346,6 +456,30 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
                 execution.matches_enqueue(competition=match.competition)
         return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "game", int, description="The game to show (from 1); the current one if left out."
+            )
+        ],
+        responses={
+            200: LiveMatchSerializer,
+            400: OpenApiResponse(description="`game` is not a positive integer."),
+        },
+    )
+    @action(detail=True, methods=["get"])
+    def live(self, request: Request, pk: str) -> Response:
+        """A match while it is played: its finished games, the number of the game in
+        progress, and one game's moves so far (``?game=N``, else the current one) with
+        the position after the last, in the public view (no seat's hidden cards; a
+        seat's owner also sees that seat's own cards where the competition's full-view
+        rule allows it). Empty (``games`` [], ``current`` null) unless it is running."""
+        match = self.get_object()
+        raw = request.query_params.get("game")
+        if raw is not None and (not raw.isdigit() or not 0 < int(raw) < 2**31):
+            raise serializers.ValidationError({"game": f"game must be a game number, got {raw!r}"})
+        return Response(live_match_view(match=match, user=request.user, number=raw and int(raw)))
+
     def get_queryset(self) -> QuerySet[Match]:
         return (
             Match.objects.filter(competition__in=visible_competitions(self.request))
@@ -383,3 +517,58 @@ class GameRecordViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_class(self):
         return GameRecordDetailSerializer if self.action == "retrieve" else GameRecordSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "seat",
+                int,
+                required=True,
+                description="The seat of the game (as its `scores` and `statuses` are "
+                "indexed; in duplicate matches the bots move round the table).",
+            )
+        ],
+        responses={
+            (200, MEDIA_TYPE): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="The transcript, JSON lines (bots/protocol/PROTOCOL.md, "
+                "Transcripts): a header, then every line the seat was sent and what it "
+                "answered, with each decision's timing where the record has it.",
+            ),
+            400: OpenApiResponse(description="`seat` is missing or not a seat of the game."),
+            404: OpenApiResponse(
+                description="No such game, or its transcripts are not yours to see: they "
+                "are the seat's bot owner's and staff's, and everyone's who may see every "
+                "hand once the competition has ended."
+            ),
+            409: OpenApiResponse(description="The game no longer replays under the rules."),
+        },
+        filters=False,
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def transcript(self, request: Request, pk: str) -> HttpResponse:
+        """Every line one seat of the game was sent and what it answered, for replaying it
+        against a bot (``manage.py match --replay``)."""
+        game = self.get_object()
+        seat = _seat(request.query_params.get("seat"), len(game.scores))
+        if seat not in transcripts.transcript_seats(game=game, user=request.user):
+            raise exceptions.NotFound("No transcript of this seat is yours to see.")
+        try:
+            transcript = transcripts.seat_transcript(game=game, seat=seat)
+        except (ValueError, games.IllegalAction) as exc:
+            raise Conflict(
+                f"This game no longer replays under the rules as implemented now: {exc}"
+            ) from None
+        response = HttpResponse(transcript.dumps(), content_type=MEDIA_TYPE)
+        name = f"game-{game.pk}-seat-{seat}.jsonl"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+
+def _seat(value: str | None, players: int) -> int:
+    """The ``seat`` query parameter as a seat of a game of ``players`` seats, else a 400."""
+    if value is None or not re.fullmatch("[0-9]{1,6}", value) or int(value) >= players:
+        raise serializers.ValidationError(
+            {"seat": [f"a seat of the game is needed: 0 to {players - 1}, got {value!r:.40}"]}
+        )
+    return int(value)

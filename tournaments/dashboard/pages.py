@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Case, IntegerField, Value, When
 
 import games
+from tournaments.dashboard.live import current_number, live_games, match_live_head
 from tournaments.dashboard.replay import seat_names
 from tournaments.dashboard.selectors import progress_by_competition
 from tournaments.dashboard.words import (
@@ -23,6 +24,7 @@ from tournaments.dashboard.words import (
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import (
     competitions_visible_to,
+    game_seat_players,
     standings_for_competition,
 )
 
@@ -38,7 +40,8 @@ UPSET_MARGIN = 1.0
 
 def home_page(*, user) -> dict[str, Any]:
     """The home page: competitions ``user`` may watch (running first, then newest), the
-    top ten of the first running ladder among them, and recent upsets."""
+    top ten of the first running ladder among them, recent upsets, and the standing open
+    ladders (``open_ladders``, ``tournaments.ladders``) any signed-in author may enter."""
     visible = competitions_visible_to(user=user)
     live_first = Case(
         When(status=Competition.Status.RUNNING, then=Value(0)),
@@ -56,6 +59,11 @@ def home_page(*, user) -> dict[str, Any]:
             standings_for_competition(competition=ladder, limit=LADDER_TOP) if ladder else []
         ),
         "upsets": recent_upsets(competitions=visible),
+        "open_ladders": list(
+            visible.exclude(standing="")
+            .filter(status__in=[Competition.Status.RUNNING, Competition.Status.PAUSED])
+            .order_by("standing")
+        ),
     }
 
 
@@ -104,13 +112,17 @@ def match_page(*, match: Match) -> dict[str, Any]:
 
     A seat's ``statuses`` are the match's counts of each game status, in words; a game's
     ``seats`` hold ``name``, ``score``, ``rank``, ``status`` (words) and ``reason``.
+    While the match is played, its games are those finished so far (``dashboard.live``)
+    and ``current`` is the number of the game in progress.
     """
-    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
+    seats = list(match.seats.select_related("entry__bot__owner", "version").order_by("seat"))
+    times = {s.seat: {"decisions": 0, "charged_ms": 0, "slowest": None} for s in seats}
     rows = [
         {
             "seat": s.seat,
             "bot": s.entry.bot,
             "name": str(s.entry.bot),
+            "version": s.version.number if s.version is not None else None,
             "rank": s.rank,
             "score": s.score,
             "points": s.points,
@@ -120,10 +132,20 @@ def match_page(*, match: Match) -> dict[str, Any]:
         }
         for s in seats
     ]
+    if match.status == Match.Status.RUNNING:  # not stored yet: as its worker published them
+        head = match_live_head(match=match)
+        return {
+            "seats": rows,
+            "games": live_games(match=match, head=head, names=[r["name"] for r in rows]),
+            "current": current_number(match=match, head=head),
+            "status_words": MATCH_STATUS_WORDS.get(match.status, match.status),
+        }
     games = []
     for game in match.game_records.order_by("index"):
         try:
-            names = seat_names(game=game, record=game.record())
+            record = game.record()
+            names = seat_names(game=game, record=record)
+            _add_times(times, game, record)
         except (ValueError, KeyError):
             names = [f"seat {i}" for i in range(len(game.scores))]
         statuses = list(game.statuses or [])
@@ -143,11 +165,70 @@ def match_page(*, match: Match) -> dict[str, Any]:
         games.append(
             {"id": game.pk, "number": game.index + 1, "playoff": game.playoff, "seats": per_seat}
         )
+    for row in rows:
+        row["times"] = times[row["seat"]]
     return {
         "seats": rows,
         "games": games,
         "status_words": MATCH_STATUS_WORDS.get(match.status, match.status),
+        "level": level_words(rows, match.decided_by or {}),
     }
+
+
+def _add_times(times: dict[int, dict[str, Any]], game, record: dict[str, Any]) -> None:
+    """Add the decision times of ``game`` (``bots.referee.traces``) to each match seat's
+    ``decisions``, ``charged_ms`` and ``slowest`` (``ms``, ``game`` id and ``number``,
+    ``move`` and ``step`` of the replay)."""
+    traces = record.get("traces")
+    players = game_seat_players(game=game, record=record) if traces else None
+    if players is None:
+        return
+    for trace in traces:
+        row = times.get(players[trace["seat"]])
+        if row is None:
+            continue
+        row["decisions"] += 1
+        row["charged_ms"] += trace["charged_ms"]
+        if row["slowest"] is None or trace["charged_ms"] > row["slowest"]["ms"]:
+            row["slowest"] = {
+                "ms": trace["charged_ms"],
+                "game": game.pk,
+                "number": game.index + 1,
+                "move": trace["ply"] + 1,
+            }
+
+
+def _number(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def level_words(rows: list[dict[str, Any]], decided_by: dict[str, Any]) -> list[str]:
+    """Why seats level on game points were ranked as they were, one sentence per level
+    group ("alpha and bravo: 10-10 on points; decided on total score 1,421-1,378"), and
+    how a knockout's cut was made when a play-off or a lot decided it."""
+    groups: dict[float, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["points"] is not None:
+            groups.setdefault(row["points"], []).append(row)
+    out = []
+    for points, level in sorted(groups.items(), reverse=True):
+        if len(level) < 2:
+            continue
+        level.sort(key=lambda r: r["rank"] or 0)
+        who = " and ".join(r["name"] for r in level)
+        on_points = "-".join(_number(points) for _ in level) + " on points"
+        scores = [r["score"] for r in level]
+        if len(set(scores)) > 1:
+            shown = "-".join(_number(x) for x in scores)
+            out.append(f"{who}: {on_points}; decided on total score {shown}")
+        else:
+            out.append(f"{who}: {on_points} and level on total score ({_number(scores[0])})")
+    rule = decided_by.get("rule")
+    if rule == "play-off":
+        out.append("The knockout cut was level after the games: play-off games decided it.")
+    elif rule == "lot":
+        out.append("The knockout cut was level after every tie-break: decided by lot.")
+    return out
 
 
 def neighbour_games(*, game) -> dict[str, Any]:
@@ -194,3 +275,14 @@ def page_words() -> dict[str, dict[str, str]]:
         "round": ROUND_STATUS_WORDS,
         "competition": COMPETITION_STATUS_WORDS,
     }
+
+
+def champion(*, competition: Competition, standings: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Who won an ended competition, from its standings (the first place, shared by
+    ties): ``{"label", "names"}``; "Leader when it closed" for one closed early. None
+    while it is not finished."""
+    if competition.status != Competition.Status.FINISHED or not standings:
+        return None
+    first = [row["name"] for row in standings if row["rank"] == standings[0]["rank"]]
+    label = "Leader when it closed" if competition.closed_early else "Champion"
+    return {"label": label, "names": first}

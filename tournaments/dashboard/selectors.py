@@ -23,9 +23,11 @@ from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
+from tournaments.pairing import planned_matches_of
 from tournaments.selectors import (
     competition_progress,
     head_to_head_for_competition,
+    schedule_progress,
     standings_for_competition,
 )
 
@@ -93,16 +95,20 @@ def competition_snapshot(
 ) -> dict[str, Any]:
     """The ``snapshot`` event: everything the live page shows, as of now.
 
-    ``admin`` (organisers and staff) adds the failed matches; ``staff`` names the
+    ``admin`` (organisers and staff) adds the failed matches and the workers holding
+    matches (the "Workers and queue" panel is theirs only); ``staff`` names the
     worker processes of the queue (see :func:`queue_status`). Without ``head_to_head``
     the head-to-head table (which reads every result) is left out: a socket's snapshot
     follows the page's, which has it, and the table's own live lane keeps it current.
     """
     queue = queue_status(competition_id=competition.pk, staff=staff)
     queue["backlog"] = celery_backlog()
+    if not admin:  # the workers panel is the operators' (staff and organisers)
+        queue["workers"] = []
     payload: dict[str, Any] = {
         "name": competition.name,
         "status": competition.status,
+        "closed_early": competition.closed_early,
         "format": competition.format,
         "standings": standings_for_competition(competition=competition),
         "progress": progress_from_queue(competition, queue),
@@ -127,6 +133,9 @@ def progress_from_queue(competition: Competition, queue: dict[str, Any]) -> dict
     row["total"] = queue["total"]
     row["games"] = row[Match.Status.DONE] * competition.games_per_match
     row["competition"] = competition.status
+    row["schedule"] = schedule_progress(
+        competition=competition, done=row[Match.Status.DONE], created=row["total"]
+    )
     return row
 
 
@@ -563,8 +572,8 @@ def queue_status(*, competition_id: int, staff: bool = False) -> dict[str, Any]:
 
 
 def progress_by_competition(competitions: Iterable[Competition]) -> dict[int, dict[str, Any]]:
-    """``competition_progress`` of many competitions in one query (the list page),
-    with ``percent`` done."""
+    """``competition_progress`` of many competitions in two queries (the list page: the
+    match counts, the entries of the schedules), with ``percent`` of the schedule done."""
     items = list(competitions)
     counts: dict[int, dict[str, int]] = {c.pk: {} for c in items}
     rows = (
@@ -576,13 +585,22 @@ def progress_by_competition(competitions: Iterable[Competition]) -> dict[int, di
     for competition_id, status, n in rows:
         counts[competition_id][status] = n
     recent = _recent_results([c.pk for c in items if c.format == Competition.Format.LADDER])
+    planned = planned_matches_of(items)
     out = {}
     for competition in items:
         row = {status: counts[competition.pk].get(status, 0) for status in Match.Status.values}
         row["total"] = sum(counts[competition.pk].values())
         row["games"] = row[Match.Status.DONE] * competition.games_per_match
         row["competition"] = competition.status
-        row["percent"] = round(100 * row[Match.Status.DONE] / row["total"]) if row["total"] else 0
+        row["schedule"] = schedule = schedule_progress(
+            competition=competition,
+            done=row[Match.Status.DONE],
+            created=row["total"],
+            planned=planned[competition.pk],
+        )
+        row["percent"] = (
+            round(100 * schedule["done"] / schedule["total"]) if schedule["total"] else 0
+        )
         # A ladder has no end: no percentage, but its results of the last hour.
         row["open_ended"] = competition.format == Competition.Format.LADDER
         row["last_hour"] = recent.get(competition.pk, 0)
@@ -791,6 +809,7 @@ def _panel_events(competition: Competition, changes: events.Changes) -> list[dic
                 events.COMPETITION_FINISHED,
                 competition.pk,
                 status=competition.status,
+                closed_early=competition.closed_early,
                 standings=rows,
             )
         )

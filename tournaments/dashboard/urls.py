@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from tournaments.dashboard import views
 
@@ -15,7 +15,13 @@ urlpatterns = [
         views.competition_detail,
         name="competition-detail",
     ),
+    re_path(
+        r"^competitions/(?P<competition_id>[0-9]+)/(?P<table>standings|matches)\.(?P<kind>csv|json)$",
+        views.competition_download,
+        name="competition-download",
+    ),
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("games/<int:game_id>/", views.game_replay, name="game-replay"),
+    path("matches/<int:match_id>/games/<int:number>/", views.live_game, name="live-game"),
     path("<str:name>", views.script, name="script"),
 ]

@@ -6,13 +6,24 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import json_script
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 import games
+from bots.referee.traces import OVER_SHARE, visible_traces
 from tournaments.comparison import compare_entries
-from tournaments.dashboard.pages import competition_page, match_page, neighbour_games, page_words
+from tournaments.dashboard import live as live_reads
+from tournaments.dashboard.pages import (
+    champion,
+    competition_page,
+    match_page,
+    neighbour_games,
+    page_words,
+)
 from tournaments.dashboard.replay import (
     REFUSED,
     full_view_allowed,
@@ -20,18 +31,30 @@ from tournaments.dashboard.replay import (
     replay_steps,
     seat_names,
 )
+from tournaments.dashboard.replay_cache import TryLater, cached_steps_json, replay_refusal
 from tournaments.dashboard.selectors import (
     competition_snapshot,
     progress_by_competition,
 )
+from tournaments.dashboard.words import competition_status_words
 from tournaments.models import Competition, GameRecord, Match
-from tournaments.selectors import competitions_visible_to
+from tournaments.selectors import (
+    competitions_visible_to,
+    match_results_export,
+    owned_game_seats,
+    results_csv,
+    standings_export,
+    trace_readers,
+)
 from tournaments.services import can_manage
+from tournaments.transcripts import transcript_seats
 
 #: The dashboard lists this many competitions, newest first.
 LIST_LIMIT = 50
 #: ``?view=`` value of the replay that shows every seat's hand (organisers only).
 FULL_VIEW = "full"
+#: Where the replay page's steps go (never in a template's own text: JSON has no NUL).
+STEPS_MARK = "\x00replay-steps\x00"
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,9 +62,11 @@ HERE = Path(__file__).resolve().parent
 #: name -> (directory under static/, content type).
 ASSETS = {
     "live.js": ("dashboard", "text/javascript"),
+    "match.js": ("dashboard", "text/javascript"),
     "replay.js": ("dashboard", "text/javascript"),
     "pico.min.css": ("cardroom", "text/css"),
     "site.css": ("cardroom", "text/css"),
+    "favicon.svg": ("cardroom", "image/svg+xml"),
 }
 #: The page scripts among :data:`ASSETS` (kept under this name for callers).
 SCRIPTS = frozenset(name for name in ASSETS if name.endswith(".js"))
@@ -76,11 +101,36 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "snapshot": snapshot,
         "admin": admin,
         "standings": snapshot["standings"],
+        "champion": champion(competition=competition, standings=snapshot["standings"]),
         "page": competition_page(competition=competition),
+        "status_words": competition_status_words(competition.shown_status),
         "words": page_words(),
         "compare": _comparison(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)
+
+
+@require_GET
+def competition_download(
+    request: HttpRequest, competition_id: int, table: str, kind: str
+) -> HttpResponse:
+    """The standings (in the page's order) or every match result of a competition, as
+    CSV or JSON, to save; 404 for a competition one may not see."""
+    competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
+    if kind == "json":
+        export = standings_export if table == "standings" else match_results_export
+        body = {
+            "competition": competition.pk,
+            "name": competition.name,
+            table: export(competition=competition),
+        }
+        response: HttpResponse = JsonResponse(body, json_dumps_params={"indent": 1})
+    else:
+        text = results_csv(competition=competition, table=table)
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    name = f"competition-{competition.pk}-{table}.{kind}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 def _entry_id(value: str | None, field: str) -> int:
@@ -115,6 +165,10 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     visible = competitions_visible_to(user=request.user).filter(pk=competition.pk)
     if match.status != Match.Status.DONE or not visible.exists():
         raise Http404("no such game")
+    if (refused := replay_refusal(request)) is not None:
+        response = HttpResponse(refused.message, status=429, content_type="text/plain")
+        response["Retry-After"] = str(refused.wait)
+        return response
     full = request.GET.get("view") == FULL_VIEW
     full_allowed = full_view_allowed(competition=competition, user=request.user)
     record = game.record()
@@ -128,13 +182,27 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "full": full and full_allowed,
         "full_allowed": full_allowed,
         "neighbours": neighbour_games(game=game),
+        "transcripts": [
+            (seat, names[seat]) for seat in transcript_seats(game=game, user=request.user)
+        ],
     }
     if full and not full_allowed:
         response = render(request, "dashboard/game_replay.html", {**context, "refused": REFUSED})
         response.status_code = 403
         return response
     try:
-        context["steps"] = replay_steps(record, full=full)
+        steps = cached_steps_json(
+            game_id=game.pk,
+            full=full,
+            build=lambda: replay_steps(record, full=full),
+        )
+    except TryLater as later:
+        response = render(
+            request, "dashboard/game_replay.html", {**context, "refused": later.message}
+        )
+        response.status_code = later.status
+        response["Retry-After"] = str(later.wait)
+        return response
     except (ValueError, games.IllegalAction) as exc:
         # A record stored under an earlier reading of the rules (an amended rule can
         # make one of its actions illegal where it stands): say so, keep the page.
@@ -143,8 +211,84 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
             f"(it was recorded before a rule was amended): {exc}"
         )
         return render(request, "dashboard/game_replay.html", context)
+    context["steps_json"] = mark_safe(STEPS_MARK)
     context["meta"] = replay_meta(record, names=names)
-    return render(request, "dashboard/game_replay.html", context)
+    context["traces"] = _replay_traces(game, record, request.user)
+    response = render(request, "dashboard/game_replay.html", context)
+    # The steps (megabytes for a long game) go in as they were kept, escaped for a script
+    # element (replay_cache): the template engine never copies them.
+    response.content = response.content.replace(STEPS_MARK.encode(), steps.encode(), 1)
+    return response
+
+
+def _replay_traces(game: GameRecord, record: dict[str, Any], user) -> dict[str, Any]:
+    """The game's decision traces as ``user`` may see them (``trace_readers``), and the
+    seats that are theirs (for "my next decision")."""
+    stderr_seats, note_seats = trace_readers(game=game, record=record, user=user)
+    return {
+        "traces": visible_traces(
+            record.get("traces", []), stderr_seats=stderr_seats, note_seats=note_seats
+        ),
+        "mine": sorted(owned_game_seats(game=game, record=record, user=user)),
+        "over_share": OVER_SHARE,
+    }
+
+
+def live_game(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
+    """Game ``number`` (from 1) of a match, watched while the match is played: a
+    finished game, or the game in progress followed move by move (``replay.js`` over
+    ``ws/matches/<id>/games/<n>/``), in the public view (with the viewer's own seat's
+    cards where the full-view rule allows it: ``dashboard.live``). Once the match is
+    done, the stored game's replay; 404 for a game that is neither."""
+    match = get_object_or_404(
+        Match.objects.select_related("competition").filter(
+            competition__in=competitions_visible_to(user=request.user)
+        ),
+        pk=match_id,
+    )
+    if match.status == Match.Status.DONE:
+        stored = get_object_or_404(match.game_records, index=number - 1)
+        return redirect("dashboard:game-replay", stored.pk)
+    head = live_reads.match_live_head(match=match)
+    current = live_reads.current_number(match=match, head=head)
+    seats = live_reads.shown_seats(match=match, user=request.user)
+    game = live_reads.live_game(match=match, head=head, number=number, seats=seats)
+    if game is None and number != current:
+        raise Http404("no such game")
+    if game is None:  # the game in progress, before its first move was published
+        players = live_reads.player_names(match=match)
+        seating = live_reads.game_players(match=match, index=number - 1)
+        names = [players[p] for p in seating if p < len(players)]
+        meta = replay_meta({"variant": match.competition.variant}, names=names)
+    else:
+        names, meta = game["names"], game["meta"]
+    context = {
+        "match": match,
+        "competition": match.competition,
+        "variant": match.competition.variant,
+        "names": names,
+        "live": {
+            "match": match.pk,
+            "number": number,
+            "over": bool(game and game["over"]),
+            "current": current,
+            "socket": f"/ws/matches/{match.pk}/games/{number}/",
+            "match_url": reverse("dashboard:match-detail", args=[match.pk]),
+            "game_url": reverse("dashboard:live-game", args=[match.pk, 0]).removesuffix("0/"),
+        },
+        "game_live": game,
+        "steps": game["steps"] if game else [],
+        "meta": meta,
+        # Decision traces come with the stored record, once the match is recorded.
+        "traces": {"traces": [], "mine": [], "over_share": OVER_SHARE},
+    }
+    context["steps_json"] = mark_safe(_script_json(context["steps"]))
+    return render(request, "dashboard/live_game.html", context)
+
+
+def _script_json(value: Any) -> str:
+    """``value`` as JSON safe inside a ``<script>`` element (as ``json_script`` escapes)."""
+    return json_script(value).split(">", 1)[1].rsplit("</script>", 1)[0]
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -158,7 +302,19 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     )
     context = {"match": match, "competition": match.competition, **match_page(match=match)}
     context["failure_reason"] = _failure_reason(match, request.user)
+    context["logs"] = _seat_logs(match, request.user)
     return render(request, "dashboard/match_detail.html", context)
+
+
+def _seat_logs(match: Match, user) -> list[dict[str, Any]]:
+    """The stderr logs of the seats of a done match that ``user`` may read: their own
+    bots' (all of them for staff), as the API's ``seats[].log``."""
+    if match.status != Match.Status.DONE or not user.is_authenticated:
+        return []
+    seats = match.seats.select_related("entry__bot").order_by("seat")
+    if not user.is_staff:
+        seats = seats.filter(entry__bot__owner=user)
+    return [{"name": str(s.entry.bot), "log": s.log} for s in seats]
 
 
 def _failure_reason(match: Match, user) -> str:

@@ -35,6 +35,9 @@ COMPETITION_STATUS_WORDS = {
     "running": "in progress",
     "paused": "paused",
     "finished": "finished",
+    #: Not a stored status: a finished competition closed before its schedule ended
+    #: (``Competition.shown_status``).
+    "closed-early": "closed early",
     "cancelled": "cancelled",
 }
 

@@ -54,10 +54,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from games.rng import Stream, draw, shuffled
+from tournaments.formats.apart import separate
 from tournaments.formats.common import (
     Entry,
     Table,
@@ -132,6 +133,8 @@ def ladder_tables(
     partners: bool = False,
     recent: Iterable[Table] = (),
     params: LadderParams | None = None,
+    apart: Collection[frozenset] = (),
+    teams: Sequence[Sequence[int]] | None = None,
 ) -> list[Table]:
     """The next tables to start (module docstring), the most deserving anchors first.
 
@@ -141,7 +144,9 @@ def ladder_tables(
     first (about :data:`RECENT_TABLES_PER_ENTRY` per entry is enough; entries
     not among the candidates are ignored). Raises ``ValueError`` for duplicate
     entries, a bad table size, a negative ``recent_games``, ``sigma`` or
-    ``max_tables``, a non-finite ``mu`` or ``sigma``, or bad ``recent``.
+    ``max_tables``, a non-finite ``mu`` or ``sigma``, or bad ``recent``. No table
+    seats a pair of ``apart`` (unless ``teams`` makes them partners): tables that
+    no swap can fix are left out of this batch (``apart.separate``).
     """
     check_table_size(table_size)
     sides = check_partners(table_size, partners)
@@ -158,7 +163,7 @@ def ladder_tables(
         members = [candidates[i].entry for i in group.members]
         seated = tuple(shuffled(members, seed, f"ladder/seats/{len(tables)}"))
         tables.append(partner_table(*seated) if partners else seated)
-    return tables
+    return separate(tables, apart, teams=teams, strict=False)
 
 
 def _check_candidates(candidates: Sequence[LadderEntry], max_tables: int | None) -> None:

@@ -55,11 +55,12 @@ the schedule is the two-seat one, each match ``(a, b)`` becoming the table
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from games.rng import Stream, shuffled
 from tournaments.formats import designs
+from tournaments.formats.apart import separate_round
 from tournaments.formats.common import (
     Entry,
     Round,
@@ -85,13 +86,18 @@ def round_robin(
     seed: int = 0,
     partners: bool = False,
     steps: int = DEFAULT_STEPS,
+    apart: Collection[frozenset] = (),
+    teams: Sequence[Sequence[int]] | None = None,
 ) -> list[Round]:
     """All rounds of a round robin (``legs=2``: double round robin).
 
     Returns the rounds in playing order. Deterministic for ``(entries,
     table_size, legs, seed, partners, steps)``. Raises ``ValueError`` for a
     bad table size, fewer entries than a table, duplicate entries, ``legs <
-    1`` or ``partners`` with a table size other than 4.
+    1`` or ``partners`` with a table size other than 4. ``apart`` holds pairs of
+    entries that may not share a table unless ``teams`` (seat groups) makes them
+    partners (:func:`tournaments.formats.apart.separate`, which raises
+    ``CannotSeparate`` when a round cannot keep them apart).
     """
     check_table_size(table_size)
     sides = check_partners(table_size, partners)
@@ -99,8 +105,12 @@ def round_robin(
     if not isinstance(legs, int) or legs < 1:
         raise ValueError(f"legs must be an integer >= 1, got {legs!r}")
     if sides == 2:
-        return list(_circled(tuple(items), legs, seed, partners))
-    return list(_designed(tuple(items), table_size, legs, seed, steps))
+        rounds = list(_circled(tuple(items), legs, seed, partners))
+    else:
+        rounds = list(_designed(tuple(items), table_size, legs, seed, steps))
+    if not apart:
+        return rounds
+    return [separate_round(r, apart, teams=teams) for r in rounds]
 
 
 @lru_cache(maxsize=64)
@@ -167,6 +177,22 @@ def games_per_entry(n: int, k: int, legs: int = 1) -> int:
     while (n * g) % k:
         g += 1
     return g
+
+
+@lru_cache(maxsize=256)
+def scheduled_tables(n: int, k: int, legs: int = 1) -> int:
+    """The tables of the whole round robin of ``n`` entries at ``k`` seats, as
+    :func:`round_robin` schedules them: every pair ``legs`` times at two seats; at more,
+    the single balanced design once per leg when one is known, else ``n g / k`` with
+    ``g = games_per_entry(n, k, legs)``. 0 for fewer entries than a table."""
+    if n < k:
+        return 0
+    if k == 2:
+        return legs * n * (n - 1) // 2
+    g = games_per_entry(n, k)
+    if (g * (k - 1)) % (n - 1) == 0 and designs.balanced_design(n, k, g * (k - 1) // (n - 1)):
+        return legs * n * g // k
+    return n * games_per_entry(n, k, legs) // k
 
 
 def design_rounds(

@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 
+from tournaments.formats.apart import separate_round
 from tournaments.formats.common import (
     Entry,
     Round,
@@ -250,13 +251,16 @@ def swiss_pair(
     bye_points: float | None = None,
     window: int = 8,
     max_nodes: int = 20_000,
+    apart: Collection[frozenset] = (),
+    teams: Sequence[Sequence[int]] | None = None,
 ) -> Round:
     """The next Swiss round from the results so far (see module docstring).
 
     ``entries`` is the seed order; ``byes`` the earlier byes. With
     ``partners=True`` entries are teams and each table is ``(a, b, a, b)``.
     Deterministic. Raises ``ValueError`` for fewer entries than a table, a bad
-    table size, unknown tie-breaks or results naming unknown entries.
+    table size, unknown tie-breaks or results naming unknown entries; ``apart``
+    and ``teams`` as in :func:`tournaments.formats.apart.separate`.
     """
     check_table_size(table_size)
     sides = check_partners(table_size, partners)
@@ -289,4 +293,5 @@ def swiss_pair(
     seated: list[Table] = [best_seating(t, counts) for t in tables]
     if partners:
         seated = [partner_table(a, b) for a, b in seated]
-    return Round(tables=seated, byes=[e for e in reversed(ranked) if e in out])
+    byes = [e for e in reversed(ranked) if e in out]
+    return separate_round(Round(tables=seated, byes=byes), apart, teams=teams)

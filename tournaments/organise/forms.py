@@ -87,6 +87,16 @@ class CompetitionForm(forms.Form):
         label="Time bank (ms)",
         help_text="Extra time a bot may spend over the match when a move takes longer.",
     )
+    pace_ms = forms.IntegerField(
+        min_value=0,
+        max_value=1_000,
+        initial=0,
+        required=False,
+        label="Pacing (ms)",
+        help_text="0: off. Each bot's turn comes a whole number of these after its last "
+        "answer, so no bot can read another's thinking time (collusion by timing); "
+        "costs up to this much a decision.",
+    )
     rounds_planned = forms.IntegerField(
         min_value=1,
         max_value=1000,
@@ -112,6 +122,12 @@ class CompetitionForm(forms.Form):
         required=False,
         label="Full replays after the end",
         help_text="Once it has ended, everyone who may watch it sees every hand.",
+    )
+    same_owner_tables = forms.BooleanField(
+        required=False,
+        label="Let bots of one owner share a table",
+        help_text="Private competitions only. By default no table seats two bots of one "
+        "owner (or of owners linked as one person).",
     )
     seed = forms.IntegerField(
         min_value=0,
@@ -164,13 +180,17 @@ class CompetitionForm(forms.Form):
             "duplicate",
             "move_ms",
             "bank_ms",
+            "pace_ms",
             "rounds_planned",
             "playoff_games_cap",
             "is_public",
             "full_replays_after_end",
+            "same_owner_tables",
             "seed",
         ]
-        return {**{k: data[k] for k in plain}, "options": self.chosen_options()}
+        arguments = {k: data[k] for k in plain}
+        arguments["pace_ms"] = arguments["pace_ms"] or 0  # left empty: off
+        return {**arguments, "options": self.chosen_options()}
 
     def add_variant_error(self, error: ValidationError) -> None:
         """Put a ``variant`` error of the service next to the option it names, if any."""

@@ -14,6 +14,13 @@ urlpatterns = [
     path("<int:competition_id>/", views.competition_page, name="competition"),
     path("<int:competition_id>/entries/", views.entry_add, name="entry-add"),
     path(
+        "<int:competition_id>/entries/<int:entry_id>/remove/",
+        views.entry_remove,
+        name="entry-remove",
+    ),
+    path("<int:competition_id>/collusion/", views.collusion_page, name="collusion"),
+    path("<int:competition_id>/collusion/act/", views.collusion_action, name="collusion-action"),
+    path(
         "<int:competition_id>/matches/<int:match_id>/retry/",
         views.match_retry,
         name="match-retry",

@@ -22,14 +22,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from bots.models import Bot
+from bots.selectors import bots_playing
 from bots.web import once, words
 from bots.web.forms import add_service_errors
-from tournaments import execution, services
+from tournaments import execution, pairing, services
 from tournaments.api.permissions import is_organiser
 from tournaments.models import Competition, Match
 from tournaments.organise import services as organise_services
 from tournaments.organise.forms import CompetitionForm, EntryAddForm
-from tournaments.selectors import competitions_visible_to
+from tournaments.selectors import collusion_report_for_competition, competitions_visible_to
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = frozenset({"organise.js"})
@@ -38,7 +39,7 @@ ACTIONS = ("start", "pause", "resume", "close")
 
 
 def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
-    context = {"once": once.form_token(), **context}
+    context = {"once": once.form_token(request), **context}
     return render(request, f"organise/{name}", context, status=status)
 
 
@@ -63,7 +64,7 @@ def organise_home(request: HttpRequest) -> HttpResponse:
     competitions = _managed(request.user).order_by("-created_at", "-id")
     if not competitions.exists():
         _require_organiser(request)
-    rows = [(c, words.competition_status(c.status)) for c in competitions]
+    rows = [(c, words.competition_status(c.shown_status)) for c in competitions]
     return _render(request, "home.html", {"rows": rows, "may_create": is_organiser(request.user)})
 
 
@@ -108,11 +109,12 @@ def _competition(request: HttpRequest, competition_id: int) -> Competition:
     return competition
 
 
-def _enterable_bots(user) -> QuerySet[Bot]:
-    """The bots an organiser may enter (``entry_create``): their own and the built-in ones;
-    any bot, for staff."""
+def _enterable_bots(user, variant: str | None = None) -> QuerySet[Bot]:
+    """The bots an organiser may enter (``entry_create``): their own and the built-in ones
+    (any bot, for staff); with ``variant``, those that play it (``bots_playing``)."""
     bots = Bot.objects.select_related("owner").order_by("builtin", "name", "id")
-    return bots if user.is_staff else bots.filter(Q(owner=user) | ~Q(builtin=""))
+    bots = bots if user.is_staff else bots.filter(Q(owner=user) | ~Q(builtin=""))
+    return bots if variant is None else bots_playing(bots, variant)
 
 
 @login_required
@@ -130,22 +132,28 @@ def _competition_page(
     status: int = 200,
 ) -> HttpResponse:
     entries = competition.entries.select_related("bot", "bot__owner").order_by("seed_order", "id")
-    bots = _enterable_bots(request.user).exclude(entries__competition=competition)
+    bots = _enterable_bots(request.user, competition.variant).exclude(
+        entries__competition=competition
+    )
     progress = execution.competition_progress(competition=competition)
     context = {
         "competition": competition,
-        "status_words": words.competition_status(competition.status),
+        "status_words": words.competition_status(competition.shown_status),
         "entries": entries,
         "entry_form": entry_form or EntryAddForm(bots=bots),
         "action_errors": action_errors or [],
         "progress": {words.match_status(k): v for k, v in progress.items() if k in MATCH_KEYS},
         "total": progress["total"],
+        "schedule": progress["schedule"],
         "draft": competition.status == Competition.Status.DRAFT,
         "taking_entries": competition.status in services.entries_open_statuses(competition.format),
         "running": competition.status == Competition.Status.RUNNING,
         "paused": competition.status == Competition.Status.PAUSED,
         "open": competition.status
         in (Competition.Status.DRAFT, Competition.Status.RUNNING, Competition.Status.PAUSED),
+        "fair_play_problem": pairing.fair_play_problem(competition)
+        if competition.status == Competition.Status.DRAFT
+        else None,
         "failed": competition.matches.filter(status=Match.Status.FAILED)
         .select_related("round")
         .order_by("id")[:50],
@@ -168,10 +176,10 @@ def match_retry(request: HttpRequest, competition_id: int, match_id: int) -> Htt
             if competition.status == Competition.Status.RUNNING:
                 execution.matches_enqueue(competition=competition)
     except ValidationError as error:
-        once.release(request.POST.get(once.FIELD))
+        once.release(once.submitted(request))
         competition.refresh_from_db()
         return _competition_page(request, competition, action_errors=error.messages, status=400)
-    once.settle(request.POST.get(once.FIELD), here)
+    once.settle(once.submitted(request), here)
     return redirect(here + "#failed")
 
 
@@ -185,6 +193,8 @@ def entry_add(request: HttpRequest, competition_id: int) -> HttpResponse:
     here = reverse("organise:competition", args=[competition.pk])
     if (repeated := once.repeated(request, here)) is not None:
         return repeated
+    # Any bot it may enter: one that does not play the variant gets the service's error,
+    # which names the variant (the page offers only those that play it).
     form = EntryAddForm(request.POST, bots=_enterable_bots(request.user))
 
     def add(data: dict[str, Any]) -> str:
@@ -195,6 +205,26 @@ def entry_add(request: HttpRequest, competition_id: int) -> HttpResponse:
     if (done := once.submit(request, form, add, errors)) is not None:
         return done
     return _competition_page(request, competition, entry_form=form, status=400)
+
+
+@login_required
+@require_POST
+def entry_remove(request: HttpRequest, competition_id: int, entry_id: int) -> HttpResponse:
+    """Take an entry out of a draft (``services.entry_remove``); refused, with the reason
+    above the controls, once the competition has started."""
+    competition = _competition(request, competition_id)
+    entry = get_object_or_404(competition.entries.select_related("bot__owner"), pk=entry_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    try:
+        services.entry_remove(entry=entry, by=request.user)
+    except ValidationError as error:
+        once.release(once.submitted(request))
+        competition.refresh_from_db()
+        return _competition_page(request, competition, action_errors=error.messages, status=400)
+    once.settle(once.submitted(request), here)
+    return redirect(here + "#entries")
 
 
 @login_required
@@ -213,10 +243,10 @@ def competition_action(request: HttpRequest, competition_id: int, action: str) -
         with transaction.atomic():
             _act(action, competition, request.user)
     except ValidationError as error:
-        once.release(request.POST.get(once.FIELD))
+        once.release(once.submitted(request))
         competition.refresh_from_db()
         return _competition_page(request, competition, action_errors=error.messages, status=400)
-    once.settle(request.POST.get(once.FIELD), here)
+    once.settle(once.submitted(request), here)
     return redirect(here)
 
 
@@ -232,6 +262,57 @@ def _act(action: str, competition: Competition, user) -> None:
         services.competition_close(competition=competition, by=user)
     if action in ("start", "resume"):
         execution.matches_enqueue(competition=competition)
+
+
+@login_required
+@require_GET
+def collusion_page(request: HttpRequest, competition_id: int) -> HttpResponse:
+    """The collusion report of the competition (docs/fair-play.md), with its two answers."""
+    competition = _competition(request, competition_id)
+    return _collusion_page(request, competition)
+
+
+def _collusion_page(request, competition, errors: list[str] | None = None, status: int = 200):
+    report = collusion_report_for_competition(competition=competition)
+    context = {"competition": competition, "report": report, "errors": errors or []}
+    return _render(request, "collusion.html", context, status=status)
+
+
+@login_required
+@require_POST
+def collusion_action(request: HttpRequest, competition_id: int) -> HttpResponse:
+    """``keep-apart`` (fields ``entry``, ``other``) or ``disqualify`` (field ``entry``)."""
+    competition = _competition(request, competition_id)
+    here = reverse("organise:collusion", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    entries = competition.entries.all()
+    try:
+        entry = entries.filter(pk=_digits(request.POST.get("entry"), "entry")).first()
+        if entry is None:
+            raise ValidationError({"entry": "no such entry in this competition"})
+        if request.POST.get("action") == "keep-apart":
+            other = entries.filter(pk=_digits(request.POST.get("other"), "other")).first()
+            if other is None:
+                raise ValidationError({"other": "no such entry in this competition"})
+            services.table_exclusion_create(
+                competition=competition, entry=entry, other=other, by=request.user
+            )
+        elif request.POST.get("action") == "disqualify":
+            services.entry_disqualify(entry=entry, by=request.user)
+        else:
+            raise ValidationError({"action": "action must be keep-apart or disqualify"})
+    except ValidationError as error:
+        once.release(request.POST.get(once.FIELD))
+        return _collusion_page(request, competition, error.messages, status=400)
+    once.settle(request.POST.get(once.FIELD), here)
+    return redirect(here)
+
+
+def _digits(value: str | None, field: str) -> int:
+    if value is None or not value.isdigit() or not 0 < int(value) < 2**63:
+        raise ValidationError({field: f"{field} must be an entry id, got {value!r}"})
+    return int(value)
 
 
 @require_GET

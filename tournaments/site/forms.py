@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from bots.accounts import confirmation_required
 from config.api import RegistrationSerializer
 
 
@@ -19,6 +20,12 @@ class SignupForm(forms.Form):
     password_again = forms.CharField(
         widget=forms.PasswordInput, strip=False, max_length=128, label="Password (again)"
     )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if confirmation_required():
+            self.fields["email"].required = True
+            self.fields["email"].help_text = "A link to confirm it is sent there."
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -11,6 +11,8 @@ app_name = "site"
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/confirm/resend/", views.confirm_resend, name="confirm-resend"),
+    path("accounts/confirm/<str:token>/", views.confirm, name="confirm"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
 ]

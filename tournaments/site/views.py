@@ -1,15 +1,20 @@
-"""The home page and the account pages (sign up, log in, log out)."""
+"""The home page and the account pages (sign up, confirm, log in, log out)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
-from django.db import IntegrityError, transaction
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
+from bots import accounts
 from config.throttles import RegisterThrottle, login_blocked_for, login_failed
 from tournaments.dashboard.pages import home_page
 from tournaments.site.forms import SignupForm
@@ -43,16 +48,58 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            with transaction.atomic():
-                user = get_user_model().objects.create_user(**form.validated)
+            user = accounts.account_register(**form.validated, link_for=_confirm_link(request))
         except IntegrityError:  # the same name sent twice at once
             form.add_error("username", "That username is taken.")
+        except ValidationError as error:
+            for field, errors in error.message_dict.items():
+                for message in errors:
+                    form.add_error(field if field in form.fields else None, message)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.username}: your account is ready.")
+            email = accounts.pending_email(user=user)
+            if email is None:
+                messages.success(request, f"Welcome, {user.username}: your account is ready.")
+            else:
+                messages.success(
+                    request,
+                    f"Welcome, {user.username}: we sent a link to {email}. Open it to confirm "
+                    "your address before you create or upload a bot.",
+                )
             return redirect(_next_url(request))
     context = {"form": form, "next": _next_url(request)}
     return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
+
+
+def _confirm_link(request: HttpRequest):
+    return lambda token: request.build_absolute_uri(reverse("site:confirm", args=[token]))
+
+
+def confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The page of a mailed link: the account's address is confirmed, or why not."""
+    try:
+        user = accounts.account_confirm(token=token)
+    except ValidationError as error:
+        context = {"error": error.messages[0]}
+        return render(request, "registration/confirm.html", context, status=400)
+    if request.user.is_authenticated and request.user.pk == user.pk:
+        messages.success(request, "Your e-mail address is confirmed: your allowances are open.")
+        return redirect("bots-web:my-bots")
+    return render(request, "registration/confirm.html", {"confirmed": user})
+
+
+@login_required
+@require_POST
+def confirm_resend(request: HttpRequest) -> HttpResponse:
+    """Mail the signed-in account's link again; back to "My bots" with what happened."""
+    try:
+        accounts.confirmation_send(user=request.user, link_for=_confirm_link(request))
+    except ValidationError as error:
+        messages.error(request, error.messages[0])
+    else:
+        email = accounts.pending_email(user=request.user)
+        messages.success(request, f"A new link went to {email}.")
+    return redirect("bots-web:my-bots")
 
 
 class LoginView(auth_views.LoginView):

@@ -11,7 +11,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.referee import TimeControl, play_match
+from bots.referee.replay import replay_transcript, report_lines
 from bots.referee.specs import parse_option, player_from_spec
+from bots.referee.transcript import TranscriptError, match_transcripts, parse_transcript
 
 
 class Command(BaseCommand):
@@ -22,8 +24,8 @@ class Command(BaseCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser):
-        parser.add_argument("variant")
-        parser.add_argument("bots", nargs="+", help="builtin:<name> or a bot path, one per seat")
+        parser.add_argument("variant", help="the variant (with --replay: the bot)")
+        parser.add_argument("bots", nargs="*", help="builtin:<name> or a bot path, one per seat")
         parser.add_argument("--games", type=int, default=10)
         parser.add_argument(
             "--seed",
@@ -42,9 +44,28 @@ class Command(BaseCommand):
             "--json", type=Path, metavar="FILE", help="write the full result with every game record"
         )
         parser.add_argument(
+            "--stderr",
+            action="store_true",
+            help="print each bot's stderr, and each decision's stderr, note and times where "
+            "it wrote or said something, faulted or used more than 80 %% of its time",
+        )
+        parser.add_argument(
             "--all-cores",
             action="store_true",
             help="do not keep the referee and its bots on one CPU core",
+        )
+        parser.add_argument(
+            "--transcripts",
+            type=Path,
+            metavar="DIR",
+            help="write each player's transcript of each game to DIR (for --replay)",
+        )
+        parser.add_argument(
+            "--replay",
+            type=Path,
+            metavar="TRANSCRIPT",
+            help="manage.py match --replay TRANSCRIPT BOT: send BOT the lines of a transcript "
+            "and say whether it answers as it did, or where it first answers differently",
         )
         parser.add_argument(
             "--unsandboxed",
@@ -53,6 +74,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
+        if opts["replay"] is not None:
+            return self._replay(opts)
         if not opts["all_cores"] and hasattr(os, "sched_setaffinity"):
             # Bots inherit the affinity: same-core round trips are several times cheaper.
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -88,9 +111,63 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from exc
             raise
         self._print(result)
+        self._print_times(result)
+        if opts["stderr"]:
+            self._print_stderr(result)
         if opts["json"]:
             opts["json"].write_text(json.dumps(result.to_json(), indent=1))
             self.stdout.write(f"full result with {len(result.games)} records: {opts['json']}")
+            self.stdout.write(
+                f"each bot's stderr: logs[] of {opts['json']} (in bot order); each "
+                "decision's times, stderr and note: games[].record.traces"
+            )
+        elif not opts["stderr"]:
+            self.stdout.write(
+                "stderr and decision traces were not saved: --stderr prints them, "
+                "--json FILE writes them (logs[], games[].record.traces)"
+            )
+        if opts["transcripts"]:
+            self._write_transcripts(result, tc, opts["transcripts"])
+
+    def _print_times(self, result) -> None:
+        """Per bot: its decisions, their total charged time and the slowest one."""
+        for p in range(len(result.players)):
+            count, total, slowest = 0, 0, None
+            for g in result.games:
+                for trace in g.record.get("traces", []):
+                    if g.seats[trace["seat"]] != p:
+                        continue
+                    count, total = count + 1, total + trace["charged_ms"]
+                    if slowest is None or trace["charged_ms"] > slowest[0]:
+                        slowest = (trace["charged_ms"], g.index + 1, trace["ply"] + 1)
+            if slowest is not None:
+                self.stdout.write(
+                    f"{p:>2}  time: {count} decisions, {total:,} ms charged, slowest "
+                    f"{slowest[0]:,} ms (game {slowest[1]}, move {slowest[2]})"
+                )
+
+    def _print_stderr(self, result) -> None:
+        for p, name in enumerate(result.players):
+            self.stdout.write(f"--- stderr of {p} {name} ---")
+            self.stdout.write(result.logs[p] if result.logs[p] else "(nothing)")
+        for g in result.games:
+            for trace in g.record.get("traces", []):
+                shown = [trace.get(k) for k in ("stderr", "note", "fault", "over")]
+                if not any(shown) and not trace.get("stderr_cut"):
+                    continue
+                p = g.seats[trace["seat"]]
+                cpu = "" if trace["cpu_ms"] is None else f", {trace['cpu_ms']} ms CPU"
+                self.stdout.write(
+                    f"game {g.index + 1} move {trace['ply'] + 1} {p} {result.players[p]}: "
+                    f"{trace['charged_ms']} ms charged ({trace['wall_ms']} ms wall{cpu}), "
+                    f"bank {trace['bank_ms']} ms{'  OVER 80 %' if trace.get('over') else ''}"
+                )
+                for key in ("fault", "note", "note_mark"):
+                    if key in trace:
+                        self.stdout.write(f"  {key}: {trace[key]}")
+                if "stderr" in trace or trace.get("stderr_cut"):
+                    cut = " (cut)" if trace.get("stderr_cut") else ""
+                    self.stdout.write(f"  stderr{cut}: " + trace.get("stderr", "").rstrip("\n"))
 
     def _progress(self, done: int, total: int) -> None:
         width = 30
@@ -116,3 +193,40 @@ class Command(BaseCommand):
                 f"{row['player']:>2}  {row['name']:<24}{row['wins']:>6}"
                 f"{row['mean_rank']:>11.3f}{row['score']:>9}  {statuses}"
             )
+
+    def _write_transcripts(self, result, tc: TimeControl, folder: Path) -> None:
+        transcripts = match_transcripts(result, time_control=tc)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, transcript in transcripts.items():
+                (folder / name).write_bytes(transcript.dumps())
+        except OSError as exc:
+            raise CommandError(f"cannot write transcripts to {folder}: {exc}") from exc
+        self.stdout.write(
+            f"{len(transcripts)} transcripts, one per player and game: "
+            f"{folder}/game-<game>-player-<player>.jsonl "
+            "(replay one with manage.py match --replay FILE BOT)"
+        )
+
+    def _replay(self, opts) -> None:
+        """``--replay TRANSCRIPT BOT``: exit status 0 if the bot answers the same at every
+        decision, 1 if not, 2 if the file is not a transcript."""
+        bots = [opts["variant"], *opts["bots"]]
+        if len(bots) != 1:
+            raise CommandError("--replay takes one bot: manage.py match --replay TRANSCRIPT BOT")
+        try:
+            transcript = parse_transcript(opts["replay"].read_bytes())
+        except (OSError, TranscriptError) as exc:
+            raise CommandError(f"{opts['replay']}: {exc}", returncode=2) from exc
+        if opts["unsandboxed"]:
+            self.stderr.write(self.style.WARNING("WARNING: the bot runs WITHOUT a sandbox"))
+        try:
+            player = player_from_spec(bots[0], seed=0, index=0, sandboxed=not opts["unsandboxed"])
+            report = replay_transcript(transcript, player)
+        except Exception as exc:  # a bad bot path or no sandbox, said in words
+            if isinstance(exc, ValueError | OSError) or type(exc).__name__ == "SandboxUnavailable":
+                raise CommandError(str(exc)) from exc
+            raise
+        self.stdout.write("\n".join(report_lines(transcript, report, bot=bots[0])))
+        if not report.same:
+            sys.exit(1)

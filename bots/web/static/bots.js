@@ -1,4 +1,6 @@
-// The bot page: drag and drop onto the upload form, and watching validations finish.
+// The bot page: drag and drop onto the upload form, watching validations finish, and
+// following running version tests (games, LLR, status and answer, every POLL_MS),
+// and the version test form's words that repeat its bounds.
 // Without this script the page still works: the file input uploads, a reload shows
 // the outcome.
 "use strict";
@@ -53,6 +55,43 @@
     window.setTimeout(tick, POLL_MS);
   }
 
+  function follow(row) {
+    const url = row.dataset.statusUrl;
+    const set = (selector, text) => {
+      const cell = row.querySelector(selector);
+      if (cell && cell.textContent !== text) cell.textContent = text;
+    };
+    const tick = () => {
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then((response) => (response.ok ? response.json() : Promise.reject(response.status)))
+        .then((body) => {
+          set(".test-games", String(body.games));
+          set(".test-llr", body.llr.toFixed(2));
+          set(".test-status", body.status_words);
+          set(".test-outcome", body.outcome);
+          const badge = row.querySelector(".test-status");
+          if (badge) badge.className = "badge test-status " + body.status;
+          row.dataset.status = body.status;
+          if (body.finished) {
+            // The cancel button goes: the page draws a test that is over itself.
+            window.location.reload();
+          } else {
+            window.setTimeout(tick, POLL_MS);
+          }
+        })
+        .catch(() => window.setTimeout(tick, POLL_MS * 3));
+    };
+    window.setTimeout(tick, POLL_MS);
+  }
+
+  // The words next to the version test's bounds say the values being typed.
+  function echo(words) {
+    const input = document.getElementById(words.dataset.echo);
+    if (input) input.addEventListener("input", () => (words.textContent = input.value || "?"));
+  }
+
   document.querySelectorAll("form.drop-zone").forEach(dropZone);
+  document.querySelectorAll("#version-test-words [data-echo]").forEach(echo);
+  document.querySelectorAll("tr.version-test[data-status-url]").forEach(follow);
   document.querySelectorAll("article.version[data-status-url]").forEach(watch);
 })();

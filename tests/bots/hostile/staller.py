@@ -1,5 +1,5 @@
-"""Waits just under every move's free allowance: charged ``(wall - grace) / 4``, which
-stays under ``move_ms``, so its bank never runs down while the match drags on."""
+"""Waits just under every move's wall-clock ceiling (once charged only ``(wall - grace) / 4``,
+which stayed under ``move_ms``: its bank never ran down while the match dragged on)."""
 
 import json
 import sys

@@ -18,6 +18,8 @@ import pytest
 from bots import protocol
 from bots.sandbox import (
     BotGone,
+    CpuExceeded,
+    LimitExceeded,
     Limits,
     LineTooLong,
     ReadTimeout,
@@ -96,10 +98,26 @@ def test_endless_cpu_loop_is_killed_at_the_cpu_limit(hostile):
     send_act(bot)
     start = time.monotonic()
 
-    with pytest.raises(BotGone):
+    with pytest.raises(CpuExceeded, match="^killed: over its CPU limit of 1 CPU seconds$"):
         bot.readline(timeout_s=20)
 
     assert time.monotonic() - start < 10
+
+
+def test_a_bot_that_kills_itself_is_gone_but_not_put_down_to_a_limit(tmp_path):
+    program = tmp_path / "suicide.py"
+    program.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    command, bot_dir = resolve(program)
+
+    bot = spawn(command, bot_dir=bot_dir, limits=Limits(cpu_seconds=30))
+    try:
+        with pytest.raises(BotGone) as gone:
+            bot.readline(timeout_s=20)
+    finally:
+        bot.kill()
+
+    assert not isinstance(gone.value, LimitExceeded)
+    assert "exit 137" in str(gone.value)
 
 
 def test_sleeper_times_out_then_kill_leaves_nothing(hostile):

@@ -135,10 +135,33 @@ def test_a_bot_that_stops_reading_its_input_times_out_and_the_match_goes_on(afte
     assert not bot.process.alive()
 
 
-def test_a_bot_that_waits_under_every_ceiling_runs_out_of_its_match_wall_budget(after_check):
-    """Charged under ``move_ms`` a move, it would drag a long match on for hours; its
-    wall-clock budget for the match ends it in seconds, and the match is recorded."""
+def test_a_bot_that_waits_under_every_ceiling_pays_for_it(after_check):
+    """It sleeps just under each move's wall-clock ceiling: charged its sleep, it runs
+    out of its bank at once, and the match goes on without it in seconds."""
     bot = ProcessPlayer.from_path(HERE / "staller.py")
+    after_check(bot)
+    control = TimeControl(move_ms=300, bank_ms=1_000, start_ms=5_000)
+    started = time.monotonic()
+    result = play(bot, games=2, time_control=control)
+    assert time.monotonic() - started < 15
+    statuses = [g.statuses[0] for g in result.games]
+    assert [s["status"] for s in statuses] == ["timeout", "timeout"]
+    assert "time bank exhausted" in statuses[0]["reason"]
+    assert bot.charged_ms[0] > 1_900  # 4 x 300 ms + 1 s - 0.15 s slept
+
+
+class KeptWaiting(ProcessPlayer):
+    """As if a loaded machine had kept the bot from running for all of each decision."""
+
+    def waited_ms(self, snapshot):
+        return 1e9 if snapshot is not None else None
+
+
+def test_a_bot_let_off_every_wait_still_runs_out_of_its_match_wall_budget(after_check):
+    """Charged nothing of its wall time (all of it a wait for a CPU), it would drag a
+    long match on for hours; its wall-clock budget for the match ends it in seconds,
+    and the match is recorded."""
+    bot = KeptWaiting.from_path(HERE / "staller.py")
     after_check(bot)
     control = TimeControl(move_ms=300, bank_ms=1_000, start_ms=5_000, match_wall_ms=2_500)
     started = time.monotonic()

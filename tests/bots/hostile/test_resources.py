@@ -31,7 +31,10 @@ from bots.sandbox import (
 )
 from bots.sandbox.process import ALLOW_NO_CGROUP_ENV
 
-from ..sandbox.driver import ECHO_BOT, HOSTILE, act, hello
+from ..sandbox.driver import ECHO_BOT, HOSTILE, act, hello, send_act
+
+#: Measures time or CPU shares: run alone, after the parallel part (`make test`).
+pytestmark = pytest.mark.serial
 
 #: The review's clock: 400 ms a move, a 4 s bank.
 REVIEW_CLOCK = TimeControl(move_ms=400, bank_ms=4_000, start_ms=10_000)
@@ -62,6 +65,7 @@ def test_host_has_a_usable_cgroup_and_describe_says_which():
     assert host.version in ("v1", "v2")
     assert describe()["cgroup"]["version"] == host.version
     assert describe()["cgroup"]["base"]
+    assert describe()["cgroup"]["run_queue_waits"] is True  # the charge in force here
 
 
 # --- CPU ---------------------------------------------------------------------
@@ -127,21 +131,51 @@ def test_cpu_hog_does_not_make_its_opponent_forfeit():
     assert hog.final_cpu_ns / 1e9 < 1.0 * hog_wall_s * 1.1 + 0.5
 
 
-def test_a_decision_is_charged_the_bots_cpu_time_not_its_wall_time():
-    """A bot that sleeps 600 ms a move (over ``move_ms``) is charged its CPU time only."""
+def test_a_bot_that_sleeps_pays_for_its_sleep():
+    """A bot that sleeps 600 ms a move (over ``move_ms``) is charged its wall time, not
+    the little CPU time it used: its bank runs out. (Charged by CPU time with a quarter
+    of the wall time as floor, as before, it kept its whole bank and went on.)"""
     bot = Timed.from_path(HOSTILE / "napper.py")
     players = [
         bot,
         InProcessPlayer(make("random", seed=1)),
         InProcessPlayer(make("random", seed=2)),
     ]
-    clock = TimeControl(move_ms=400, bank_ms=1_000, start_ms=10_000)
+    clock = TimeControl(move_ms=400, bank_ms=500, start_ms=10_000)  # 3 to 4 naps
 
     result = play_match("manni-basic", players, games_count=1, seed=5, time_control=clock)
 
-    assert result.games[0].statuses[0]["status"] == "ok"  # wall-clock charging would time out
-    assert len(bot.walls_ms) >= 6 and all(w >= 600 for w in bot.walls_ms[:6])
-    assert all(0 < c < 100 for c in bot.charged_ms[:6]), bot.charged_ms
+    status = result.games[0].statuses[0]
+    assert status["status"] == "timeout" and "time bank exhausted" in status["reason"], status
+    assert len(bot.charged_ms) >= 3
+    assert all(c >= 500 for c in bot.charged_ms), bot.charged_ms  # 600 ms slept, less slack
+
+
+def test_a_loaded_machine_costs_a_bot_nothing():
+    """Eight other bots deciding at the same time (spinning, at a deciding bot's full CPU
+    weight) keep a bot of fixed work from its CPU: it waits on the run queue, and that
+    wait is not charged. Its decisions take far longer than their CPU time, and are
+    charged about their CPU time."""
+    spinners = [start("cpu_loop") for _ in range(8)]
+    try:
+        for spinner in spinners:
+            spinner.set_deciding(True)
+            send_act(spinner)
+        time.sleep(0.3)  # all of them spinning
+        victim, result = victim_match(None)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+
+    assert result.games[0].statuses[0]["status"] == "ok"
+    wall = statistics.median(victim.walls_ms)
+    charged = statistics.median(victim.charged_ms)
+    cpu_per_decision = victim.final_cpu_ns / 1e6 / len(victim.walls_ms)
+    print(f"median decision: {wall:.1f} ms wall, {charged:.1f} ms charged; "
+          f"{cpu_per_decision:.1f} ms CPU on average")  # fmt: skip
+    assert wall > 1.5 * cpu_per_decision  # the machine was loaded
+    assert charged < 0.75 * wall  # the wait was not charged
+    assert charged < 1.5 * cpu_per_decision + TimeControl.WAIT_SLACK_MS
 
 
 def test_a_bot_that_blocks_past_the_wall_ceiling_times_out():
@@ -358,10 +392,25 @@ def test_a_v2_group_with_processes_of_its_own_is_refused_with_the_reason(monkeyp
     assert "has processes of its own" in found.reason and cgroup.BASE_ENV in found.reason
 
 
-def test_charge_is_cpu_time_with_a_floor_of_a_quarter_of_the_wall_time_past_the_grace():
+def test_charge_is_wall_time_less_the_waits_never_under_cpu_time():
     clock = TimeControl(move_ms=400, bank_ms=4_000)
 
-    assert clock.charge_ms(wall_ms=250.0, cpu_ms=10.0) == 10.0
-    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=10.0) == 1_000.0  # (5000 - 1000) / 4
+    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=10.0, waited_ms=0.0) == 4_980.0  # it slept
+    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=10.0, waited_ms=4_000.0) == 980.0  # kept out
+    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=3_000.0, waited_ms=4_000.0) == 3_000.0
+    assert clock.charge_ms(wall_ms=5_000.0, cpu_ms=10.0) == 2_000.0  # unmeasured: (5000-1000)/2
     assert clock.charge_ms(wall_ms=250.0, cpu_ms=None) == 250.0  # no CPU count: wall time
     assert clock.wall_ceiling_ms(4_400) == 18_600
+
+
+def test_the_waits_of_a_sandboxed_bot_are_measured_here():
+    """The kernel counts each thread's run-queue wait here, so the charge above is the
+    one in force (not the fallback), for the bot's threads and the referee's."""
+    bot = ProcessPlayer.from_path(HOSTILE / "napper.py")
+    bot.start({"type": "hello", "variant": "manni-basic", "seat": 0, "options": {}}, 10)
+    try:
+        snapshot = bot.wait_snapshot()
+        assert snapshot is not None and snapshot[0], snapshot
+        assert bot.waited_ms(snapshot) is not None
+    finally:
+        bot.close()

@@ -291,6 +291,7 @@ sys.stdin.readline()
 """
 
 
+@pytest.mark.serial  # it turns a controller on and off at the cgroup mount
 @pytest.mark.skipif(writable_cgroup2() is None, reason="needs root and a cgroup2 controller")
 def test_on_the_real_kernel_an_unprivileged_worker_empties_its_delegated_group():
     """As systemd's Delegate=yes does: the group and its three files belong to the user."""

@@ -269,6 +269,7 @@ def round_trip_us(bot, line: bytes, rounds: int) -> float:
     return statistics.median(samples) * 1e6
 
 
+@pytest.mark.serial
 def test_round_trip_of_a_1kb_line_sandboxed_vs_plain_subprocess(tmp_path, running, capsys):
     echo = write_bot(
         tmp_path,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import games
-from bots.referee.match import game_seed, schedule
 from tournaments.models import GameRecord
-from tournaments.selectors import ENDED, full_view_allowed
+from tournaments.selectors import ENDED, full_view_allowed, game_seat_players
 
 __all__ = ["ENDED", "REFUSED", "full_view_allowed", "seat_names"]
 
@@ -27,16 +26,9 @@ def seat_names(*, game: GameRecord, record: dict[str, Any]) -> list[str]:
     against the game's seed, and plain seat numbers stand in if it does not match.
     """
     match = game.match
-    competition = match.competition
     bots = [s.entry.bot.name for s in match.seats.select_related("entry__bot").order_by("seat")]
     players = games.load(record["variant"], **record["options"]).num_players
-    fallback = [f"seat {s}" for s in range(players)]
-    try:
-        deal, seats = schedule(competition.games_per_match, len(bots), competition.duplicate)[
-            game.index
-        ]
-    except (ValueError, IndexError):
-        return fallback
-    if game_seed(match.seed, deal) != record["seed"] or len(seats) != players:
-        return fallback
+    seats = game_seat_players(game=game, record=record)
+    if seats is None or len(bots) != players:
+        return [f"seat {s}" for s in range(players)]
     return [bots[player] for player in seats]

@@ -21,6 +21,8 @@ class Replay:
     options: dict[str, Any]
     players: int
     full: bool
+    #: Seats whose private cards are shown without the full view (a seat's owner).
+    shown: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

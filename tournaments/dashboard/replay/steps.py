@@ -47,12 +47,16 @@ def hand_label(seat: int) -> str:
     return f"hand seat {seat}"
 
 
-def replay_steps(record: dict[str, Any], *, full: bool = False) -> list[dict[str, Any]]:
+def replay_steps(
+    record: dict[str, Any], *, full: bool = False, seats: frozenset[int] = frozenset()
+) -> list[dict[str, Any]]:
     """One step per position of the game: ``{index, actor, action, view, table}``.
 
     ``record`` is ``GameRecord.record()``; a forfeit in it is the last step.
     ``full`` adds every seat's private cards to each view and table (never for
-    spectators); without it another seat's discard reads ``discard``. Raises
+    spectators); without it another seat's discard reads ``discard``. ``seats`` adds
+    the private cards of those seats only (a seat's owner; Money's stacks stay hidden,
+    MONEY-JO-3). Raises
     ``ValueError`` or ``games.IllegalAction`` for a record that does not replay.
     """
     game = games.load(record["variant"], **record["options"])
@@ -62,6 +66,7 @@ def replay_steps(record: dict[str, Any], *, full: bool = False) -> list[dict[str
         options=dict(game.options),
         players=game.num_players,
         full=full,
+        shown=frozenset() if full or game.variant.family == "money" else frozenset(seats),
     )
     state = game.new_game(record["seed"], dealer=record["dealer"], decks=record["decks"])
     steps = [make_step(state, replay, 0, Move(None, None, None))]
@@ -83,7 +88,9 @@ def make_step(state: Any, replay: Replay, index: int, move: Move) -> dict[str, A
     public = public_view(seen)
     history = seen.get("history") or [None]
     move = Move(move.actor, move.label, move.before, history[-1])
-    private = private_cards(state, replay) if replay.full else None
+    private = private_cards(state, replay) if replay.full or replay.shown else None
+    if private is not None and not replay.full:  # only the shown seats' own cards
+        private = [areas if s in replay.shown else {} for s, areas in enumerate(private)]
     view = dict(public)
     for seat, areas in enumerate(private or []):
         for name, cards in areas.items():

@@ -11,7 +11,9 @@ processes, then:
   exits), the built-in bots (several random and greedy ones) and the demo
   competitions: one tournament per game family (Manni, Maniglia, Money as a
   double elimination) and a ladder that plays a batch every few seconds for as
-  long as the demo runs; starts them and leaves them to the worker;
+  long as the demo runs, and the standing open ladders of ``manage.py ladders
+  ensure`` (one per family, which any signed-in author may enter); starts them and
+  leaves them to the worker;
 - paces the worker: it starts one match every ``--pace`` seconds (default
   :data:`DEMO_PACE_S`, a Celery rate limit on ``tournaments.match_run``), so the
   tournaments' brackets and rounds are played over a few minutes, not the few
@@ -56,7 +58,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tournaments import execution, selectors, services
+from tournaments import execution, ladders, selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
@@ -236,14 +238,18 @@ class Command(BaseCommand):
         app.conf.result_backend = redis_url
 
     def _start_worker(self, env: dict[str, str], concurrency: int, pace: float) -> Child | None:
-        """A worker with embedded beat on both queues, starting a match every ``pace``
-        seconds at most (0: no limit); None if it does not answer in time."""
+        """A worker with embedded beat on every queue (``CARDROOM_QUEUES``, the ladders'
+        first), starting a match every ``pace`` seconds at most (0: no limit); None if it
+        does not answer in time."""
         if pace > 0:  # the pace limits match_run: every match (here, by the worker and
             env["CARDROOM_TASK_GAMES"] = "1"  # by the web process) gets a task of its own
             settings.CARDROOM_TASK_GAMES = 1
         from config.celery import app
 
-        queues = f"{settings.CARDROOM_MATCH_QUEUE},{settings.CARDROOM_DEFAULT_QUEUE}"
+        # Ladder batches first: the dashboard shown first is the ladder's, paced so that
+        # the tournaments play in its pauses (production workers take tournaments first).
+        ladder = settings.CARDROOM_LADDER_QUEUE
+        queues = ",".join([ladder, *(q for _, q in settings.CARDROOM_QUEUES if q != ladder)])
         node = f"demo-{os.getpid()}@%h"
         child = self._start(
             Child(
@@ -371,7 +377,7 @@ class Command(BaseCommand):
         while True:
             row = execution.competition_progress(competition=competition)
             line = (
-                f"  {row[Match.Status.DONE]}/{row['total']} matches done, "
+                f"  {row[Match.Status.DONE]}/{row['schedule']['total']} matches done, "
                 f"{row[Match.Status.RUNNING]} running, {row[Match.Status.FAILED]} failed"
             )
             if line != shown:
@@ -503,7 +509,8 @@ class Command(BaseCommand):
         return competition
 
     def _demo_competitions(self, entrants: list[Bot], admin) -> list[Competition]:
-        """One unfinished demo competition per family: reused if there is one, else started."""
+        """One unfinished demo competition per family: reused if there is one, else started;
+        then the standing open ladders (``tournaments.ladders``)."""
         out = []
         for prefix, variant, kind, format, games in DEMO_COMPETITIONS:
             existing = Competition.objects.filter(name__startswith=prefix, variant=variant)
@@ -525,7 +532,9 @@ class Command(BaseCommand):
                 execution.competition_launch(competition=current)
             current.refresh_from_db()
             out.append(current)
-        return out
+        # The installation's open ladders (``manage.py ladders ensure``): where a new
+        # author enters a bot of any family, no organiser right needed.
+        return out + [c for c, _ in ladders.standing_ladders_ensure()]
 
     def _requeue_leftovers(self) -> None:
         """Matches a previous run left queued or running lost their messages: send them again.

@@ -96,7 +96,7 @@ class Command(BaseCommand):
 
     def _show(self, competition: Competition) -> dict:
         row = execution.competition_progress(competition=competition)
-        done, total = row[Match.Status.DONE], row["total"] or 1
+        done, total = row[Match.Status.DONE], row["schedule"]["total"] or 1
         seconds = max(time.monotonic() - self.started, 1e-9)
         rate = (row["games"] - self.games_at_start) / seconds
         if competition.format == Competition.Format.LADDER:
@@ -108,7 +108,7 @@ class Command(BaseCommand):
             where = f"{done} played, batch {batch.number if batch else 0}: {finished}/{size}"
         else:
             filled = BAR * done // total
-            where = f"{done}/{row['total']} done"
+            where = f"{done}/{row['schedule']['total']} done"
         line = (
             f"\r[{'#' * filled}{'.' * (BAR - filled)}] {where}  "
             f"{row[Match.Status.QUEUED] + row[Match.Status.PENDING]} queued  "

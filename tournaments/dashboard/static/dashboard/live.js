@@ -155,6 +155,7 @@
       state.progress = snapshot.progress;
       state.format = snapshot.format;
       state.status = snapshot.status || (snapshot.progress && snapshot.progress.competition);
+      state.closedEarly = Boolean(snapshot.closed_early);
       state.counts = null;
       takeCounts(snapshot.queue);
       takeCounts(snapshot.progress);
@@ -226,7 +227,8 @@
       );
       const rows = state.standings.map((row) => {
         const name = el("td", {}, botName(row.entry, row.name));
-        if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
+        if (row.disqualified) name.append(" ", el("span", { class: "muted" }, "(disqualified)"));
+        else if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
         const tr = el(
           "tr",
           { "data-entry": row.entry },
@@ -269,18 +271,26 @@
       const p = state.progress, c = state.counts;
       if (p && c) {
         const games = p.games != null ? p.games : "";
+        // The whole schedule where the format fixes it (p.schedule), never fewer than
+        // the matches created so far; a ladder's has no end ("of at least").
+        const s = p.schedule || { total: c.total, total_known: true };
+        const total = Math.max(s.total, c.total);
         document.getElementById("progress").textContent =
           state.format === "ladder"
             ? `${c.done} matches played, ${c.running} running, ${games} games`
-            : `${c.done} / ${c.total} matches done, ${c.running} running, ${games} games`;
+            : s.total_known
+              ? `${c.done} / ${total} matches done, ${c.running} running, ${games} games`
+              : `${c.done} of at least ${total} matches done, ${c.running} running, ${games} games`;
       }
       if (state.status) setStatus(state.status);
     }
 
     function setStatus(value) {
       const status = document.getElementById("status");
-      status.textContent = words("competition", value);
-      status.className = "badge " + value;
+      // A competition its organisers closed before its schedule ended: "closed early".
+      const shown = value === "finished" && state.closedEarly ? "closed-early" : value;
+      status.textContent = words("competition", shown);
+      status.className = "badge " + shown;
       // An ended competition has nothing more to say live: no "live" badge beside it.
       document.getElementById("live").hidden = value === "finished" || value === "cancelled";
     }
@@ -709,6 +719,7 @@
         state.standings = event.standings;
         takeBots(event.standings);
         state.status = event.status;
+        state.closedEarly = Boolean(event.closed_early);
         if (state.progress) state.progress = { ...state.progress, competition: event.status };
         invalidate("standings", "chart", "progress");
       },

@@ -1,4 +1,5 @@
-// Cardroom dashboard: the replay viewer of one finished game (game_replay.html).
+// Cardroom dashboard: the replay viewer of one game (game_replay.html), finished or, on
+// live_game.html, being played (its new steps come over a WebSocket: see follow()).
 // The server shapes every step (tournaments/dashboard/replay.py): a card table of seats,
 // the cards in the middle, facts, bids and scores, whose texts are "parts". This script
 // only draws them, and steps through them with the buttons, the arrow keys and the move list.
@@ -15,6 +16,9 @@
   const meta = JSON.parse(document.getElementById("replay-meta").textContent);
   const steps = JSON.parse(document.getElementById("steps").textContent);
   const names = meta.names;
+  // Decision traces (bots/referee/traces.py), already filtered by the server for this reader.
+  const traced = JSON.parse(document.getElementById("replay-traces").textContent);
+  const traceAt = new Map(traced.traces.map((t) => [t.ply + 1, t])); // step index -> trace
 
   // --- cards: the French pack (Manni, Money) and the Latin pack (Maniglia) ---
 
@@ -202,16 +206,68 @@
   // --- stepping ---
 
   const moves = document.getElementById("moves");
-  moves.replaceChildren(...steps.slice(1).map((step) => el("li", {},
-    el("a", { href: `#step-${step.index}`, "data-step": String(step.index) },
-      el("span", { class: "move-seat" }, names[step.actor] ?? `seat ${step.actor}`), " ", labelled(step.table.move)))));
+  function moveItem(step) {
+    const trace = traceAt.get(step.index);
+    const marks = trace ? [trace.over ? "over" : "", trace.fault ? "faulted" : ""].join(" ").trim() : "";
+    return el("li", marks ? { class: marks } : {},
+      el("a", { href: `#step-${step.index}`, "data-step": String(step.index) },
+        el("span", { class: "move-seat" }, names[step.actor] ?? `seat ${step.actor}`), " ", labelled(step.table.move)));
+  }
+  moves.replaceChildren(...steps.slice(1).map(moveItem));
+
+  // --- the decision trace beside the move ---
+
+  const traceBox = document.getElementById("trace-box");
+  const follow = document.getElementById("follow-seat");
+  const nextMine = document.getElementById("next-mine");
+  const ms = (n) => `${n.toLocaleString("en")} ms`;
+  function drawTrace(step) {
+    const trace = traceAt.get(step.index);
+    const box = document.getElementById("trace");
+    if (!trace) {
+      box.replaceChildren(el("p", { class: "muted" }, step.index ? "No decision: a forced move, or a move no trace was kept of." : "Before the first move."));
+      return;
+    }
+    const pairs = [["seat", names[trace.seat] ?? `seat ${trace.seat}`], ["charged", ms(trace.charged_ms)],
+      ["wall clock", ms(trace.wall_ms)], ["CPU", trace.cpu_ms == null ? "not counted" : ms(trace.cpu_ms)],
+      ["bank left", ms(trace.bank_ms)]];
+    const parts = [el("dl", {}, ...pairs.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))];
+    if (trace.over) parts.push(el("p", { class: "over-mark" }, `used more than ${Math.round(traced.over_share * 100)} % of the time it could`));
+    if (trace.fault) parts.push(el("p", { class: "fault-mark" }, `fault: ${trace.fault}`));
+    if (trace.note != null) parts.push(el("p", { class: "note" }, trace.note));
+    if (trace.note_mark) parts.push(el("p", { class: "muted" }, `note ${trace.note_mark}`));
+    if (trace.stderr != null || trace.stderr_cut) {
+      parts.push(el("p", { class: "muted" }, "stderr during this decision" + (trace.stderr_cut ? " (cut)" : "")));
+      parts.push(el("pre", {}, trace.stderr || ""));
+    }
+    box.replaceChildren(...parts);
+  }
+  if (traced.traces.length) {
+    traceBox.hidden = false;
+    const seats = [...new Set(traced.traces.map((t) => t.seat))].sort((a, b) => a - b);
+    follow.replaceChildren(...seats.map((s) => el("option", { value: String(s) }, names[s] ?? `seat ${s}`)));
+    if (traced.mine.length) follow.value = String(traced.mine[0]);
+    nextMine.textContent = traced.mine.length ? "my next decision ›" : "next decision of ›";
+    nextMine.hidden = false;
+    follow.hidden = traced.mine.length === 1;
+    nextMine.onclick = () => {
+      const seat = Number(follow.value);
+      const next = traced.traces.find((t) => t.seat === seat && t.ply + 1 > at);
+      if (next) go(next.ply + 1);
+    };
+  }
 
   let at = 0;
   function show() {
     const step = steps[at];
+    if (!step) {  // a live game before its first published move
+      document.getElementById("position").textContent = "waiting for the first move";
+      return;
+    }
     document.getElementById("position").textContent =
       `step ${step.index} / ${steps.length - 1}` + (step.action == null ? "" : ` · ${names[step.actor] ?? step.actor}: ${step.action}`);
     draw(step);
+    if (traced.traces.length) drawTrace(step);
     moves.querySelectorAll("li.current").forEach((li) => li.classList.remove("current"));
     const li = at ? moves.children[at - 1] : null;
     if (li) {
@@ -243,8 +299,66 @@
     if (e.key === "ArrowLeft") go(at - 1);
     if (e.key === "Home") go(0);
     if (e.key === "End") go(steps.length - 1);
+    if (e.key === "n" && !nextMine.hidden) nextMine.click();
   });
   const linked = /^#step-(\d+)$/.exec(location.hash);
-  at = linked ? Math.min(steps.length - 1, Number(linked[1])) : 0;
+  const liveNode = document.getElementById("replay-live");
+  const live = liveNode ? JSON.parse(liveNode.textContent) : null;
+  at = linked ? Math.min(steps.length - 1, Number(linked[1])) : (live ? Math.max(0, steps.length - 1) : 0);
   show();
+  if (live) followLive(live);
+
+  // --- a game of a match being played: new steps arrive over ws/matches/<id>/games/<n>/ ---
+
+  function followLive(live) {
+    const status = document.getElementById("live-status");
+    let over = live.over;
+    function say(...parts) { status.replaceChildren(...parts); }
+    function onSteps(event) {
+      if (event.from > steps.length) { location.reload(); return; }  // missed some: start again
+      const following = at >= steps.length - 1;
+      for (const step of event.steps) {
+        if (step.index !== steps.length) continue;  // already shown
+        steps.push(step);
+        if (step.index > 0) moves.append(moveItem(step));
+      }
+      if (following && steps.length) go(steps.length - 1);
+      if (event.over && !over) {
+        over = true;
+        const badge = document.getElementById("live-badge");
+        if (badge) badge.textContent = "finished";
+      }
+    }
+    function onGames(event) {
+      const text = over ? `Game ${live.number} is finished` : `Following game ${live.number} move by move`;
+      const parts = [text];
+      if (event.current && event.current !== live.number) {
+        parts.push(" · ", el("a", { href: `${live.game_url}${event.current}/`, id: "current-game" },
+          `game ${event.current} is being played`));
+      }
+      say(...parts);
+    }
+    function onOver(event) {
+      say("The match is over: ", el("a", { href: live.match_url }, "see its games"));
+      if (event.status === "done") setTimeout(() => location.reload(), 500);  // the stored replay
+      ended = true;
+      socket.close(1000);
+    }
+    let socket;
+    let ended = false;
+    function connect() {
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      socket = new WebSocket(`${scheme}://${location.host}${live.socket}`);
+      socket.onmessage = (message) => {
+        const data = JSON.parse(message.data);
+        for (const event of Array.isArray(data) ? data : [data]) {
+          if (event.type === "live.steps") onSteps(event);
+          else if (event.type === "live.games") onGames(event);
+          else if (event.type === "live.over") { onOver(event); return; }
+        }
+      };
+      socket.onclose = (e) => { if (!ended && e.code !== 4403) setTimeout(connect, 2000); };
+    }
+    connect();
+  }
 })();

@@ -1,0 +1,237 @@
+"""The fixed-length observation vector of a seat (docs/training.md), one layout per family.
+
+Every vector is built from ``state.shared_observation(seat)`` and nothing else, so a
+seat's vector holds exactly what that seat may see (the conformance leak oracle checks
+it). Seats are *relative*: block ``k`` of a per-seat field is the seat ``k`` places to
+the observer's left (``(seat + k) % players``), so block 0 is always the observer.
+Every entry lies in ``[-1, 1]``: flags are 0 or 1, counts are divided by a bound,
+scores are squashed with ``tanh(score / scale)``.
+
+``Encoder(game).layout`` lists the fields as ``(name, start, length)``.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import Any
+
+import numpy as np
+
+from games.cards import FRENCH_INDEX, FRENCH_SUITS, LATIN_INDEX, LATIN_SUITS
+from games.core import Game, State
+
+MANNI_PHASES = ("play", "over", "manni", "exchange", "announce", "great")
+MANIGLIA_PHASES = ("play", "over", "auction", "trump")
+MONEY_PHASES = ("turn", "purchase", "change", "capture", "over")
+MANNI_CONTRACTS = ("nullo", "grand", "spades", "hearts", "diamonds", "clubs")
+MONEY_CARDS = {**FRENCH_INDEX, "X1": 52, "X2": 53}
+MONEY_DENOMINATIONS = ("J", "Q", "K", "X")
+
+
+class Encoder:
+    """Maps a state and a seat to the family's observation vector (``float32``)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.family = game.variant.family
+        self.players = n = game.num_players
+        if self.family == "manni":
+            self.cards, self.suits, self.phases = FRENCH_INDEX, FRENCH_SUITS, MANNI_PHASES
+        elif self.family == "maniglia":
+            self.cards, self.suits, self.phases = LATIN_INDEX, LATIN_SUITS, MANIGLIA_PHASES
+        elif self.family == "money":
+            self.cards, self.suits, self.phases = MONEY_CARDS, "", MONEY_PHASES
+        else:  # a family added later needs its layout here
+            raise ValueError(f"no observation layout for family {self.family!r}")
+        c = len(self.cards)
+        fields: list[tuple[str, int]]
+        if self.family == "money":
+            fields = [
+                ("pile", c),  # every card in the pile (public)
+                ("pile_top", c),  # the top card of the pile
+                ("pile_size", 1),  # / 54
+                ("banks", n * len(MONEY_DENOMINATIONS)),  # money cards per seat / 8
+                ("stack_sizes", n),  # / 54
+                ("scores", n),  # tanh(score / 100)
+                ("plays", 1),  # plays / max_plays
+                ("phase", len(self.phases)),
+                ("current", n),
+                ("dealer", n),
+            ]
+        else:
+            fields = [
+                ("hand", c),  # own hand
+                ("public", c),  # cards out of play that this seat knows, turned card
+                ("trick", n * c),  # the current trick, by seat
+                ("played", n * c),  # history summary: cards played this deal, by seat
+                ("trump", len(self.suits) + 1),  # the trump suit, or none (last)
+                ("contract", len(MANNI_CONTRACTS) + 1),  # Manni: the contract; Maniglia: bid
+                ("declarer", n + 1),  # the declarer / taker, or none (last)
+                ("leader", n + 1),  # the leader of the current trick, or none (last)
+                ("dealer", n),
+                ("current", n),  # the seat to act
+                ("hand_sizes", n),  # / cards
+                ("tricks_won", n),  # / 20
+                ("points", n),  # Maniglia card points / 120 (zero in Manni)
+                ("scores", n),  # tanh(score / scale)
+                ("phase", len(self.phases)),
+            ]
+        self.layout: list[tuple[str, int, int]] = []
+        start = 0
+        for name, length in fields:
+            self.layout.append((name, start, length))
+            start += length
+        self.size = start
+        self.offsets = {name: s for name, s, _ in self.layout}
+        self._cache: tuple[Any, Any, int, list[tuple[int, int]]] = (None, None, 0, [])
+        self._zeros = bytes(4 * self.size)
+        self.score_scale = 10.0 if self.family == "manni" else 100.0
+
+    def encode(self, state: State, seat: int) -> np.ndarray:
+        obs = state.shared_observation(seat)
+        # Filled as a Python float array (item writes are cheap), handed out as numpy.
+        out = array("f", self._zeros)
+        if self.family == "money":
+            self._money(obs, seat, out)
+        else:
+            self._tricks(state, obs, seat, out)
+        return np.frombuffer(out, dtype=np.float32)
+
+    # -- helpers ------------------------------------------------------------
+    def _rel(self, seat: int, other: Any) -> int | None:
+        if other is None or isinstance(other, bool) or not isinstance(other, int):
+            return None
+        return (other - seat) % self.players
+
+    def _seat_onehot(self, out: Any, name: str, seat: int, other: Any) -> None:
+        rel = self._rel(seat, other)
+        if rel is None:
+            if name in ("declarer", "leader"):
+                out[self.offsets[name] + self.players] = 1.0
+            return
+        out[self.offsets[name] + rel] = 1.0
+
+    def _per_seat(self, out: Any, name: str, seat: int, values: Any, f: Any) -> None:
+        if not values:
+            return
+        base = self.offsets[name]
+        n = self.players
+        for s, v in enumerate(values):
+            out[base + (s - seat) % n] = f(v)
+
+    def _played(self, state: State, deal: dict[str, Any]) -> list[tuple[int, int]]:
+        """``(seat, card)`` of every card played in ``deal``, parsed once per action.
+
+        Engines only ever add actions to a state, so for the same state object and the
+        same deal only the actions added since the last call are parsed (the cache
+        holds the state itself, so its id cannot be reused by another).
+        """
+        actions = deal.get("actions") or []
+        seats = deal.get("seats")
+        key = (deal.get("deal"), deal.get("dealer"))
+        cached_state, cached_key, parsed, pairs = self._cache
+        if cached_state is not state or cached_key != key or parsed > len(actions):
+            parsed, pairs = 0, []
+        cards = self.cards
+        for i in range(parsed, len(actions)):
+            action = actions[i]
+            if seats is not None:
+                s, label = seats[i], action
+            else:
+                s, label = action[0], action[1]
+            if label.startswith("play "):
+                pairs.append((s, cards[label[5:]]))
+        self._cache = (state, key, len(actions), pairs)
+        return pairs
+
+    def _tricks(self, state: State, obs: dict[str, Any], seat: int, out: Any) -> None:
+        cards, n, c = self.cards, self.players, len(self.cards)
+        off = self.offsets
+        base = off["hand"]
+        ones = [base + cards[card] for card in obs.get("hand") or ()]
+        base = off["public"]
+        ones += [base + cards[card] for card in obs.get("out_of_play") or ()]
+        for key in ("turned_card", "contract_card"):
+            card = obs.get(key)
+            if isinstance(card, str) and card in cards:
+                ones.append(base + cards[card])
+        base = off["trick"]
+        ones += [base + ((s - seat) % n) * c + cards[card] for s, card in obs.get("trick") or ()]
+        history = obs.get("history") or ()
+        if history:
+            base = off["played"]
+            ones += [
+                base + ((s - seat) % n) * c + card for s, card in self._played(state, history[-1])
+            ]
+        trump = obs.get("trump")
+        suits = self.suits
+        if isinstance(trump, str) and trump in suits:
+            ones.append(off["trump"] + suits.index(trump))
+        else:
+            ones.append(off["trump"] + len(suits))
+        contract = obs.get("contract")
+        base = off["contract"]
+        if isinstance(contract, str) and contract in MANNI_CONTRACTS:
+            ones.append(base + MANNI_CONTRACTS.index(contract))
+        elif isinstance(contract, int) and not isinstance(contract, bool):
+            out[base] = min(contract / 120.0, 1.0)  # Maniglia: the contract bid
+        high_bid = obs.get("high_bid")
+        if isinstance(high_bid, int) and not isinstance(high_bid, bool):
+            out[base + 1] = min(high_bid / 120.0, 1.0)
+        if self.family == "manni" and obs.get("great"):
+            ones.append(base + len(MANNI_CONTRACTS))
+        declarer = obs.get("declarer", obs.get("manni_taker"))
+        for name, other in (
+            ("declarer", declarer),
+            ("leader", obs.get("leader")),
+            ("dealer", obs.get("dealer")),
+            ("current", obs.get("current_player")),
+        ):
+            if isinstance(other, int) and not isinstance(other, bool):
+                ones.append(off[name] + (other - seat) % n)
+            elif name in ("declarer", "leader"):
+                ones.append(off[name] + n)
+        phase = obs.get("phase")
+        if phase in self.phases:
+            ones.append(off["phase"] + self.phases.index(phase))
+        for i in ones:
+            out[i] = 1.0
+        scale = self.score_scale
+        for name, key, f in (
+            ("hand_sizes", "hand_sizes", lambda v: v / c),
+            ("tricks_won", "tricks_won", lambda v: v / 20.0),
+            ("points", "card_points", lambda v: max(-1.0, min(v / 120.0, 1.0))),
+            ("scores", "scores", lambda v: math.tanh(v / scale)),
+        ):
+            values = obs.get(key)
+            if values:
+                base = off[name]
+                for k, v in enumerate(values[seat:] + values[:seat]):
+                    out[base + k] = f(v)
+
+    def _money(self, obs: dict[str, Any], seat: int, out: Any) -> None:
+        cards, off, n = self.cards, self.offsets, self.players
+        pile = obs.get("pile") or ()
+        for card in pile:
+            out[off["pile"] + cards[card]] = 1.0
+        if pile:
+            out[off["pile_top"] + cards[pile[-1]]] = 1.0
+        out[off["pile_size"]] = min(len(pile) / 54.0, 1.0)
+        denominations = len(MONEY_DENOMINATIONS)
+        for s, bank in enumerate(obs.get("banks") or ()):
+            base = off["banks"] + ((s - seat) % n) * denominations
+            if bank and bank != "none":
+                for letter in bank.split("+"):
+                    if letter in MONEY_DENOMINATIONS:
+                        i = base + MONEY_DENOMINATIONS.index(letter)
+                        out[i] = min(out[i] + 1.0 / 8.0, 1.0)
+        self._per_seat(out, "stack_sizes", seat, obs.get("stack_sizes"), lambda v: v / 54.0)
+        self._per_seat(out, "scores", seat, obs.get("scores"), lambda v: math.tanh(v / 100.0))
+        max_plays = obs.get("max_plays") or 1
+        out[off["plays"]] = min((obs.get("plays") or 0) / max_plays, 1.0)
+        phase = obs.get("phase")
+        if phase in self.phases:
+            out[off["phase"] + self.phases.index(phase)] = 1.0
+        self._seat_onehot(out, "current", seat, obs.get("current_player"))
+        self._seat_onehot(out, "dealer", seat, obs.get("dealer"))

@@ -1,0 +1,122 @@
+"""The OpenSpiel wrapper (games/envs/openspiel.py): OpenSpiel's own tests and its IS-MCTS bot."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("pyspiel", reason="the 'rl' extra is not installed: pip install '.[rl]'")
+
+import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+
+import games  # noqa: E402
+import games.envs.openspiel as cardroom_spiel  # noqa: E402
+
+#: Money games are long (a random game runs to thousands of plays): the tests cap them.
+SHORT = {"money_max_plays": 150}
+
+
+def load(variant: str) -> pyspiel.Game:
+    params = SHORT if variant.startswith("money") else {}
+    return pyspiel.load_game(cardroom_spiel.game_name(variant), params)
+
+
+def test_every_variant_is_registered_under_its_name():
+    registered = set(pyspiel.registered_names())
+    for variant in games.variants():
+        name = "python_cardroom_" + variant.replace("-", "_")
+        assert name in registered
+        game = pyspiel.load_game(name)
+        assert game.num_players() == games.variant_info(variant).players
+        assert game.num_distinct_actions() == games.variant_info(variant).num_distinct_actions
+
+
+def test_options_are_game_parameters_and_bad_ones_are_named():
+    game = pyspiel.load_game("python_cardroom_manni_basic", {"manni_tie": "play-on"})
+    assert game.cardroom.options["manni.tie"] == "play-on"
+    with pytest.raises(Exception, match="sometimes"):
+        pyspiel.load_game("python_cardroom_manni_basic", {"manni_tie": "sometimes"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", games.variants())
+def test_random_sim_test_passes(variant):
+    pyspiel.random_sim_test(load(variant), num_sims=1, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_a_random_game_matches_the_engine(variant):
+    game = load(variant)
+    state = game.new_initial_state()
+    assert state.is_chance_node()
+    state.apply_action(7)
+    engine = game.cardroom.new_game(7)
+    rnd = random.Random(7)
+    while not state.is_terminal():
+        assert state.legal_actions() == engine.legal_ids()
+        seat = state.current_player()
+        tensor = np.array(state.observation_tensor(seat), dtype=np.float32)
+        assert np.array_equal(tensor, game.encoder.encode(engine, seat))
+        text = json.loads(state.information_state_string(seat))
+        assert text == engine.observation(seat)
+        assert "history" not in json.loads(state.observation_string(seat))
+        action = rnd.choice(state.legal_actions())
+        state.apply_action(action)
+        engine.apply_id(action)
+    assert state.returns() == pytest.approx(cardroom_spiel.utilities(engine.ranking()))
+    assert sum(state.returns()) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_resampled_states_keep_the_seats_information_state(variant):
+    game = load(variant)
+    state = game.new_initial_state()
+    state.apply_action(3)
+    rnd = random.Random(3)
+    for _ in range(25):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        world = state.resample_from_infostate(seat, sampler)
+        assert world.information_state_string(seat) == state.information_state_string(seat)
+        assert world.legal_actions() == state.legal_actions()
+        world.apply_action(world.legal_actions()[0])  # the original is untouched
+        assert world.history() != state.history() or world.is_terminal()
+        state.apply_action(rnd.choice(state.legal_actions()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", games.variants())
+def test_open_spiels_ismcts_bot_plays_a_whole_game(variant):
+    game = load(variant)
+    rng = np.random.RandomState(5)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bots = [
+        ismcts.ISMCTSBot(
+            game=game,
+            evaluator=evaluator,
+            uct_c=2.0,
+            max_simulations=4,
+            max_world_samples=ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
+            random_state=rng,
+            final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+            use_observation_string=False,
+            allow_inconsistent_action_sets=False,
+        )
+        for _ in range(game.num_players())
+    ]
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.randint(len(outcomes))][0])
+            continue
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert sum(state.returns()) == pytest.approx(0.0)

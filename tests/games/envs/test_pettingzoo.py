@@ -1,0 +1,142 @@
+"""The PettingZoo wrapper (games/envs/pettingzoo.py): PettingZoo's own tests, for every variant."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the 'rl' extra is not installed: pip install '.[rl]'")
+
+import numpy as np  # noqa: E402
+from pettingzoo.test import api_test, performance_benchmark, seed_test  # noqa: E402
+
+import games  # noqa: E402
+from games.envs.encoding import Encoder  # noqa: E402
+from games.envs.pettingzoo import env  # noqa: E402
+from tests.games.oracles import FAMILIES  # noqa: E402
+
+CASES = [
+    pytest.param(variant, options, id=f"{variant}-{json.dumps(options, sort_keys=True)}")
+    for module in FAMILIES.values()
+    for variant, options in module.CASES
+]
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_pettingzoo_api_and_seed_tests_pass(variant):
+    api_test(env(variant), num_cycles=200)
+    seed_test(lambda: env(variant), num_cycles=200)
+
+
+def play(e, seed: int, rnd: random.Random, limit: int = 100_000) -> list[float]:
+    """Play one game with random legal actions; return the final rewards per agent."""
+    e.reset(seed=seed)
+    total = dict.fromkeys(e.possible_agents, 0.0)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, _ = e.last()
+        total[agent] += reward
+        assert obs["observation"].shape == (e.encoder.size,)
+        assert obs["observation"].dtype == np.float32
+        assert np.all(np.abs(obs["observation"]) <= 1.0)
+        if termination or truncation:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        assert sorted(legal.tolist()) == e.state.legal_ids()
+        e.step(int(rnd.choice(legal.tolist())))
+        steps += 1
+        assert steps < limit
+    return [total[a] for a in e.possible_agents]
+
+
+@pytest.mark.parametrize(("variant", "options"), CASES)
+def test_every_option_set_plays_to_the_end_with_zero_sum_rewards(variant, options):
+    e = env(variant, **options)
+    rewards = play(e, 11, random.Random(1))
+    assert abs(sum(rewards)) < 1e-9
+    assert all(-1.0 <= r <= 1.0 for r in rewards)
+    ranking = e.state.ranking()
+    best = [r for r, rank in zip(rewards, ranking, strict=True) if rank == 1]
+    assert max(rewards) in best
+    if e.game.variant.teams:
+        for team in e.game.variant.teams:
+            assert len({rewards[s] for s in team}) == 1
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_a_seed_reproduces_the_game(variant):
+    records = []
+    for _ in range(2):
+        e = env(variant)
+        play(e, 42, random.Random(5))
+        records.append(e.state.record())
+        # A reset without a seed deals the next game of the seeded sequence.
+        e.reset()
+        records.append(e.state.record()["seed"])
+    assert records[0] == records[2] and records[1] == records[3]
+    assert records[0]["seed"] == 42
+    assert records[1] != 42
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_an_illegal_action_raises_and_changes_nothing(variant):
+    e = env(variant)
+    e.reset(seed=3)
+    obs = e.observe(e.agent_selection)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = (json.dumps(e.state.record()), e.agent_selection, dict(e.rewards))
+    for bad in (illegal, -1, e.num_actions, "play AS", 1.5, None):
+        with pytest.raises(games.IllegalAction, match="action"):
+            e.step(bad)
+    assert (json.dumps(e.state.record()), e.agent_selection, dict(e.rewards)) == before
+    assert np.array_equal(e.observe(e.agent_selection)["action_mask"], obs["action_mask"])
+
+
+def test_unknown_variant_and_options_are_named():
+    with pytest.raises(ValueError, match="'no-such-game'"):
+        env("no-such-game")
+    with pytest.raises(ValueError, match="'manni_colour'"):
+        env("manni-basic", manni_colour="red")
+    with pytest.raises(ValueError, match="'sometimes'"):
+        env("manni-basic", manni_tie="sometimes")
+    with pytest.raises(ValueError, match="'3d'"):
+        env("manni-basic", render_mode="3d")
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_the_hand_block_is_the_seats_hand(variant):
+    e = env(variant)
+    e.reset(seed=9)
+    enc = e.encoder
+    names = {i: name for name, i in enc.cards.items()}
+    for seat, agent in enumerate(e.possible_agents):
+        vector = e.observe(agent)["observation"]
+        obs = e.state.observation(seat)
+        if enc.family == "money":
+            start = enc.offsets["pile"]
+            pile = {names[i] for i in np.flatnonzero(vector[start : start + len(names)])}
+            assert pile == set(obs["pile"])
+        else:
+            start = enc.offsets["hand"]
+            hand = {names[i] for i in np.flatnonzero(vector[start : start + len(names)])}
+            assert hand == set(obs["hand"])
+        phase = enc.offsets["phase"]
+        assert vector[phase + enc.phases.index(obs["phase"])] == 1.0
+
+
+def test_layouts_are_contiguous_and_documented():
+    for variant in games.variants():
+        enc = Encoder(games.load(variant))
+        position = 0
+        for _name, start, length in enc.layout:
+            assert start == position and length > 0
+            position += length
+        assert position == enc.size
+
+
+@pytest.mark.slow
+def test_performance_benchmark_runs():
+    performance_benchmark(env("manni-basic"))

@@ -1,0 +1,187 @@
+"""Work by kind, most urgent first; turns within a kind; periodic tasks that users cannot block.
+
+Real ``celery -A config worker`` processes on private queues (one per kind, in the order
+of ``CARDROOM_QUEUES``) and the real PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import uuid
+
+import pytest
+import redis
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from bots.tasks import version_validate
+from tests.tournaments.test_drain import enter_slow_bots
+from tests.tournaments.test_tasks import (
+    SERVICES,
+    Worker,
+    assert_recorded_exactly_once,
+    finished,
+    make_competition,
+    wait_for,
+)
+from tournaments import events, execution, tasks
+from tournaments.models import Competition, Match
+
+pytestmark = [
+    pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
+    pytest.mark.django_db(transaction=True),
+]
+
+#: The setting of each kind's queue (``CARDROOM_QUEUES``), most urgent first.
+SETTINGS = {
+    "periodic": "CARDROOM_PERIODIC_QUEUE",
+    "competition": "CARDROOM_MATCH_QUEUE",
+    "ladder": "CARDROOM_LADDER_QUEUE",
+    "validation": "CARDROOM_VALIDATE_QUEUE",
+    "challenge": "CARDROOM_CHALLENGE_QUEUE",
+    "version-test": "CARDROOM_VERSION_TEST_QUEUE",
+    "default": "CARDROOM_DEFAULT_QUEUE",
+}
+
+
+def test_the_kinds_of_work_are_named_in_their_order_of_urgency():
+    kinds = [kind for kind, _ in django_settings.CARDROOM_QUEUES]
+    assert kinds == list(SETTINGS)
+    queues = dict(django_settings.CARDROOM_QUEUES)
+    assert all(queues[kind] == getattr(django_settings, name) for kind, name in SETTINGS.items())
+    assert len(set(queues.values())) == len(queues)  # one queue per kind
+
+
+def test_worker_queues_prints_the_queues_of_the_kinds_asked_most_urgent_first():
+    everything = call_command("worker_queues")
+    assert everything == "periodic,matches,ladders,validations,challenges,version-tests,celery"
+    assert call_command("worker_queues", "version-test", "competition") == "matches,version-tests"
+    with pytest.raises(CommandError, match="unknown kind of work: matches"):
+        call_command("worker_queues", "matches")
+
+
+def test_a_ladder_and_a_tournament_go_to_their_own_queues():
+    tournament = make_competition(entries=2)
+    ladder = make_competition(entries=2, kind=Competition.Kind.LADDER, fmt="ladder")
+    execution.competition_launch(competition=tournament, send=None)
+    execution.competition_launch(competition=ladder, send=None)
+    ids = list(Match.objects.values_list("pk", flat=True))
+    queues = execution.match_queues(ids)
+    assert {queues[m.pk] for m in tournament.matches.all()} == {"matches"}
+    assert {queues[m.pk] for m in ladder.matches.all()} == {"ladders"}
+
+
+@pytest.fixture
+def kinds(settings):
+    """A private queue per kind, here (``settings``) and for the workers (``env``)."""
+    tag = uuid.uuid4().hex[:10]
+    names = {kind: f"test-{kind}-{tag}" for kind in SETTINGS}
+    for kind, name in names.items():
+        setattr(settings, SETTINGS[kind], name)
+    settings.CARDROOM_QUEUES = tuple(names.items())
+    env = {SETTINGS[kind]: name for kind, name in names.items()}
+    env["CARDROOM_TASK_LOG_LEVEL"] = "INFO"  # a line per task received: the order taken
+    yield names, env
+    redis.Redis.from_url(os.environ["REDIS_URL"]).delete(*names.values())
+
+
+@pytest.fixture
+def start(tmp_path, kinds):
+    """Start a worker on the given kinds' queues (default all, most urgent first)."""
+    names, env = kinds
+    started: list[Worker] = []
+
+    def start_worker(*listen: str, concurrency: int = 1, pool: str = "", **extra) -> Worker:
+        queues = tuple(names[kind] for kind in (listen or names))
+        worker = Worker(tmp_path, os.environ["REDIS_URL"], queues, **{**env, **extra})
+        started.append(worker)
+        return worker.start(concurrency=concurrency, beat=False, pool=pool)
+
+    yield start_worker
+    for worker in started:
+        worker.kill(signal.SIGKILL)
+
+
+def taken(worker: Worker) -> list[str]:
+    """The tasks the worker received, in order (``tournaments.match_run``, ...)."""
+    return re.findall(r"Task ([\w.]+)\[[^\]]+\] received", worker.log.read_text())
+
+
+@pytest.mark.slow
+def test_a_competitions_matches_are_played_before_version_tests_and_validations_sent_earlier(
+    start, kinds
+):
+    names, _ = kinds
+    # Users' work queued first: version tests and validations (ids nobody has: each is
+    # taken and finds nothing to do, which is all the order needs).
+    for missing in range(10**9, 10**9 + 4):
+        tasks.version_test_run.apply_async(args=[missing], queue=names["version-test"])
+        version_validate.apply_async(args=[missing], queue=names["validation"])
+    # Then a round robin of four (three rounds of two matches, one message each).
+    comp = make_competition(entries=4, games=20)
+    execution.competition_launch(competition=comp)
+    worker = start()
+    wait_for(lambda: finished(comp), 60, "the competition to finish")
+    wait_for(lambda: len(taken(worker)) == 6 + 8, 30, "the users' work")
+
+    order = taken(worker)
+    assert order[:6] == ["tournaments.match_run"] * 6, order
+    assert sorted(order[6:]) == ["bots.version_validate"] * 4 + ["tournaments.version_test_run"] * 4
+    assert order[6:10] == ["bots.version_validate"] * 4  # validations before version tests
+    assert_recorded_exactly_once(comp)
+
+
+@pytest.mark.slow
+def test_a_small_competition_progresses_while_a_big_one_has_a_large_backlog(start, settings):
+    # One-game matches, one message each: the big round robin's first round alone is 60.
+    settings.CARDROOM_TASK_GAMES = 1
+    settings.CARDROOM_COMPETITION_WINDOW = 4
+    big = make_competition(entries=120, games=1)
+    execution.competition_launch(competition=big)
+    waiting = big.matches.filter(status="queued")
+    assert waiting.count() == 60
+    assert waiting.filter(lease_until__isnull=False).count() == 4  # sent: its window
+    small = make_competition(entries=4, games=1)  # a club's league: 3 rounds of 2
+    execution.competition_launch(competition=small)
+    start(CARDROOM_TASK_GAMES="1", CARDROOM_COMPETITION_WINDOW="4")
+
+    wait_for(lambda: finished(small), 60, "the small competition to finish")
+    played = big.matches.filter(status="done").count()
+    # Its rounds took turns with the big one's matches: 6 of its own, about 4 of the
+    # big one's ahead of each of its rounds (a few more while they were sent).
+    assert played <= 20, f"the big competition played {played} matches first"
+    assert_recorded_exactly_once(small)
+    wait_for(lambda: big.matches.filter(status="done").count() >= 60, 120, "the big round")
+    assert big.matches.filter(round__number=1, status="done").count() == 60  # none lost
+
+
+@pytest.mark.slow
+def test_the_reaper_runs_while_users_work_fills_every_worker_slot(start, kinds):
+    names, _ = kinds
+    # A tournament of slow built-in bots fills the one slot of the match worker, which
+    # listens to the periodic queue too (first): it cannot take the reaper while it plays.
+    comp = make_competition(entries=0, games=2)
+    enter_slow_bots(comp, 2)
+    lease = {"CARDROOM_MATCH_LEASE_S": "300"}
+    busy = start("periodic", "competition", "ladder", "validation", "version-test", **lease)
+    periodic = start("periodic", pool="solo", **lease)
+    execution.competition_launch(competition=comp)
+    wait_for(lambda: comp.matches.filter(status="running").exists(), 30, "the match to start")
+
+    tasks.matches_reap.apply_async(queue=names["periodic"])
+    done = re.compile(r"Task tournaments\.matches_reap\[[^\]]+\] succeeded")
+    wait_for(lambda: done.search(periodic.log.read_text()), 15, "the reaper to run")
+    assert comp.matches.filter(status="running").exists()  # the slot is still busy
+    assert taken(busy) == ["tournaments.match_run"]
+
+
+def test_the_dashboards_backlog_counts_the_messages_of_matches_of_every_competition(kinds):
+    names, _ = kinds
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    client.rpush(names["competition"], "a tournament's match")
+    client.rpush(names["ladder"], "a ladder's match", "another")
+    client.rpush(names["version-test"], "not a match")
+    assert events.celery_backlog() == 3

@@ -1,0 +1,52 @@
+"""Each pytest-xdist worker gets Redis databases of its own (loaded with ``-p``).
+
+pytest-django imports the settings before any conftest runs, and the settings read
+``REDIS_URL`` when imported, so the worker's own URL has to be in the environment
+first: this plugin is named in ``addopts`` and imported while the command line is
+parsed. xdist has set ``PYTEST_XDIST_WORKER`` (``gw0``, ``gw1``, ...) by then.
+
+Worker ``gwN`` uses database ``1 + N`` as its broker, cache and channel layer, and
+``14 - N`` for the Celery worker processes tests start (``CARDROOM_TEST_REDIS_DB``);
+PostgreSQL needs nothing: pytest-django suffixes the test database with the worker id.
+Subprocesses (workers, the demo, the browser walk) inherit the rewritten variables.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+#: Redis has databases 0 to 15: up to this many workers get two of their own.
+MAX_WORKERS = 6
+
+
+def _worker_index() -> int | None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    match = re.fullmatch(r"gw(\d+)", worker)
+    return int(match.group(1)) if match else None
+
+
+def _with_database(url: str, db: int) -> str:
+    """``url`` with its database number replaced by (or set to) ``db``."""
+    base, _, tail = url.rpartition("/")
+    if base.endswith(":/") or not tail.isdigit():  # redis://host:port (no database)
+        return f"{url.rstrip('/')}/{db}"
+    return f"{base}/{db}"
+
+
+def _isolate() -> None:
+    index = _worker_index()
+    if index is None:
+        return
+    if index >= MAX_WORKERS:
+        raise RuntimeError(
+            f"tests/xdist_env.py: worker gw{index} has no Redis databases of its own "
+            f"(at most {MAX_WORKERS} workers: run pytest with -n {MAX_WORKERS} or fewer)"
+        )
+    redis_url = os.environ.get("REDIS_URL")
+    if redis_url:
+        os.environ["REDIS_URL"] = _with_database(redis_url, 1 + index)
+    os.environ["CARDROOM_TEST_REDIS_DB"] = str(14 - index)
+
+
+_isolate()

@@ -1,0 +1,117 @@
+"""Allowances of competitions' work: version tests, entries in open ladders, challenges.
+
+The allowances, their limits and their refusal are ``bots.allowances``; this module
+counts what a user uses of those that concern competitions' work and checks them for
+the services (``tournaments.services.entry_create``,
+``tournaments.version_tests.version_test_create``, and challenges once they exist:
+:func:`challenge_allowed`). Organisers' own competitions are limited by their own
+settings (the games per match, the entries they accept), not by the organiser's
+personal allowance: an entry into a competition its maker manages is not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, Sum
+
+from bots import allowances
+from tournaments.models import Competition, Entry, VersionTest
+
+Format, Status = Competition.Format, Competition.Status
+LADDER_OPEN = (Status.DRAFT, Status.RUNNING, Status.PAUSED)
+
+
+def ladder_entries_used(*, user) -> int:
+    """Entries of ``user``'s bots in open ladders that ``user`` does not organise."""
+    managed = Q(competition__created_by_id=user.pk) | Q(competition__organisers__pk=user.pk)
+    entries = Entry.objects.filter(
+        bot__owner_id=user.pk,
+        withdrawn=False,
+        competition__format=Format.LADDER,
+        competition__status__in=LADDER_OPEN,
+    ).exclude(managed)
+    return entries.values("pk").distinct().count()
+
+
+def ladder_entry_allowed(*, user, competition: Competition, manages: bool) -> None:
+    """Raise ``AllowanceExceeded`` if ``user`` may not enter one more bot into the open
+    ladder ``competition``; entries into other formats, and by the competition's
+    managers (``manages``), are limited by the competition's own settings."""
+    if competition.format != Format.LADDER or manages:
+        return
+    allowances.user_lock(user=user)
+    allowances.allowance_check(
+        user=user, name="ladder_entries", used=ladder_entries_used(user=user)
+    )
+
+
+def _tests_of(user) -> Any:
+    return VersionTest.objects.filter(bot__owner_id=user.pk)
+
+
+def version_tests_open(*, user) -> int:
+    return (
+        _tests_of(user)
+        .filter(status__in=(VersionTest.Status.PENDING, VersionTest.Status.RUNNING))
+        .count()
+    )
+
+
+def version_test_games_today(*, user) -> int:
+    """The games asked for (``max_games``) by ``user``'s version tests made today."""
+    today = _tests_of(user).filter(created_at__gte=allowances.day_start())
+    return today.aggregate(total=Sum("max_games"))["total"] or 0
+
+
+def version_test_allowed(*, user, games: int) -> None:
+    """Raise ``AllowanceExceeded`` if ``user`` (the bot's owner) may not ask for a version
+    test of up to ``games`` games: open tests, then games asked for today."""
+    allowances.user_lock(user=user)
+    allowances.allowance_check(
+        user=user, name="open_version_tests", used=version_tests_open(user=user)
+    )
+    allowances.allowance_check(
+        user=user,
+        name="version_test_games_per_day",
+        used=version_test_games_today(user=user),
+        asked=games,
+    )
+
+
+def challenge_allowed(*, user, games: int, open_challenges: int, games_today: int) -> None:
+    """For challenges: raise ``AllowanceExceeded`` if ``user``, who has ``open_challenges``
+    open and asked for ``games_today`` challenge games today, may not ask for one more
+    challenge of ``games`` games. Call it inside the transaction that creates it."""
+    allowances.user_lock(user=user)
+    allowances.allowance_check(user=user, name="open_challenges", used=open_challenges)
+    allowances.allowance_check(
+        user=user, name="challenge_games_per_day", used=games_today, asked=games
+    )
+
+
+def usage_for_user(*, user) -> list[dict[str, Any]]:
+    """Every allowance of ``user`` with its limit, what is used and what is left, in the
+    order of ``bots.allowances.ALLOWANCES`` (challenges count nothing until they exist)."""
+    used = {
+        **allowances.bot_usage(user=user),
+        "version_test_games_per_day": version_test_games_today(user=user),
+        "open_version_tests": version_tests_open(user=user),
+        "ladder_entries": ladder_entries_used(user=user),
+    }
+    rows = []
+    for name, allowance in allowances.ALLOWANCES.items():
+        limit = allowances.allowance_limit(user=user, name=name)
+        count = used.get(name, 0)
+        rows.append(
+            {
+                "name": name,
+                "label": allowance.label,
+                "daily": allowance.daily,
+                "limit": limit,
+                "used": count,
+                "left": max(limit - count, 0),
+                "renews_at": allowances.renews_at(name),
+            }
+        )
+    return rows

@@ -1,0 +1,103 @@
+"""Transcripts of stored games: who may have one, and building it (reads only).
+
+A seat's transcript (``bots.referee.transcript``) is every line the bot at that
+seat of a game was sent and what it answered. It shows nothing the bot did not
+see, but its answers and timing are its owner's to study: the bot's owner and
+staff get it at once; anyone who may see every hand of the game
+(``selectors.full_view_allowed``: once the competition has ended) gets it then.
+"""
+
+from __future__ import annotations
+
+from bots.referee.match import TimeControl, schedule
+from bots.referee.transcript import Transcript, game_transcript
+from tournaments.models import Competition, GameRecord, MatchSeat
+from tournaments.selectors import full_view_allowed
+
+
+def game_seating(*, game: GameRecord) -> tuple[int, list[int]]:
+    """The game's number as the referee counted it in the run that played it, and the
+    match seat (``MatchSeat.seat``) of the bot at each of its seats.
+
+    A match is one run of the referee, each play-off set of a knockout another (its
+    games numbered from 0); in duplicate matches the bots move round the table
+    (``bots.referee.match.schedule``). Raises ``ValueError`` for a game whose place
+    in its match cannot be found.
+    """
+    match, competition = game.match, game.match.competition
+    if game.playoff == 0:
+        count, number = competition.games_per_match, game.index
+    else:
+        indices = list(
+            match.game_records.filter(playoff=game.playoff)
+            .order_by("index")
+            .values_list("index", flat=True)
+        )
+        count, number = len(indices), indices.index(game.index)
+    players = len(game.scores)
+    plan = schedule(count, players, competition.duplicate)
+    if not 0 <= number < len(plan):
+        raise ValueError(f"game {game.index} is not in the match's schedule of {count} games")
+    return number, plan[number][1]
+
+
+def time_control(*, competition: Competition) -> TimeControl:
+    """The time control a competition's matches are played under, as ``hello`` says it."""
+    return TimeControl(move_ms=competition.move_ms, bank_ms=max(1, competition.bank_ms))
+
+
+def transcript_seats(*, game: GameRecord, user) -> list[int]:
+    """The seats of ``game`` whose transcripts ``user`` may get (the caller checks that
+    the game is visible to them): every seat to staff and, once the competition has
+    ended, to those who may see every hand; otherwise the seats of their own bots."""
+    players = len(game.scores)
+    if full_view_allowed(competition=game.match.competition, user=user):
+        return list(range(players))
+    if user is None or not user.is_authenticated:
+        return []
+    own = set(
+        MatchSeat.objects.filter(match_id=game.match_id, entry__bot__owner=user).values_list(
+            "seat", flat=True
+        )
+    )
+    if not own:
+        return []
+    try:
+        _, seats = game_seating(game=game)
+    except ValueError:
+        return []
+    return [seat for seat, player in enumerate(seats) if player in own]
+
+
+def seat_transcript(*, game: GameRecord, seat: int) -> Transcript:
+    """The transcript of ``seat`` of ``game`` (a seat of the game, as its scores and
+    statuses are indexed). Raises ``ValueError`` (or ``games.IllegalAction``) if the
+    game no longer replays under the rules as implemented now."""
+    number, seats = game_seating(game=game)
+    match = game.match
+    player = seats[seat]
+    bot = (
+        MatchSeat.objects.filter(match=match, seat=player)
+        .values_list("entry__bot__name", flat=True)
+        .first()
+    )
+    record = game.record()
+    try:
+        return game_transcript(
+            record,
+            game=number,
+            seats=seats,
+            player=player,
+            time_control=time_control(competition=match.competition),
+            scores=game.scores,
+            ranking=game.ranking,
+            statuses=game.statuses or [{"status": "ok", "reason": ""}] * len(seats),
+            about={
+                "game_id": game.pk,
+                "match": match.pk,
+                "competition": match.competition_id,
+                "bot": bot,
+            },
+        )
+    except (KeyError, TypeError, IndexError) as exc:  # a record stored otherwise
+        raise ValueError(f"the record does not rebuild: {exc!r}") from None
