@@ -107,11 +107,10 @@ SPIN = """import os, sys, time
 os.sched_setaffinity(0, {%d})
 print("ready", flush=True)
 sys.stdin.readline()
-started = time.perf_counter()
 total = 0
 for i in range(%d):
     total += i * i
-print(time.perf_counter() - started)
+print(time.perf_counter())
 """
 
 
@@ -120,7 +119,10 @@ def parallel_speed(cpus: list[int], rounds: int = 3, loops: int = 4_000_000) -> 
 
     The same loop runs alone on ``cpus[0]``, then one copy on each of ``cpus`` at
     once (released together). ``speed`` is the lone run's wall time over the mean
-    side-by-side one, best of ``rounds`` each: 1.0 when the CPUs are independent,
+    side-by-side one, best of ``rounds`` each, every copy timed from the moment the
+    first is released to its own end (``perf_counter`` is the machine's monotonic
+    clock, the same in every process), so a copy the scheduler keeps waiting is timed
+    waiting too: 1.0 when the CPUs are independent,
     lower when they share what the guest cannot see (a virtual machine's two CPUs
     on one physical core, or its caches), or the host takes time from them; 0.5
     for two copies on one CPU. Two workers can run at most this fast per CPU.
@@ -138,10 +140,11 @@ def parallel_speed(cpus: list[int], rounds: int = 3, loops: int = 4_000_000) -> 
         ]
         for proc in procs:  # every copy started up before any is timed
             proc.stdout.readline()
+        released = time.perf_counter()
         for proc in procs:
             proc.stdin.write("go\n")
             proc.stdin.flush()
-        return [float(proc.communicate()[0]) for proc in procs]
+        return [float(proc.communicate()[0]) - released for proc in procs]
 
     alone = min(wall_times(cpus[:1])[0] for _ in range(rounds))
     together = min(sum(times) / len(times) for times in (wall_times(cpus) for _ in range(rounds)))

@@ -40,9 +40,9 @@ def test_a_busy_child_of_a_worker_counts_as_the_workers():
 
 
 def test_parallel_speed_sees_two_processes_share_one_cpu():
-    """Two copies pinned to one CPU run at about half the speed of one alone (each copy's
-    own wall time is averaged, so a scheduler that lets one run ahead reads up to 2/3);
-    far from the 1.0 of two CPUs of their own."""
+    """Two copies pinned to one CPU run at about half the speed of one alone (each copy
+    is timed from their common release, so a scheduler that runs one to its end before
+    the other starts reads 2/3, not 1.0); far from the 1.0 of two CPUs of their own."""
     cpu = min(os.sched_getaffinity(0))
     shared = parallel_speed([cpu, cpu], rounds=3, loops=1_000_000)
     assert 0.35 <= shared["speed"] <= 0.75, shared
