@@ -250,6 +250,10 @@ class GameRecord(models.Model):
     ranking = models.JSONField()
     statuses = models.JSONField(default=list)
     data = models.BinaryField()
+    #: The soft-play tally of the game (``tournaments.ratings.soft_play.tally``): per pair
+    #: of seats, the chances one had to take the trick the other was winning and how many
+    #: it let go; None for games without a signal (two seats, no tricks) or older records.
+    chances = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         constraints = [

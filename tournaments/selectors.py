@@ -21,7 +21,7 @@ from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import collusion, head_to_head
+from tournaments.ratings import collusion, head_to_head, soft_play
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -474,6 +474,7 @@ def collusion_report_for_competition(
     excluded = {
         frozenset(p) for p in competition.table_exclusions.values_list("entry_id", "other_id")
     }
+    signals = soft_play_of_competition(competition=competition, tables=tables)
     rows = []
     for row in report:
         figures = {k: v for k, v in vars(row).items() if k not in ("a", "b")}
@@ -484,6 +485,10 @@ def collusion_report_for_competition(
                 **figures,
                 "kept_apart": frozenset((row.a, row.b)) in excluded,
                 "disqualified": [e for e in (row.a, row.b) if entries[e].disqualified],
+                "soft_play": {
+                    "a_to_b": _soft_play_figures(signals.get((row.a, row.b))),
+                    "b_to_a": _soft_play_figures(signals.get((row.b, row.a))),
+                },
             }
         )
     return {
@@ -494,6 +499,43 @@ def collusion_report_for_competition(
         "same_owner_tables": competition.same_owner_tables,
         "pairs": rows,
         "flagged": sum(1 for r in rows if r["flagged"]),
+    }
+
+
+def soft_play_of_competition(
+    *, competition: Competition, tables: dict[int, list[tuple[int, float]]]
+) -> dict[tuple[int, int], soft_play.SoftPlay]:
+    """The soft-play signals (``tournaments.ratings.soft_play``) of the finished games of
+    ``competition`` whose records keep a tally; ``tables`` holds each finished match's
+    entries in player order. One query; no record is decompressed."""
+    players = games.load(competition.variant, **competition.options).num_players
+    try:
+        rotation = schedule(competition.games_per_match, players, competition.duplicate)
+    except ValueError:
+        return {}
+    tallied = GameRecord.objects.filter(
+        match__competition=competition, match__status=Match.Status.DONE, chances__isnull=False
+    ).values_list("match_id", "index", "chances")
+    seated = []
+    for match_id, index, chances in tallied:
+        rows = tables.get(match_id)
+        if rows is None or index >= len(rotation) or len(rows) != players:
+            continue  # a play-off game, or a table the report leaves out
+        seated.append(([rows[p][0] for p in rotation[index][1]], chances))
+    return soft_play.soft_play(seated)
+
+
+def _soft_play_figures(signal: soft_play.SoftPlay | None) -> dict[str, Any] | None:
+    if signal is None:
+        return None
+    return {
+        "chances": signal.chances,
+        "let_go": signal.let_go,
+        "rate": signal.rate,
+        "chances_others": signal.chances_others,
+        "let_go_others": signal.let_go_others,
+        "rate_others": signal.rate_others,
+        "p_value": signal.p_value,
     }
 
 

@@ -46,6 +46,7 @@ from tournaments.ratings import (
     TableResult,
     inherit,
     rate_game,
+    soft_play,
     table_points,
 )
 
@@ -736,7 +737,15 @@ def _game_rows(played: PlayedMatch) -> list[list[Any]]:
     games_ = [(0, game) for game in played.result.games]
     games_ += [(p.set, p.game) for p in played.playoff]
     return [
-        [g.index, playoff_set, g.scores, g.ranking, g.statuses, GameRecord.pack(g.record)]
+        [
+            g.index,
+            playoff_set,
+            g.scores,
+            g.ranking,
+            g.statuses,
+            GameRecord.pack(g.record),
+            soft_play.game_tally(g.record),
+        ]
         for playoff_set, g in games_
     ]
 

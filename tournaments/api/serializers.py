@@ -605,6 +605,25 @@ class CollusionEntrySerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class SoftPlaySerializer(serializers.Serializer):
+    """One direction of a pair's soft play (``tournaments.ratings.soft_play``): the
+    chances the giver had to take a trick the other was winning, and how many it let go,
+    against its chances with the other seats at the same tables."""
+
+    chances = serializers.IntegerField()
+    let_go = serializers.IntegerField()
+    rate = serializers.FloatField(allow_null=True)
+    chances_others = serializers.IntegerField()
+    let_go_others = serializers.IntegerField()
+    rate_others = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(help_text="One-sided, uncorrected.")
+
+
+class SoftPlayPairSerializer(serializers.Serializer):
+    a_to_b = SoftPlaySerializer(allow_null=True, help_text="a's chances against b.")
+    b_to_a = SoftPlaySerializer(allow_null=True, help_text="b's chances against a.")
+
+
 class CollusionPairSerializer(serializers.Serializer):
     """One pair of the collusion report (docs/fair-play.md): scores are shares of the
     comparisons with opponents won (0..1)."""
@@ -630,6 +649,9 @@ class CollusionPairSerializer(serializers.Serializer):
     flagged = serializers.BooleanField()
     kept_apart = serializers.BooleanField()
     disqualified = serializers.ListField(child=serializers.IntegerField())
+    soft_play = SoftPlayPairSerializer(
+        help_text="Tricks each let the other take (null for games without tricks)."
+    )
 
 
 class CollusionReportSerializer(serializers.Serializer):

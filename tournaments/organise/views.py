@@ -274,6 +274,16 @@ def collusion_page(request: HttpRequest, competition_id: int) -> HttpResponse:
 
 def _collusion_page(request, competition, errors: list[str] | None = None, status: int = 200):
     report = collusion_report_for_competition(competition=competition)
+    for row in report["pairs"]:  # the two directions of a pair's soft play, with names
+        signals = row["soft_play"]
+        row["soft_play_rows"] = [
+            (giver["name"], taker["name"], signals[key])
+            for giver, taker, key in (
+                (row["a"], row["b"], "a_to_b"),
+                (row["b"], row["a"], "b_to_a"),
+            )
+            if signals[key] is not None
+        ]
     context = {"competition": competition, "report": report, "errors": errors or []}
     return _render(request, "collusion.html", context, status=status)
 
