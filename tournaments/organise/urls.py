@@ -26,6 +26,11 @@ urlpatterns = [
         name="match-retry",
     ),
     path(
+        "<int:competition_id>/next-season/",
+        views.next_season,
+        name="next-season",
+    ),
+    path(
         "<int:competition_id>/<str:action>/",
         views.competition_action,
         name="competition-action",
