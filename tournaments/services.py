@@ -1310,13 +1310,14 @@ def _league_divisions_at_start(competition: Competition) -> None:
 
 @transaction.atomic
 def league_next_season(
-    *, competition: Competition, name: str | None = None, by=None
+    *, competition: Competition, name: str | None = None, promote: int | None = None, by=None
 ) -> Competition:
     """The next season of a finished league, as a draft: same settings, ratings carried
     over, the top ``promote`` of each division moved up and the bottom ``promote`` moved
-    down by the final standings (``formats.league.league_next_season``). Withdrawn and
-    disqualified entries are not carried over. Raises ``ValidationError`` for a season
-    that is not a finished league season or already has its next one."""
+    down by the final standings (``formats.league.league_next_season``); ``promote``
+    defaults to the season's own and is the next season's. Withdrawn and disqualified
+    entries are not carried over. Raises ``ValidationError`` for a season that is not a
+    finished league season or already has its next one, or a ``promote`` too large."""
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     _require_manager(competition, by)
     if competition.kind != Competition.Kind.LEAGUE_SEASON:
@@ -1331,17 +1332,18 @@ def league_next_season(
         raise ValidationError(f"{competition.name} already has its next season: {following}")
     if name is not None and not name.strip():
         raise ValidationError({"name": "a season needs a name"})
+    promote = competition.promote if promote is None else promote
+    if isinstance(promote, bool) or not isinstance(promote, int) or promote < 0:
+        raise ValidationError({"promote": f"promote must be an integer >= 0, got {promote!r}"})
     rows = selectors.standings_for_competition(competition=competition)
     orders: dict[int, list[int]] = {}
     for row in rows:
         orders.setdefault(row["division"] or 0, []).append(row["entry"])
     try:
-        divisions = league.league_next_season(
-            [orders[d] for d in sorted(orders)], promote=competition.promote
-        )
+        divisions = league.league_next_season([orders[d] for d in sorted(orders)], promote=promote)
     except ValueError as exc:
         raise ValidationError({"promote": str(exc)}) from None
-    season = _season_after(competition, name)
+    season = _season_after(competition, name, promote)
     old = {e.pk: e for e in competition.entries.filter(withdrawn=False, disqualified=False)}
     order = [e for division in divisions for e in division if e in old]
     Entry.objects.bulk_create(
@@ -1364,7 +1366,7 @@ def league_next_season(
     return season
 
 
-def _season_after(competition: Competition, name: str | None) -> Competition:
+def _season_after(competition: Competition, name: str | None, promote: int) -> Competition:
     """The draft of the season after ``competition``, with its settings."""
     number = competition.season + 1
     base = re.sub(r" \(season \d+\)$", "", competition.name)
@@ -1388,7 +1390,7 @@ def _season_after(competition: Competition, name: str | None) -> Competition:
         full_replays_after_end=competition.full_replays_after_end,
         same_owner_tables=competition.same_owner_tables,
         division_size=competition.division_size,
-        promote=competition.promote,
+        promote=promote,
         previous_season=competition,
         season=number,
         created_by=competition.created_by,

@@ -92,11 +92,15 @@ def test_a_later_season_starts_with_the_divisions_it_was_given(as_organiser):
     league = create(as_organiser)
     enter_copies(as_organiser, league["id"], greedy=4, random=4)
     call_command("run_competition", str(league["id"]), "--inline")
+    too_many = as_organiser.post(
+        f"/api/competitions/{league['id']}/next-season/", {"promote": 5}, format="json"
+    )
     season = as_organiser.post(f"/api/competitions/{league['id']}/next-season/").json()
     given = dict(Competition.objects.get(pk=season["id"]).entries.values_list("pk", "division"))
 
     started = as_organiser.post(f"/api/competitions/{season['id']}/start/")
 
+    assert too_many.status_code == 400 and "fewer than the 5 moving" in str(too_many.json())
     assert started.status_code == 200, started.content
     assert season["name"] == "Club league (season 2)"
     competition = Competition.objects.get(pk=season["id"])

@@ -281,6 +281,15 @@ class NextSeasonSerializer(serializers.Serializer):
         default=None,
         help_text="Left out: the league's name with the season's number.",
     )
+    promote = serializers.IntegerField(
+        min_value=0,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="How many go up from each division and down from the one above; left "
+        "out: the finished season's `promote`. The next season keeps it.",
+    )
 
 
 class SeasonSerializer(serializers.Serializer):
