@@ -5,7 +5,7 @@ division settings a league cannot use refused with the field named."""
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from tests.api.test_knockouts import enter_copies
 from tournaments.models import Competition
@@ -165,3 +165,25 @@ def test_only_its_organisers_make_the_next_season(as_organiser, as_alice):
 
     assert response.status_code == 403
     assert not Competition.objects.filter(previous_season_id=league["id"]).exists()
+
+
+def test_from_the_terminal_the_table_comes_by_division_and_next_season_makes_the_season(
+    as_organiser, capsys
+):
+    league = create(as_organiser)
+    enter_copies(as_organiser, league["id"], greedy=4, random=4)
+    call_command("run_competition", str(league["id"]), "--inline")
+    table = capsys.readouterr().out
+    with pytest.raises(CommandError, match="has finished"):
+        call_command("next_season", str(create(as_organiser, name="Other")["id"]))
+
+    call_command("next_season", str(league["id"]), "--name", "Autumn")
+
+    out = capsys.readouterr().out
+    lines = table[table.index("rank  bot") :].splitlines()
+    assert lines[1] == "division 1" and lines[6] == "division 2"
+    assert lines[5].endswith("goes down") and lines[7].endswith("goes up")
+    relegated, promoted = lines[5].split()[1], lines[7].split()[1]
+    season = Competition.objects.get(previous_season_id=league["id"])
+    assert out.splitlines()[0] == f"season 2: Autumn (id {season.pk}), a draft"
+    assert f"  division 1  {promoted}" in out and f"  division 2  {relegated}" in out

@@ -155,12 +155,22 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
         f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}"
         + ("  out at" if knockout else ""),
     ]
-    for row in rows:
+    divided = any(row.get("division") for row in rows)  # a league season's divisions
+    finished = competition.status == Competition.Status.FINISHED
+    for i, row in enumerate(rows):
+        if divided and (i == 0 or rows[i - 1]["division"] != row["division"]):
+            lines.append(f"division {row['division'] + 1}")
         line = (
             f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
             f"{row['rating']:>7.2f} {row['games']:>6}"
         )
         if knockout:
             line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
+        if row.get("move"):
+            line += f"  {MOVE_NAMES[row['move']][finished]}"
         lines.append(line)
     return lines
+
+
+#: A league season's row that goes up or down: while the season runs, once it has finished.
+MOVE_NAMES = {"up": ("promotion place", "goes up"), "down": ("relegation place", "goes down")}
