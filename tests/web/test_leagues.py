@@ -117,6 +117,12 @@ def test_a_two_division_league_is_played_and_its_next_season_moves_one_up_and_on
     # The organise pages: the entries in their divisions; no second next season.
     organise = browser.get(reverse("organise:competition", args=[second.pk])).content.decode()
     assert organise.count('data-division="0"') == 4 and organise.count('data-division="1"') == 4
+    assert re.search(r'id="season">2 · after <a href="[^"]+">Club league</a>', organise)
+
+    # The promoted bot's page: its division in each season.
+    bot = Bot.objects.get(name=promoted)
+    page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+    assert "season 1, division 2" in page and "season 2, division 1" in page
     again = next_season(browser, first, form_id=None)  # no form: sent anyway
     assert again.status_code == 400 and "already has its next season" in again.content.decode()
 
