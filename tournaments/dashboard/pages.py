@@ -17,8 +17,10 @@ from tournaments.dashboard.selectors import progress_by_competition
 from tournaments.dashboard.words import (
     COMPETITION_STATUS_WORDS,
     MATCH_STATUS_WORDS,
+    MOVE_WORDS,
     ROUND_STATUS_WORDS,
     STATUS_WORDS,
+    move_words,
     status_words,
 )
 from tournaments.models import Competition, Match, RatingEvent
@@ -80,13 +82,6 @@ def _in_divisions(competition: Competition) -> bool:
     )
 
 
-#: The words of a standings row's ``move``: while the season runs, once it has finished.
-MOVE_WORDS = {
-    "up": ("promotion place", "goes up"),
-    "down": ("relegation place", "goes down"),
-}
-
-
 def division_tables(*, competition: Competition) -> list[dict[str, Any]]:
     """A league season's standings, one table per division (``{"number"}`` from 1,
     ``"rows"``), each row's ``move`` in words (``move_words``)."""
@@ -95,8 +90,8 @@ def division_tables(*, competition: Competition) -> list[dict[str, Any]]:
     for row in standings_for_competition(competition=competition):
         if not tables or tables[-1]["division"] != row["division"]:
             tables.append({"division": row["division"], "number": row["division"] + 1, "rows": []})
-        words = MOVE_WORDS.get(row["move"])
-        tables[-1]["rows"].append({**row, "move_words": words[finished] if words else ""})
+        words = move_words(row["move"], finished=finished)
+        tables[-1]["rows"].append({**row, "move_words": words})
     return tables
 
 
@@ -307,6 +302,7 @@ def page_words() -> dict[str, dict[str, str]]:
         "match": {str(k): v for k, v in MATCH_STATUS_WORDS.items()},
         "round": ROUND_STATUS_WORDS,
         "competition": COMPETITION_STATUS_WORDS,
+        "move": MOVE_WORDS,
     }
 
 

@@ -178,7 +178,7 @@ def _league_context(competition: Competition, season_form: NextSeasonForm | None
         "divisions_set": competition.previous_season_id is not None
         or competition.status != Competition.Status.DRAFT,
         "next_season": following,
-        "season_form": season_form or NextSeasonForm() if finished and not following else None,
+        "season_form": (season_form or NextSeasonForm()) if finished and not following else None,
     }
 
 

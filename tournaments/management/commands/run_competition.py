@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments import execution, selectors
+from tournaments.dashboard.words import move_words
 from tournaments.models import Competition, Match
 
 BAR = 30
@@ -167,10 +168,6 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
         if knockout:
             line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
         if row.get("move"):
-            line += f"  {MOVE_NAMES[row['move']][finished]}"
+            line += f"  {move_words(row['move'], finished=finished)}"
         lines.append(line)
     return lines
-
-
-#: A league season's row that goes up or down: while the season runs, once it has finished.
-MOVE_NAMES = {"up": ("promotion place", "goes up"), "down": ("relegation place", "goes down")}

@@ -213,10 +213,6 @@
       ["P(> next)", "The rating model's probability that this entry is stronger than the next one below"],
     ];
 
-    // A standings row's move, while the season runs and once it has finished
-    // (tournaments.dashboard.pages.MOVE_WORDS).
-    const MOVE_WORDS = { up: ["▲ promotion place", "▲ goes up"], down: ["▼ relegation place", "▼ goes down"] };
-
     function renderStandings() {
       const table = document.getElementById("standings");
       const before = rendered.games;
@@ -247,8 +243,8 @@
         if (row.disqualified) name.append(" ", el("span", { class: "muted" }, "(disqualified)"));
         else if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
         if (row.move) {
-          const words = MOVE_WORDS[row.move][finished ? 1 : 0];
-          name.append(" ", el("span", { class: `badge move-${row.move}` }, words));
+          const said = words("move", finished ? `${row.move}-final` : row.move);
+          name.append(" ", el("span", { class: `badge move-${row.move}` }, said));
         }
         const tr = el(
           "tr",
