@@ -369,7 +369,8 @@ class EntryViewSet(
     """Bots entered in competitions, with their rating and points there.
 
     ``POST`` enters a bot (yours or a built-in one) while the competition is a
-    draft; ``withdraw`` takes it out again (its owner or the organisers).
+    draft; ``withdraw`` takes it out again before the start (its owner or the
+    organisers); ``seasons`` is a league entry's division history.
     """
 
     serializer_class = EntrySerializer
