@@ -1309,6 +1309,33 @@ def _league_divisions_at_start(competition: Competition) -> None:
 
 
 @transaction.atomic
+def entry_move_division(*, entry: Entry, division: int, by=None) -> Entry:
+    """Put an entry of a later league season, still a draft, into another of its
+    divisions (0 the top one): a newcomer placed above the bottom, a correction. A first
+    season's divisions are cut at its start; a started season's stay. Raises
+    ``ValidationError`` naming ``division``."""
+    competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    _require_manager(competition, by)
+    if competition.kind != Competition.Kind.LEAGUE_SEASON or not competition.previous_season_id:
+        raise ValidationError(
+            {
+                "division": "only the entries of a league's later season are placed by hand; "
+                "a first season's divisions are cut at its start"
+            }
+        )
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError({"division": "divisions are fixed once the season has started"})
+    last = competition.entries.aggregate(last=Max("division"))["last"] or 0
+    if isinstance(division, bool) or not isinstance(division, int) or not 0 <= division <= last:
+        raise ValidationError(
+            {"division": f"division must be 0 to {last} (0 is the top one), got {division!r}"}
+        )
+    entry.division = division
+    entry.save(update_fields=["division"])
+    return entry
+
+
+@transaction.atomic
 def league_next_season(
     *, competition: Competition, name: str | None = None, promote: int | None = None, by=None
 ) -> Competition:

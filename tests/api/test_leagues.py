@@ -187,3 +187,47 @@ def test_from_the_terminal_the_table_comes_by_division_and_next_season_makes_the
     season = Competition.objects.get(previous_season_id=league["id"])
     assert out.splitlines()[0] == f"season 2: Autumn (id {season.pk}), a draft"
     assert f"  division 1  {promoted}" in out and f"  division 2  {relegated}" in out
+
+
+def test_the_organisers_move_an_entry_of_a_later_seasons_draft_between_divisions(
+    as_organiser, as_alice
+):
+    league = create(as_organiser)
+    enter_copies(as_organiser, league["id"], greedy=4, random=4)
+    assert as_organiser.post(f"/api/competitions/{league['id']}/start/").status_code == 200
+    Competition.objects.filter(pk=league["id"]).update(status=Competition.Status.FINISHED)
+    season = as_organiser.post(f"/api/competitions/{league['id']}/next-season/").json()
+    enter_copies(as_organiser, season["id"], kinds=["greedy"] * 1)  # a ninth: a newcomer
+    entries = entries_of(as_organiser, season["id"])
+    newcomer = next(e for e in entries if e["seed_order"] == 8)
+    first_season_entry = entries_of(as_organiser, league["id"])[0]
+
+    moved = as_organiser.post(
+        f"/api/entries/{newcomer['id']}/division/", {"division": 0}, format="json"
+    )
+    beyond = as_organiser.post(
+        f"/api/entries/{newcomer['id']}/division/", {"division": 2}, format="json"
+    )
+    stranger = as_alice.post(
+        f"/api/entries/{newcomer['id']}/division/", {"division": 1}, format="json"
+    )
+    first = as_organiser.post(
+        f"/api/entries/{first_season_entry['id']}/division/", {"division": 1}, format="json"
+    )
+    as_organiser.post(f"/api/competitions/{season['id']}/start/")
+    started = as_organiser.post(
+        f"/api/entries/{newcomer['id']}/division/", {"division": 1}, format="json"
+    )
+
+    assert newcomer["division"] == 1  # a newcomer starts in the bottom division
+    assert moved.status_code == 200 and moved.json()["division"] == 0
+    assert beyond.status_code == 400 and "must be 0 to 1" in str(beyond.json()["division"])
+    assert stranger.status_code == 403
+    assert first.status_code == 400 and "cut at its start" in str(first.json()["division"])
+    assert started.status_code == 400 and "has started" in str(started.json()["division"])
+    assert Competition.objects.get(pk=season["id"]).entries.get(pk=newcomer["id"]).division == 0
+
+
+def entries_of(client, competition_id: int) -> list[dict]:
+    response = client.get(f"/api/entries/?competition={competition_id}&page_size=50")
+    return response.json()["results"]

@@ -54,6 +54,7 @@ EXPECTED = {
     ("POST", "/api/entries/{id}/disqualify/"),
     ("GET", "/api/entries/{id}/ratings/"),
     ("GET", "/api/entries/{id}/seasons/"),
+    ("POST", "/api/entries/{id}/division/"),
     ("GET", "/api/rounds/"),
     ("GET", "/api/rounds/{id}/"),
     ("GET", "/api/matches/"),

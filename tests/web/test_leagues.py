@@ -167,3 +167,34 @@ def test_a_league_whose_entries_do_not_fit_its_divisions_does_not_start():
     assert unfinished.status_code == 400
     assert "its next season is made once it has finished" in unfinished.content.decode()
     assert not Competition.objects.filter(previous_season=league).exists()
+
+
+def test_the_organiser_moves_a_newcomer_up_on_a_later_seasons_page():
+    olga = make_user("olga", organiser=True)
+    browser = logged_in(olga)
+    form = new_competition_form(browser, **LEAGUE_FORM)
+    browser.post(reverse("organise:competition-new"), form)
+    first = Competition.objects.get()
+    for i in range(8):
+        add_entry(browser, first, Bot.objects.create(name=f"house-{i}", builtin="random"))
+    post_action(browser, first, "start")
+    Competition.objects.filter(pk=first.pk).update(status=Competition.Status.FINISHED)
+    next_season(browser, first)
+    second = Competition.objects.get(previous_season=first)
+    add_entry(browser, second, Bot.objects.create(name="newcomer", builtin="greedy"))
+    newcomer = second.entries.get(bot__name="newcomer")
+    page = browser.get(reverse("organise:competition", args=[second.pk])).content.decode()
+    assert newcomer.division == 1 and f'id="move-{newcomer.pk}"' in page
+
+    moved = browser.post(
+        reverse("organise:entry-division", args=[second.pk, newcomer.pk]),
+        {"division": "0", "once": once_value(page, f"division-{newcomer.pk}")},
+    )
+    wrong = browser.post(
+        reverse("organise:entry-division", args=[second.pk, newcomer.pk]), {"division": "7"}
+    )
+
+    assert moved.status_code == 302
+    newcomer.refresh_from_db()
+    assert newcomer.division == 0
+    assert wrong.status_code == 400 and "division must be 0 to 1" in wrong.content.decode()

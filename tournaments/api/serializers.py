@@ -271,6 +271,12 @@ class CompetitionCreateSerializer(serializers.Serializer):
     )
 
 
+class EntryDivisionSerializer(serializers.Serializer):
+    division = serializers.IntegerField(
+        min_value=0, max_value=1000, help_text="The division to move to: 0 is the top one."
+    )
+
+
 class NextSeasonSerializer(serializers.Serializer):
     """The next season of a finished league season; everything else is carried over."""
 

@@ -37,6 +37,7 @@ from tournaments.api.serializers import (
     CompetitionSerializer,
     CompetitionUpdateSerializer,
     EntryCreateSerializer,
+    EntryDivisionSerializer,
     EntrySerializer,
     GameRecordDetailSerializer,
     GameRecordSerializer,
@@ -405,6 +406,19 @@ class EntryViewSet(
         entry = self.get_object()
         services.entry_remove(entry=entry, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=EntryDivisionSerializer, responses={200: EntrySerializer})
+    @action(detail=True, methods=["post"])
+    def division(self, request: Request, pk: str) -> Response:
+        """Move the entry to another division of its league season (the organisers),
+        while that season is a draft following another; docs/leagues.md."""
+        entry = self.get_object()
+        serializer = EntryDivisionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entry = services.entry_move_division(
+            entry=entry, division=serializer.validated_data["division"], by=request.user
+        )
+        return Response(EntrySerializer(entry).data)
 
     @extend_schema(responses={200: SeasonSerializer(many=True)}, filters=False)
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)

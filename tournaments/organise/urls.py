@@ -18,6 +18,11 @@ urlpatterns = [
         views.entry_remove,
         name="entry-remove",
     ),
+    path(
+        "<int:competition_id>/entries/<int:entry_id>/division/",
+        views.entry_division,
+        name="entry-division",
+    ),
     path("<int:competition_id>/collusion/", views.collusion_page, name="collusion"),
     path("<int:competition_id>/collusion/act/", views.collusion_action, name="collusion-action"),
     path(

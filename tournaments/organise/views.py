@@ -178,6 +178,10 @@ def _league_context(competition: Competition, season_form: NextSeasonForm | None
         "divisions_set": competition.previous_season_id is not None
         or competition.status != Competition.Status.DRAFT,
         "next_season": following,
+        # A later season's draft: its entries may be moved between its divisions.
+        "divisions_movable": competition.previous_season_id is not None
+        and competition.status == Competition.Status.DRAFT,
+        "division_numbers": sorted(set(competition.entries.values_list("division", flat=True))),
         "season_form": (season_form or NextSeasonForm()) if finished and not following else None,
     }
 
@@ -240,6 +244,27 @@ def entry_remove(request: HttpRequest, competition_id: int, entry_id: int) -> Ht
         return repeated
     try:
         services.entry_remove(entry=entry, by=request.user)
+    except ValidationError as error:
+        once.release(once.submitted(request))
+        competition.refresh_from_db()
+        return _competition_page(request, competition, action_errors=error.messages, status=400)
+    once.settle(once.submitted(request), here)
+    return redirect(here + "#entries")
+
+
+@login_required
+@require_POST
+def entry_division(request: HttpRequest, competition_id: int, entry_id: int) -> HttpResponse:
+    """Move an entry of a later season's draft to another division
+    (``services.entry_move_division``); a refusal is shown above the controls."""
+    competition = _competition(request, competition_id)
+    entry = get_object_or_404(competition.entries, pk=entry_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    try:
+        division = _division(request.POST.get("division"))
+        services.entry_move_division(entry=entry, division=division, by=request.user)
     except ValidationError as error:
         once.release(once.submitted(request))
         competition.refresh_from_db()
@@ -359,6 +384,13 @@ def collusion_action(request: HttpRequest, competition_id: int) -> HttpResponse:
 def _digits(value: str | None, field: str) -> int:
     if value is None or not value.isdigit() or not 0 < int(value) < 2**63:
         raise ValidationError({field: f"{field} must be an entry id, got {value!r}"})
+    return int(value)
+
+
+def _division(value: str | None) -> int:
+    """The ``division`` field (0 the top one) as a number, else a ``ValidationError``."""
+    if value is None or not value.isdigit() or int(value) > 1000:
+        raise ValidationError({"division": f"division must be a division number, got {value!r}"})
     return int(value)
 
 
