@@ -153,6 +153,53 @@ def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
     return standings
 
 
+def _in_divisions(selector: Callable[..., list[dict[str, Any]]]):
+    """Adds to every standings row its ``division`` (0 the top one; None outside league
+    seasons) and ``move``: "up" for the top ``promote`` of a division below the first,
+    "down" for the bottom ``promote`` of a division above the last, else None (while the
+    season runs: where the row stands now). A league season's rows come division by
+    division, each ranked (and compared with the row below) within its division."""
+
+    @functools.wraps(selector)
+    def standings(*, competition: Competition, limit: int | None = None):
+        if competition.kind != Competition.Kind.LEAGUE_SEASON:
+            rows = selector(competition=competition, limit=limit)
+            return [{**row, "division": None, "move": None} for row in rows]
+        rows = selector(competition=competition)
+        division_of = dict(competition.entries.values_list("pk", "division"))
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault(division_of[row["entry"]], []).append(row)
+        out: list[dict[str, Any]] = []
+        last = max(groups, default=0)
+        # Nobody goes up or down from a season that has not started.
+        promote = 0 if competition.status == Competition.Status.DRAFT else competition.promote
+        for division in sorted(groups):
+            out.extend(_division_rows(groups[division], division, last, promote))
+        return out[:limit]
+
+    return standings
+
+
+def _division_rows(
+    rows: list[dict[str, Any]], division: int, last: int, promote: int
+) -> list[dict[str, Any]]:
+    """One division's rows (in standing order), ranked within it, with their move."""
+    out = with_confidence(rows)
+    level, rank = None, 0
+    for position, row in enumerate(out):
+        # Ranks within the division; rows level in the whole table stay level here.
+        if row["rank"] != level:
+            level, rank = row["rank"], position + 1
+        row["rank"] = rank
+        row["division"] = division
+        up = division > 0 and position < promote
+        down = division < last and position >= len(out) - promote
+        row["move"] = "up" if up else "down" if down else None
+    return out
+
+
+@_in_divisions
 @_with_confidence
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
@@ -285,6 +332,48 @@ def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[d
         )
         ordered.append(row)
     return ordered
+
+
+def league_seasons(*, competition: Competition) -> list[Competition]:
+    """Every season of the league ``competition`` belongs to, first to last (following
+    ``previous_season`` both ways); just ``[competition]`` for any other competition."""
+    seasons = [competition]
+    while seasons[0].previous_season_id is not None:
+        seasons.insert(0, Competition.objects.get(pk=seasons[0].previous_season_id))
+    while (after := Competition.objects.filter(previous_season=seasons[-1]).first()) is not None:
+        seasons.append(after)
+    return seasons
+
+
+def division_history_for_entry(*, entry: Entry, user) -> list[dict[str, Any]]:
+    """The entry's bot in every season of its league that ``user`` may see, first to
+    last: ``{"competition", "name", "season", "status", "entry", "division", "rank",
+    "move"}`` with ``division`` 0 for the top one, ``rank`` its place within the division
+    and ``move`` "up", "down" or None (as the standings mark them; for an unfinished
+    season, where it stands now)."""
+    visible = set(competitions_visible_to(user=user).values_list("pk", flat=True))
+    out = []
+    for season in league_seasons(competition=entry.competition):
+        if season.pk not in visible:
+            continue
+        rows = {row["entry"]: row for row in standings_for_competition(competition=season)}
+        there = season.entries.filter(bot_id=entry.bot_id).values_list("pk", flat=True).first()
+        if there is None:
+            continue
+        row = rows[there]
+        out.append(
+            {
+                "competition": season.pk,
+                "name": season.name,
+                "season": season.season,
+                "status": season.status,
+                "entry": there,
+                "division": row["division"],
+                "rank": row["rank"],
+                "move": row["move"],
+            }
+        )
+    return out
 
 
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
@@ -557,6 +646,8 @@ STANDINGS_COLUMNS = (
     "trend",
     "status",
     "entry",
+    "division",
+    "move",
 )
 #: The columns of a match results download in CSV: one row per seat of a finished match.
 MATCH_COLUMNS = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.test import Client
 
 from bots.services import builtin_bots_ensure
 from tests.api.conftest import client_for, make_bot, make_competition, make_user, results
@@ -329,13 +330,27 @@ def test_withdrawal_by_owner_or_organiser_only(organiser, as_organiser, as_alice
     assert not Entry.objects.exists()  # withdrawn from a draft: removed
 
 
-def test_withdrawal_from_a_running_competition_marks_the_entry(league, as_alice):
+def test_withdrawal_from_a_started_competition_is_refused_as_the_organise_page_refuses(
+    league, organiser, as_alice, as_bob
+):
     entry = league["entries"][0]
 
     response = as_alice.post(f"/api/entries/{entry.pk}/withdraw/")
+    stranger = as_bob.post(f"/api/entries/{entry.pk}/withdraw/")
 
-    assert response.status_code == 204
-    assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is True
+    page = Client()
+    page.force_login(organiser)
+    removed = page.post(f"/organise/{entry.competition_id}/entries/{entry.pk}/remove/")
+
+    reason = (
+        "alice/alpha cannot be removed: Winter league has started (it is running); "
+        "entries are removed only before the start"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"non_field_errors": [reason]}
+    assert removed.status_code == 400 and reason in removed.content.decode()
+    assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is False
+    assert stranger.status_code == 403  # not theirs: refused before the state is told
 
 
 def test_progress_counts_matches_by_status(db):

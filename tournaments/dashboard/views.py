@@ -40,6 +40,7 @@ from tournaments.dashboard.words import competition_status_words
 from tournaments.models import Competition, GameRecord, Match
 from tournaments.selectors import (
     competitions_visible_to,
+    league_seasons,
     match_results_export,
     owned_game_seats,
     results_csv,
@@ -106,8 +107,17 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "status_words": competition_status_words(competition.shown_status),
         "words": page_words(),
         "compare": _comparison(request, competition),
+        "seasons": _seasons(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)
+
+
+def _seasons(request: HttpRequest, competition: Competition) -> list[Competition]:
+    """A league season's seasons the user may watch, first to last; [] for others."""
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        return []
+    visible = set(competitions_visible_to(user=request.user).values_list("pk", flat=True))
+    return [s for s in league_seasons(competition=competition) if s.pk in visible]
 
 
 @require_GET

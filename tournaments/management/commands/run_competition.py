@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments import execution, selectors
+from tournaments.dashboard.words import move_words
 from tournaments.models import Competition, Match
 
 BAR = 30
@@ -155,12 +156,18 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
         f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}"
         + ("  out at" if knockout else ""),
     ]
-    for row in rows:
+    divided = any(row.get("division") for row in rows)  # a league season's divisions
+    finished = competition.status == Competition.Status.FINISHED
+    for i, row in enumerate(rows):
+        if divided and (i == 0 or rows[i - 1]["division"] != row["division"]):
+            lines.append(f"division {row['division'] + 1}")
         line = (
             f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
             f"{row['rating']:>7.2f} {row['games']:>6}"
         )
         if knockout:
             line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
+        if row.get("move"):
+            line += f"  {move_words(row['move'], finished=finished)}"
         lines.append(line)
     return lines
