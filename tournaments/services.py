@@ -363,12 +363,17 @@ def entry_withdraw(*, entry: Entry, by=None) -> Entry:
 
 @transaction.atomic
 def entry_remove(*, entry: Entry, by=None) -> Entry:
-    """Take an entry out of a draft (``entry_withdraw``, which deletes it there).
+    """Take an entry out of a draft (``entry_withdraw``, which deletes it there), or out
+    of a ladder in play (it is withdrawn: paired no more, its results stay).
 
-    Refused once the competition has started: its matches and standings count the
-    entry, which stays (the API's ``withdraw`` is this same door)."""
+    Refused once any other competition has started: its schedule, matches and
+    standings count the entry, which stays (the API's ``withdraw`` is this same door)."""
     _require_withdrawer(entry, by)
     competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    in_play = (Competition.Status.RUNNING, Competition.Status.PAUSED)
+    if competition.format == Format.LADDER and competition.status in in_play:
+        entry.competition = competition
+        return entry_withdraw(entry=entry, by=by)
     if competition.status != Competition.Status.DRAFT:
         raise ValidationError(
             f"{entry.bot} cannot be removed: {competition.name} has started (it is "

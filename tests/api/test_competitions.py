@@ -353,6 +353,22 @@ def test_withdrawal_from_a_started_competition_is_refused_as_the_organise_page_r
     assert stranger.status_code == 403  # not theirs: refused before the state is told
 
 
+def test_an_author_leaves_a_running_ladder_and_is_paired_no_more(organiser, alice, as_alice):
+    """A ladder has no schedule to break: leaving it withdraws the entry."""
+    from tournaments import services
+
+    ladder = make_competition(organiser, kind="ladder", format="ladder")
+    mine = services.entry_create(competition=ladder, bot=make_bot(alice, "leaver"))
+    Competition.objects.filter(pk=ladder.pk).update(status=Competition.Status.RUNNING)
+
+    assert as_alice.post(f"/api/entries/{mine.pk}/withdraw/").status_code == 204
+
+    mine.refresh_from_db()
+    assert mine.withdrawn is True  # kept with its results; the ladder pairs it no more
+    rows = as_alice.get(f"/api/competitions/{ladder.pk}/standings/").json()
+    assert [r["withdrawn"] for r in rows if r["entry"] == mine.pk] == [True]
+
+
 def test_progress_counts_matches_by_status(db):
     """The API shows the same progress as ``manage.py run_competition``."""
     from django.contrib.auth import get_user_model

@@ -401,8 +401,9 @@ class EntryViewSet(
     @action(detail=True, methods=["post"])
     def withdraw(self, request: Request, pk: str) -> Response:
         """Take the entry out of a draft (its bot's owner or the organisers), as the
-        organise page's *Remove*; refused with the same reason once the competition has
-        started, whose matches and standings count it."""
+        organise page's *Remove*, or out of a ladder in play (withdrawn: paired no more,
+        its results stay); refused with the same reason once any other competition has
+        started, whose schedule and standings count it."""
         entry = self.get_object()
         services.entry_remove(entry=entry, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
