@@ -1,0 +1,108 @@
+"""An organiser chooses fixed teams or rotating partners on the site, and enters teams."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from bots.models import Bot
+from tests.web.conftest import error_next_to, logged_in, make_user, once_value
+from tests.web.test_organisers import new_competition_form, post_action
+from tournaments.models import Competition
+
+pytestmark = pytest.mark.django_db
+
+PARTNERS = {
+    "variant": "maniglia-4-partners",
+    "kind": "league-season",
+    "format": "round-robin",
+    "games_per_match": "4",
+}
+
+
+def test_the_new_competition_page_offers_the_choice_for_partnership_variants():
+    browser = logged_in(make_user("olga", organiser=True))
+    page = browser.get(reverse("organise:competition-new")).content.decode()
+    assert 'data-variants="maniglia-4-partners"' in page
+    assert '<select name="partnerships"' in page
+    assert '<option value="fixed">Fixed teams' in page
+    assert '<option value="rotating">Rotating partners' in page
+
+
+def test_an_organiser_runs_a_league_of_fixed_teams_from_the_site():
+    olga = make_user("olga", organiser=True)
+    browser = logged_in(olga)
+    form = new_competition_form(browser, name="Partners", partnerships="fixed", **PARTNERS)
+    assert browser.post(reverse("organise:competition-new"), form).status_code == 302
+    competition = Competition.objects.get(name="Partners")
+    assert competition.fixed_teams
+    here = reverse("organise:competition", args=[competition.pk])
+    bots = [Bot.objects.create(name=n, builtin="random") for n in ("north", "south", "east")]
+
+    page = browser.get(here).content.decode()
+    assert "fixed teams: an entry is a team of two bots" in page
+    assert 'name="partner"' in page and "(the same bot at both seats)" in page
+    for bot, partner in ((bots[0], bots[1]), (bots[2], None)):
+        page = browser.get(here).content.decode()
+        data = {"bot": bot.pk, "once": once_value(page, "entry-form")}
+        if partner is not None:
+            data["partner"] = partner.pk
+        added = browser.post(reverse("organise:entry-add", args=[competition.pk]), data)
+        assert added.status_code == 302, added.content.decode()
+
+    teams = {(e.bot.name, e.partner.name) for e in competition.entries.all()}
+    assert teams == {("north", "south"), ("east", "east")}
+    page = browser.get(here).content.decode()
+    assert ">north</a> &amp; <a" in page and ">south</a>" in page
+    assert post_action(browser, competition, "start").status_code == 302
+    (match,) = competition.matches.all()
+    seated = list(match.seats.order_by("seat").values_list("entry_id", flat=True))
+    assert seated[0] == seated[2] != seated[1] == seated[3]
+
+
+def test_a_bot_already_in_a_team_is_refused_next_to_the_partner_field():
+    browser = logged_in(make_user("olga", organiser=True))
+    form = new_competition_form(browser, name="Partners", partnerships="fixed", **PARTNERS)
+    browser.post(reverse("organise:competition-new"), form)
+    competition = Competition.objects.get()
+    here = reverse("organise:competition", args=[competition.pk])
+    a, b, c = (Bot.objects.create(name=n, builtin="random") for n in ("a", "b", "c"))
+    for bot, partner in ((a, b), (c, b)):
+        page = browser.get(here).content.decode()
+        response = browser.post(
+            reverse("organise:entry-add", args=[competition.pk]),
+            {"bot": bot.pk, "partner": partner.pk, "once": once_value(page, "entry-form")},
+        )
+    assert response.status_code == 400
+    assert "b is already entered (in the team a &amp; b)" in error_next_to(
+        response.content.decode(), "partner"
+    )
+    assert competition.entries.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"variant": "manni-basic", "games_per_match": "3"}, "manni-basic has no partnerships"),
+        (
+            {"kind": "tournament", "format": "single-elimination"},
+            "fixed teams play round robins",
+        ),
+    ],
+)
+def test_a_team_choice_the_competition_cannot_take_is_shown_next_to_it(fields, message):
+    browser = logged_in(make_user("olga", organiser=True))
+    form = new_competition_form(browser, partnerships="fixed", **{**PARTNERS, **fields})
+    response = browser.post(reverse("organise:competition-new"), form)
+    assert response.status_code == 400
+    assert message in error_next_to(response.content.decode(), "partnerships")
+    assert not Competition.objects.exists()
+
+
+def test_rotating_partners_stay_the_default_on_the_site():
+    browser = logged_in(make_user("olga", organiser=True))
+    browser.post(reverse("organise:competition-new"), new_competition_form(browser, **PARTNERS))
+    competition = Competition.objects.get()
+    assert competition.partnerships == Competition.Partnerships.ROTATING
+    page = browser.get(reverse("organise:competition", args=[competition.pk])).content.decode()
+    assert "rotating partners: an entry is one bot" in page and 'name="partner"' not in page
