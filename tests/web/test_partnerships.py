@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from bots.models import Bot
 from tests.web.conftest import error_next_to, logged_in, make_user, once_value
 from tests.web.test_organisers import new_competition_form, post_action
+from tournaments import services
 from tournaments.models import Competition
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +61,22 @@ def test_an_organiser_runs_a_league_of_fixed_teams_from_the_site():
     (match,) = competition.matches.all()
     seated = list(match.seats.order_by("seat").values_list("entry_id", flat=True))
     assert seated[0] == seated[2] != seated[1] == seated[3]
+    services.match_record_result(match=match, result=services.match_play(match=match))
+
+    # Everyone sees teams in the standings, and the bot at each seat of the match.
+    table = browser.get(
+        reverse("dashboard:competition-download", args=[competition.pk, "standings", "csv"])
+    ).content.decode()
+    assert {line.split(",")[1] for line in table.splitlines()[1:]} == {
+        "north & south",
+        "east & east",
+    }
+    north = competition.entries.get(bot__name="north").pk
+    seat_of = {seated[0]: (0, 2), seated[1]: (1, 3)}[north]
+    shown = browser.get(reverse("dashboard:match-detail", args=[match.pk])).content.decode()
+    seats = shown.split('<table id="match-seats">')[1].split("</table>")[0]
+    names = re.findall(r'<tr><td class="num">[^<]*</td>\s*<td>(?:<a [^>]*>)?([^<]+)<', seats)
+    assert [names[s] for s in seat_of] == ["north", "south"]
 
 
 def test_a_bot_already_in_a_team_is_refused_next_to_the_partner_field():
