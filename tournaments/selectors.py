@@ -15,8 +15,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 import games
+from bots.models import Bot
 from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
@@ -37,6 +39,21 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
 
 #: Competition statuses after which replays may show every hand (:func:`full_view_allowed`).
 ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def seats_played_by(bot: Bot) -> Q:
+    """The match seats ``bot`` played, one a match (``Entry.bot_at``): its entry's seat,
+    or a team's first seat when it leads the team, its second seat when it is the
+    partner (a bot at both seats of its side counts once, at the first)."""
+    second = PARTNER_TABLE_SIZE // 2
+    lead = Q(entry__bot=bot) & (Q(entry__partner__isnull=True) | Q(seat__lt=second))
+    return lead | (Q(entry__partner=bot, seat__gte=second) & ~Q(entry__bot=bot))
+
+
+def entries_of_bot(bot: Bot) -> Q:
+    """The entries ``bot`` plays in (as their bot, or as a team's partner), as a filter
+    of match seats."""
+    return Q(entry__bot=bot) | Q(entry__partner=bot)
 
 
 def full_view_allowed(*, competition: Competition, user) -> bool:

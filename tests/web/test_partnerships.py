@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
@@ -125,3 +126,28 @@ def test_rotating_partners_stay_the_default_on_the_site():
     assert competition.partnerships == Competition.Partnerships.ROTATING
     page = browser.get(reverse("organise:competition", args=[competition.pk])).content.decode()
     assert "rotating partners: an entry is one bot" in page and 'name="partner"' not in page
+
+
+def test_a_partners_bot_page_counts_its_team_matches_once_against_the_other_team():
+    olga = make_user("olga", organiser=True)
+    league = services.competition_create(
+        created_by=olga, name="Pairs", partnerships="fixed", games_per_match=4, seed=5,
+        **{k: v for k, v in PARTNERS.items() if k != "games_per_match"},
+    )  # fmt: skip
+    lead, partner, east, west = (
+        Bot.objects.create(name=n, builtin="random") for n in ("lead", "partner", "east", "west")
+    )
+    services.entry_create(competition=league, bot=lead, partner=partner)
+    services.entry_create(competition=league, bot=east, partner=west)
+    services.competition_start(competition=league)
+    (match,) = league.matches.all()
+    services.match_record_result(match=match, result=services.match_play(match=match))
+
+    html = Client().get(reverse("bots-web:bot-detail", args=[partner.pk])).content.decode()
+
+    assert html.count(f">match {match.pk}<") == 1
+    h2h = html[html.index('id="head-to-head"') :]
+    assert ">east</a>" in h2h and ">west</a>" in h2h and ">lead</a>" not in h2h
+    for name in ("east", "west"):  # met once each, as an opponent
+        row = h2h[h2h.index(f">{name}</a>") :].split("</tr>")[0]
+        assert row.split('class="num">')[1].split("<")[0] == "1"

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from tournaments import events, pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
@@ -52,9 +53,18 @@ def problem_bots(*, competition: Competition) -> list[dict[str, Any]]:
     """Per bot with faults: the count of each non-ok game status, most faults first."""
     seats = MatchSeat.objects.filter(
         match__competition=competition, match__status=Match.Status.DONE
-    ).values_list("entry__bot__name", "entry__bot__owner__username", "statuses")
+    ).values_list(
+        "seat",
+        "entry__bot__name",
+        "entry__bot__owner__username",
+        "entry__partner__name",
+        "entry__partner__owner__username",
+        "statuses",
+    )
     faults: dict[str, Counter] = {}
-    for name, owner, statuses in seats:
+    for seat, name, owner, partner, partner_owner, statuses in seats:
+        if partner is not None and seat >= PARTNER_TABLE_SIZE // 2:  # as Entry.bot_at
+            name, owner = partner, partner_owner
         label = name if owner is None else f"{owner}/{name}"
         for status, count in (statuses or {}).items():
             if status != OK and count:
