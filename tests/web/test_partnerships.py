@@ -74,6 +74,8 @@ def test_an_organiser_runs_a_league_of_fixed_teams_from_the_site():
     }
     north = competition.entries.get(bot__name="north").pk
     seat_of = {seated[0]: (0, 2), seated[1]: (1, 3)}[north]
+    public = Client().get(reverse("dashboard:competition-detail", args=[competition.pk]))
+    assert "Fixed teams: an entry is a team of two bots" in public.content.decode()
     shown = browser.get(reverse("dashboard:match-detail", args=[match.pk])).content.decode()
     seats = shown.split('<table id="match-seats">')[1].split("</table>")[0]
     names = re.findall(r'<tr><td class="num">[^<]*</td>\s*<td>(?:<a [^>]*>)?([^<]+)<', seats)
