@@ -99,6 +99,9 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
         "random-1 & random-2",
         "greedy-2 & random-3",
     }
+    pairs = selectors.head_to_head_for_competition(competition=comp)
+    assert len(pairs) == 6 and {row["matches"] for row in pairs} == {1}
+    assert {row["name"] for row in pairs} <= {row["name"] for row in standings}
     # A team has one rating, updated once a match; a match is worth one point to share.
     assert sum(row["points"] for row in standings) == 6
     for team in teams:
