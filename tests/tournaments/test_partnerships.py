@@ -65,6 +65,7 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
     comp = _maniglia(organiser, partnerships="fixed")
     teams = _teams(comp)
     assert teams[1].partner == teams[1].bot  # one bot at both seats of its side
+    assert pairing.planned_matches(comp) == 6  # every pair of the four teams once
     services.competition_start(competition=comp, by=organiser)
 
     players = _play_all(comp)
