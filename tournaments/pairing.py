@@ -54,10 +54,13 @@ def playable(variant: str | None = None) -> Q:
     unpinned = Q(pinned_version__isnull=True)
     partner_newest = ready.filter(bot_id=OuterRef("partner_id"))
     partner_pinned = ready.filter(pk=OuterRef("partner__pinned_version_id"))
-    partner = Q(partner__isnull=True) | Q(partner__active=True) & (
-        ~Q(partner__builtin="")
-        | Q(Exists(partner_newest), partner__pinned_version__isnull=True)
-        | Q(Exists(partner_pinned), partner__pinned_version__isnull=False)
+    partner = Q(partner__isnull=True) | (
+        Q(partner__active=True)
+        & (
+            ~Q(partner__builtin="")
+            | Q(Exists(partner_newest), partner__pinned_version__isnull=True)
+            | Q(Exists(partner_pinned), partner__pinned_version__isnull=False)
+        )
     )
     return (
         Q(bot__active=True)

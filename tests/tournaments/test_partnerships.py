@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from tournaments import execution, pairing, selectors, services
 from tournaments.models import Competition, Entry, Match, RatingEvent
 
@@ -262,3 +262,21 @@ def test_partners_of_one_owner_may_share_their_side_but_two_teams_of_one_owner_n
     assert "ann/ann-0 & ann/ann-1, z & ann/ann-2 may not share a table" in (
         pairing.fair_play_problem(other)
     )
+
+
+def test_a_team_plays_once_its_partner_can_and_the_start_names_the_team(organiser):
+    ann = get_user_model().objects.create_user("ann", password="x")
+    waiting = Bot.objects.create(name="fresh", owner=ann)
+    BotVersion.objects.create(
+        bot=waiting, number=1, sha256="0" * 64, runtime=BotVersion.Runtime.PYTHON,
+        entry_point="bot.py", status=BotVersion.Status.PENDING,
+    )  # fmt: skip
+    comp = _maniglia(organiser, partnerships="fixed")
+    services.entry_create(competition=comp, bot=_bot("lead"), partner=waiting)
+    services.entry_create(competition=comp, bot=_bot("other"))
+    assert list(comp.entries.filter(pairing.playable(comp.variant))) == [
+        comp.entries.get(bot__name="other")
+    ]
+    with pytest.raises(ValidationError, match="no ready version to play yet: lead & ann/fresh"):
+        services.competition_start(competition=comp, by=organiser)
+    assert not comp.matches.exists()
