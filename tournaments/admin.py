@@ -26,6 +26,7 @@ class EntryInline(admin.TabularInline):
     extra = 0
     fields = [
         "bot",
+        "partner",
         "pinned_version",
         "seed_order",
         "division",
@@ -68,7 +69,7 @@ class RoundAdmin(admin.ModelAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(admin.ModelAdmin):
-    list_display = ["bot", "competition", "mu", "sigma", "games", "points", "withdrawn"]
+    list_display = ["bot", "partner", "competition", "mu", "sigma", "games", "points", "withdrawn"]
     list_filter = ["competition", "disqualified"]
 
 

@@ -75,6 +75,7 @@ from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
 from config import metrics
 from tournaments import drain, events, live, recording, selectors, services
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Competition, Entry, Match, MatchSeat
 from tournaments.services import PlayedMatch
 
@@ -393,16 +394,19 @@ CLAIMED_SEATS = "claimed_seats"
 
 def _claimed_seats_sql() -> str:
     """The claimed match's seats in seat order, as one JSON array of
-    ``[seat, entry, mu, sigma, builtin, the bot's name as str(bot) gives it]``."""
+    ``[seat, entry, mu, sigma, builtin, the bot's name as str(bot) gives it]``; the bot
+    is the one at that seat (``Entry.bot_at``: a team's partner at its side's second seat)."""
     quote = connection.ops.quote_name
     users = get_user_model()
     username = users._meta.get_field(users.USERNAME_FIELD).column
+    second = PARTNER_TABLE_SIZE // 2
     return (
         "SELECT json_agg(json_build_array(s.seat, s.entry_id, e.mu, e.sigma, b.builtin, "
         f"CASE WHEN b.owner_id IS NULL THEN b.name ELSE u.{quote(username)} || '/' || b.name END)"
         f" ORDER BY s.seat) FROM {quote(MatchSeat._meta.db_table)} s "
         f"JOIN {quote(Entry._meta.db_table)} e ON e.id = s.entry_id "
-        f"JOIN {quote(Bot._meta.db_table)} b ON b.id = e.bot_id "
+        f"JOIN {quote(Bot._meta.db_table)} b ON b.id = CASE WHEN e.partner_id IS NOT NULL "
+        f"AND s.seat >= {second} THEN e.partner_id ELSE e.bot_id END "
         f"LEFT JOIN {quote(users._meta.db_table)} u ON u.id = b.owner_id "
         "WHERE s.match_id = claimed.id"
     )

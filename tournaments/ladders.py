@@ -13,8 +13,8 @@ The variants, and why:
   Manni, Laugavatnsmanni) change (RULES.md section 2).
 - Maniglia: ``maniglia-4-partners``, the game as it is usually played (the
   sources' Maniglia and Manille): four players in two partnerships; the 3-, 4- and
-  5-handed auction games are its variants (RULES.md 6.3). In a ladder a bot plays
-  both seats of its partnership.
+  5-handed auction games are its variants (RULES.md 6.3). A ladder rotates
+  partners: an entry is one bot, partnered by whoever a batch seats opposite it.
 - Money: ``money-jordan``, the base rules that Egypt and Syria amend (RULES.md 5).
 
 :func:`standing_ladders_ensure` is idempotent: a family that has a standing ladder

@@ -10,6 +10,7 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 
 from bots.models import Bot, BotVersion
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 
 
 class Competition(models.Model):
@@ -27,6 +28,14 @@ class Competition(models.Model):
         SINGLE_ELIMINATION = "single-elimination"
         DOUBLE_ELIMINATION = "double-elimination"
         LADDER = "ladder"
+
+    class Partnerships(models.TextChoices):
+        """Partnership variants only (``Variant.teams``): who plays beside whom."""
+
+        #: Every entry is one bot; pairing makes new partners at every table.
+        ROTATING = "rotating"
+        #: Every entry is a team (:attr:`Entry.partner`), always seated on partner seats.
+        FIXED = "fixed"
 
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -105,6 +114,11 @@ class Competition(models.Model):
     )
     #: League seasons: 1 for the first, one more for each next season.
     season = models.PositiveSmallIntegerField(default=1)
+    #: Partnership variants: ``rotating`` (entries are bots) or ``fixed`` (entries are
+    #: teams); "" for a variant where everyone plays alone.
+    partnerships = models.CharField(
+        max_length=8, choices=Partnerships.choices, blank=True, default=""
+    )
     #: Closed by its organisers before its schedule ended (``services.competition_close``
     #: of a running or paused tournament): "closed early", not "finished".
     closed_early = models.BooleanField(default=False, editable=False)
@@ -124,6 +138,11 @@ class Competition(models.Model):
         permissions = [("organise_competitions", "Can create and run competitions")]
 
     @property
+    def fixed_teams(self) -> bool:
+        """Whether its entries are teams (:attr:`Partnerships.FIXED`)."""
+        return self.partnerships == self.Partnerships.FIXED
+
+    @property
     def shown_status(self) -> str:
         """The status as the pages show it: ``closed-early`` for a finished competition
         its organisers closed before its schedule ended, else :attr:`status`."""
@@ -136,10 +155,17 @@ class Competition(models.Model):
 
 
 class Entry(models.Model):
-    """A bot entered in a competition, with its current rating there."""
+    """A bot entered in a competition, with its current rating there; in a competition of
+    fixed teams, a team: ``bot`` and its ``partner`` (the same bot when it plays both
+    seats of its side)."""
 
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="entries")
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="entries")
+    #: Fixed teams only: the bot at the second seat of the team's side (seats 2 and 3 of
+    #: a partnership table, ``formats.common.partner_table``); None in every other entry.
+    partner = models.ForeignKey(
+        Bot, null=True, blank=True, on_delete=models.PROTECT, related_name="partnered_entries"
+    )
     pinned_version = models.ForeignKey(
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -157,13 +183,27 @@ class Entry(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["competition", "bot"], name="entry_unique_bot"),
+            models.UniqueConstraint(fields=["competition", "partner"], name="entry_unique_partner"),
         ]
         indexes = [models.Index(fields=["competition", "-mu"])]
         ordering = ["competition_id", "seed_order", "id"]
         verbose_name_plural = "entries"
 
     def __str__(self) -> str:
-        return f"{self.bot} in {self.competition}"
+        return f"{self.name} in {self.competition}"
+
+    @property
+    def name(self) -> str:
+        """What the standings call it: its bot, or a team's two bots (``a & b``)."""
+        return str(self.bot) if self.partner_id is None else f"{self.bot} & {self.partner}"
+
+    def bot_at(self, seat: int) -> Bot:
+        """The bot that plays ``seat`` of a match for this entry: a team's partner at the
+        second seat of its side (a partnership table seats teams ``(a, b, a, b)``), its
+        bot everywhere else."""
+        if self.partner_id is not None and seat >= PARTNER_TABLE_SIZE // 2:
+            return self.partner
+        return self.bot
 
 
 class Round(models.Model):
@@ -245,8 +285,8 @@ class MatchSeat(models.Model):
 
     class Meta:
         constraints = [
+            # A team (fixed partnerships) is one entry at the two seats of its side.
             models.UniqueConstraint(fields=["match", "seat"], name="matchseat_unique_seat"),
-            models.UniqueConstraint(fields=["match", "entry"], name="matchseat_unique_entry"),
         ]
         ordering = ["match_id", "seat"]
 

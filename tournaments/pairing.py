@@ -43,7 +43,8 @@ def playable(variant: str | None = None) -> Q:
     """The entries that can play now: a built-in bot, or an uploaded one with a ready
     version (the pinned one, if the entry or else the bot pins one), as
     ``bots.selectors.version_for_play`` picks it; with ``variant``, a version that passed
-    that variant's validation. A bot its owner deactivated plays nowhere."""
+    that variant's validation. A bot its owner deactivated plays nowhere. A team
+    (``Entry.partner``) plays when its partner can play too (the bot's own pin)."""
     ready = BotVersion.objects.filter(status=BotVersion.Status.READY)
     if variant is not None:
         ready = ready.filter(passed_variant(variant))
@@ -51,11 +52,25 @@ def playable(variant: str | None = None) -> Q:
     pinned = ready.filter(pk=OuterRef("pinned_version_id"))
     bot_pinned = ready.filter(pk=OuterRef("bot__pinned_version_id"))
     unpinned = Q(pinned_version__isnull=True)
-    return Q(bot__active=True) & (
-        ~Q(bot__builtin="")
-        | Q(Exists(newest), unpinned, bot__pinned_version__isnull=True)
-        | Q(Exists(bot_pinned), unpinned, bot__pinned_version__isnull=False)
-        | Q(Exists(pinned), pinned_version__isnull=False)
+    partner_newest = ready.filter(bot_id=OuterRef("partner_id"))
+    partner_pinned = ready.filter(pk=OuterRef("partner__pinned_version_id"))
+    partner = Q(partner__isnull=True) | (
+        Q(partner__active=True)
+        & (
+            ~Q(partner__builtin="")
+            | Q(Exists(partner_newest), partner__pinned_version__isnull=True)
+            | Q(Exists(partner_pinned), partner__pinned_version__isnull=False)
+        )
+    )
+    return (
+        Q(bot__active=True)
+        & (
+            ~Q(bot__builtin="")
+            | Q(Exists(newest), unpinned, bot__pinned_version__isnull=True)
+            | Q(Exists(bot_pinned), unpinned, bot__pinned_version__isnull=False)
+            | Q(Exists(pinned), pinned_version__isnull=False)
+        )
+        & partner
     )
 
 
@@ -137,7 +152,11 @@ def entries_apart(
     # Two bots can only team up against a third seat: a two-seat table is a duel.
     if not competition.same_owner_tables and competition.seats_per_table >= MIN_TEAM_TABLE:
         if owners is None:
-            owners = competition.entries.values_list("id", "bot__owner_id")
+            owners = list(competition.entries.values_list("id", "bot__owner_id"))
+            # A team's two bots are partners the rules make: only other entries are kept
+            # from the owners of either.
+            partnered = competition.entries.filter(partner__isnull=False)
+            owners += partnered.values_list("id", "partner__owner_id")
         pairs |= _owned_apart(owners)
     excluded = TableExclusion.objects.filter(competition=competition)
     pairs |= {frozenset(p) for p in excluded.values_list("entry_id", "other_id")}
@@ -149,22 +168,26 @@ def fair_play_problem(competition: Competition) -> str | None:
     the bots, or None. A table holds one bot of each group of bots that may not meet
     (one owner, linked owners): a group larger than the tables a round fills plus the
     entries that sit out cannot be seated, whatever the format."""
-    entries = list(competition.entries.filter(withdrawn=False).select_related("bot__owner"))
+    entries = list(
+        competition.entries.filter(withdrawn=False).select_related("bot__owner", "partner__owner")
+    )
     apart = entries_apart(competition)
     if not apart:
         return None
-    tables = len(entries) // competition.seats_per_table
-    sitting_out = len(entries) - tables * competition.seats_per_table
+    teams = seat_teams(competition)
+    # Fixed teams: a table seats one entry a side, and partners never clash.
+    seats = len(teams) if competition.fixed_teams else competition.seats_per_table
+    allowed = len(teams[0]) if teams and not competition.fixed_teams else 1
+    tables = len(entries) // seats
+    sitting_out = len(entries) - tables * seats
     neighbours: dict[int, set[int]] = {}
     for a, b in (tuple(pair) for pair in apart):
         neighbours.setdefault(a, set()).add(b)
         neighbours.setdefault(b, set()).add(a)
-    teams = seat_teams(competition)
-    allowed = len(teams[0]) if teams else 1  # partners may share a table
-    for entry in entries:
+    for entry in entries:  # (rotating partners: two bots of one owner may be partners)
         group = [e for e in entries if e.pk == entry.pk or e.pk in neighbours.get(entry.pk, ())]
         if len(group) > tables * allowed + sitting_out:
-            names = ", ".join(str(e.bot) for e in group)
+            names = ", ".join(e.name for e in group)
             return (
                 f"{names} may not share a table (one owner, or owners linked as one person), "
                 f"and {len(entries)} entries fill only {tables} table(s) of "
@@ -233,7 +256,8 @@ def planned_matches_of(competitions: Iterable[Competition]) -> dict[int, int | N
 
 
 def _planned(competition: Competition, entries: list[tuple[int, int]]) -> int | None:
-    k = competition.seats_per_table
+    # Fixed teams: one entry a side, so a table of two sides is a two-seat schedule's.
+    k = len(seat_teams(competition)) if competition.fixed_teams else competition.seats_per_table
     if competition.format in (Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN):
         legs = 2 if competition.format == Format.DOUBLE_ROUND_ROBIN else 1
         sizes = Counter(division for _, division in entries)
@@ -285,6 +309,7 @@ def _round_robin(competition: Competition, number: int) -> Plan | None:
             competition.seats_per_table,
             legs=legs,
             seed=derive_seed(competition.seed, f"division/{d}"),
+            partners=competition.fixed_teams,
             apart=apart,
             teams=seat_teams(competition),
         )
@@ -304,6 +329,7 @@ def _swiss(competition: Competition, number: int) -> Plan | None:
         competition.seats_per_table,
         results,
         byes=byes,
+        partners=competition.fixed_teams,
         apart=entries_apart(competition),
         teams=seat_teams(competition),
     )

@@ -15,8 +15,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 import games
+from bots.models import Bot
 from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
@@ -37,6 +39,21 @@ def competitions_visible_to(*, user) -> QuerySet[Competition]:
 
 #: Competition statuses after which replays may show every hand (:func:`full_view_allowed`).
 ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def seats_played_by(bot: Bot) -> Q:
+    """The match seats ``bot`` played, one a match (``Entry.bot_at``): its entry's seat,
+    or a team's first seat when it leads the team, its second seat when it is the
+    partner (a bot at both seats of its side counts once, at the first)."""
+    second = PARTNER_TABLE_SIZE // 2
+    lead = Q(entry__bot=bot) & (Q(entry__partner__isnull=True) | Q(seat__lt=second))
+    return lead | (Q(entry__partner=bot, seat__gte=second) & ~Q(entry__bot=bot))
+
+
+def entries_of_bot(bot: Bot) -> Q:
+    """The entries ``bot`` plays in (as their bot, or as a team's partner), as a filter
+    of match seats."""
+    return Q(entry__bot=bot) | Q(entry__partner=bot)
 
 
 def full_view_allowed(*, competition: Competition, user) -> bool:
@@ -246,6 +263,8 @@ def standings_for_competition(
             "withdrawn",
             "trend",
             "disqualified",
+            "partner__name",
+            "partner__owner__username",
         )
     )
     reorder = order in ("swiss", "placement")
@@ -255,8 +274,11 @@ def standings_for_competition(
     previous = None
     for position, row in enumerate(rows, start=1):
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
-            row
+            row[:13]
         )
+        name = name if owner is None else f"{owner}/{name}"
+        if row[13] is not None:  # a team (fixed partnerships): named by its two bots
+            name = f"{name} & {row[13] if row[14] is None else f'{row[14]}/{row[13]}'}"
         key = (display, points) if by_rating else (points, display)
         rank = out[-1]["rank"] if key == previous else position
         previous = key
@@ -265,7 +287,7 @@ def standings_for_competition(
                 "rank": rank,
                 "entry": pk,
                 "bot": bot,
-                "name": name if owner is None else f"{owner}/{name}",
+                "name": name,
                 "rating": display,
                 "mu": mu,
                 "sigma": sigma,
@@ -315,7 +337,13 @@ def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[d
     entries = list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
     byes = [e for r in competition.rounds.all() for e in r.byes.values_list("id", flat=True)]
     results = [result for _, result in finished_results(competition)]
-    table = swiss_standings(entries, results, byes=byes, table_size=competition.seats_per_table)
+    table = swiss_standings(
+        entries,
+        results,
+        byes=byes,
+        table_size=competition.seats_per_table,
+        partners=competition.fixed_teams,
+    )
     by_entry = {row["entry"]: row for row in rows}
     ordered = []
     for line in table:
@@ -382,7 +410,8 @@ def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, 
     table = head_to_head(result for _, result in finished_results(competition))
     trials = comparison.pair_records_for_competition(competition=competition)
     unit = comparison.trial_unit(competition)
-    names = {e.pk: str(e.bot) for e in competition.entries.select_related("bot", "bot__owner")}
+    entries = competition.entries.select_related("bot__owner", "partner__owner")
+    names = {e.pk: e.name for e in entries}
     rows = []
     for (a, b), record in sorted(table.pairs.items()):  # only pairs that met
         if a < b and record.games:
@@ -557,9 +586,12 @@ def collusion_report_for_competition(
             tuple(e for e, _ in rows), tuple(p for _, p in rows), competition.games_per_match, teams
         )
         for rows in tables.values()
+        # Fixed teams: two teams a table, a duel with no third side to play against.
+        if not competition.fixed_teams
     ]
     report = collusion.collusion_report(seated, min_tables=min_tables, alpha=alpha)
-    entries = {e.pk: e for e in competition.entries.select_related("bot__owner").order_by("id")}
+    entries = competition.entries.select_related("bot__owner", "partner__owner").order_by("id")
+    entries = {e.pk: e for e in entries}
     excluded = {
         frozenset(p) for p in competition.table_exclusions.values_list("entry_id", "other_id")
     }
@@ -569,8 +601,8 @@ def collusion_report_for_competition(
         figures = {k: v for k, v in vars(row).items() if k not in ("a", "b")}
         rows.append(
             {
-                "a": {"entry": row.a, "name": str(entries[row.a].bot)},
-                "b": {"entry": row.b, "name": str(entries[row.b].bot)},
+                "a": {"entry": row.a, "name": entries[row.a].name},
+                "b": {"entry": row.b, "name": entries[row.b].name},
                 **figures,
                 "kept_apart": frozenset((row.a, row.b)) in excluded,
                 "disqualified": [e for e in (row.a, row.b) if entries[e].disqualified],
@@ -666,19 +698,34 @@ MATCH_COLUMNS = (
 )
 
 
-def _bot_and_owner(competition: Competition) -> dict[int, tuple[str, str]]:
-    """Entry id -> (bot name, owner's username; "built-in" for the platform's bots)."""
-    rows = competition.entries.values_list("pk", "bot__name", "bot__owner__username")
-    return {pk: (name, owner or "built-in") for pk, name, owner in rows}
+def _bot_and_owner(bot) -> tuple[str, str]:
+    """(bot name, owner's username; "built-in" for the platform's bots)."""
+    return bot.name, bot.owner.username if bot.owner_id is not None else "built-in"
+
+
+def _entries_named(competition: Competition) -> dict[int, Entry]:
+    """The competition's entries by id, with their bots, partners and owners read."""
+    entries = competition.entries.select_related("bot__owner", "partner__owner")
+    return {e.pk: e for e in entries}
+
+
+def _entry_bot_and_owner(entry: Entry) -> tuple[str, str]:
+    """:func:`_bot_and_owner` of the entry's bot; a team's two bots (and owners, once
+    each) joined by " & "."""
+    if entry.partner_id is None:
+        return _bot_and_owner(entry.bot)
+    pairs = [_bot_and_owner(entry.bot), _bot_and_owner(entry.partner)]
+    owners = dict.fromkeys(owner for _, owner in pairs)
+    return " & ".join(name for name, _ in pairs), " & ".join(owners)
 
 
 def standings_export(*, competition: Competition) -> list[dict[str, Any]]:
     """The standings as the page shows them (``standings_for_competition``, same order),
     one flat row of :data:`STANDINGS_COLUMNS` per entry, for a CSV or JSON download."""
-    names = _bot_and_owner(competition)
+    entries = _entries_named(competition)
     out = []
     for row in standings_for_competition(competition=competition):
-        bot, owner = names[row["entry"]]
+        bot, owner = _entry_bot_and_owner(entries[row["entry"]])
         status = "in"
         if row["disqualified"] or row["withdrawn"]:
             status = "disqualified" if row["disqualified"] else "withdrawn"
@@ -691,8 +738,9 @@ def match_results_export(*, competition: Competition) -> list[dict[str, Any]]:
     """Every finished match of the competition, in the order they were played (round,
     table), with its seats in seat order: ``{"match", "round", "table", "node",
     "finished_at", "seats": [{"seat", "bot", "owner", "rank", "score", "points",
-    "entry"}]}``. Two queries."""
-    names = _bot_and_owner(competition)
+    "entry"}]}`` (the bot at that seat: a team's two seats name its two bots). Three
+    queries."""
+    entries = _entries_named(competition)
     matches = (
         competition.matches.filter(status=Match.Status.DONE)
         .select_related("round")
@@ -701,7 +749,20 @@ def match_results_export(*, competition: Competition) -> list[dict[str, Any]]:
     )
     out = []
     for match in matches:
-        seats = sorted(match.seats.all(), key=lambda s: s.seat)
+        seats = []
+        for s in sorted(match.seats.all(), key=lambda s: s.seat):
+            bot, owner = _bot_and_owner(entries[s.entry_id].bot_at(s.seat))
+            seats.append(
+                {
+                    "seat": s.seat,
+                    "bot": bot,
+                    "owner": owner,
+                    "rank": s.rank,
+                    "score": s.score,
+                    "points": s.points,
+                    "entry": s.entry_id,
+                }
+            )
         out.append(
             {
                 "match": match.pk,
@@ -709,18 +770,7 @@ def match_results_export(*, competition: Competition) -> list[dict[str, Any]]:
                 "table": match.table,
                 "node": match.node,
                 "finished_at": match.finished_at.isoformat() if match.finished_at else None,
-                "seats": [
-                    {
-                        "seat": s.seat,
-                        "bot": names[s.entry_id][0],
-                        "owner": names[s.entry_id][1],
-                        "rank": s.rank,
-                        "score": s.score,
-                        "points": s.points,
-                        "entry": s.entry_id,
-                    }
-                    for s in seats
-                ],
+                "seats": seats,
             }
         )
     return out

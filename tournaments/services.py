@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Max, OuterRef, Subquery
+from django.db.models import F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
 import games
@@ -179,6 +179,7 @@ def competition_create(
     division_size: int | None = None,
     promote: int = 0,
     relegate: int | None = None,
+    partnerships: str | None = None,
 ) -> Competition:
     """A new competition in ``draft``; its settings are checked against the variant.
 
@@ -187,6 +188,8 @@ def competition_create(
     one above between seasons; ``relegate``, if given, must equal it (docs/leagues.md).
 
     ``seats_per_table``, if given, must be the variant's number of players.
+    ``partnerships`` (partnership variants only, :func:`_check_partnerships`):
+    ``rotating`` (the default) or ``fixed`` (entries are teams).
     ``playoff_games_cap`` (0..:data:`PLAYOFF_GAMES_MAX`) bounds the play-off games of a
     level knockout match (docs/competitions.md).
 
@@ -211,6 +214,7 @@ def competition_create(
     )
     if format == Format.SWISS and not rounds_planned:
         raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
+    partnerships = _check_partnerships(variant, format, partnerships)
     if duplicate and games_per_match % game.num_players:
         raise ValidationError(
             {
@@ -249,18 +253,61 @@ def competition_create(
         playoff_games_cap=playoff_games_cap,
         division_size=division_size,
         promote=promote,
+        partnerships=partnerships,
     )
     if created_by is not None:
         competition.organisers.add(created_by)
     return competition
 
 
+#: Formats that seat fixed teams: their pure format pairs teams (``partners=True``).
+TEAM_FORMATS = frozenset({Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN, Format.SWISS})
+
+
+def _check_partnerships(variant: str, format: str, partnerships: str | None) -> str:
+    """The ``partnerships`` a competition of ``variant`` stores: ``rotating`` unless
+    ``fixed`` is asked for in a partnership variant, "" in any other; ``ValidationError``
+    naming the field for a choice the variant or format cannot take."""
+    Partnerships = Competition.Partnerships
+    if not is_partnership(variant):
+        if partnerships:
+            raise ValidationError(
+                {
+                    "partnerships": f"{variant} has no partnerships (everyone plays alone): "
+                    "leave partnerships out"
+                }
+            )
+        return ""
+    if not partnerships:
+        return Partnerships.ROTATING
+    if partnerships not in Partnerships.values:
+        allowed = " or ".join(Partnerships.values)
+        raise ValidationError({"partnerships": f"{allowed}, not {partnerships!r}"})
+    if partnerships == Partnerships.FIXED and format not in TEAM_FORMATS:
+        raise ValidationError(
+            {
+                "partnerships": f"fixed teams play round robins, league seasons and Swiss "
+                f"tournaments, not {format}: choose rotating partners"
+            }
+        )
+    return partnerships
+
+
 @transaction.atomic
 def entry_create(
-    *, competition: Competition, bot: Bot, by=None, pinned_version: BotVersion | None = None
+    *,
+    competition: Competition,
+    bot: Bot,
+    by=None,
+    pinned_version: BotVersion | None = None,
+    partner: Bot | None = None,
 ) -> Entry:
     """Enter ``bot``: only its owner (or staff), only while the competition is a draft,
     or while it is a ladder not yet ended (its next batches pair the new entry too).
+
+    In a competition of fixed teams the entry is a team: ``bot`` and its ``partner``
+    (by default ``bot`` itself, which then plays both seats of its side); any other
+    competition refuses a ``partner``. No bot plays in two entries.
 
     An entry ``by`` a user into an open ladder they do not manage counts against the
     owner's ``ladder_entries`` allowance (``tournaments.allowances``).
@@ -268,23 +315,33 @@ def entry_create(
     A shared built-in bot belongs to nobody: only the competition's organisers (and
     staff) enter one, so nobody puts a strong built-in into a competition they do not run.
     Raises ``PermissionDenied`` saying which of the two was refused."""
-    if by is not None and not (by.is_staff or bot.owner_id == by.pk):
-        if not bot.builtin:
-            raise PermissionDenied("you may only enter your own bots")
-        if not can_manage(competition=competition, user=by):
-            raise PermissionDenied(
-                f"only the organisers of {competition.name} (or staff) may enter "
-                f"the built-in bot {bot.name}"
-            )
+    for member in (bot, partner):
+        if member is not None:
+            _require_may_enter(competition, member, by)
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     if competition.status not in entries_open_statuses(competition.format):
         raise ValidationError("entries close when the competition starts (ladders: when it ends)")
     if pinned_version is not None and pinned_version.bot_id != bot.pk:
         raise ValidationError({"pinned_version": "that version belongs to another bot"})
-    if competition.entries.filter(bot=bot).exists():
-        raise ValidationError({"bot": f"{bot} is already entered"})
-    _require_version_to_come(bot, pinned_version)
-    _require_variant(bot, pinned_version, competition.variant)
+    if partner is not None and not competition.fixed_teams:
+        raise ValidationError(
+            {
+                "partner": f"{competition.name} does not play fixed teams: enter "
+                f"{partner} on its own"
+            }
+        )
+    if competition.fixed_teams and partner is None:
+        partner = bot  # one bot at both seats of its side
+    members = {"bot": (bot, pinned_version)}
+    if partner is not None and partner != bot:
+        members["partner"] = (partner, None)  # it plays as its owner pins it
+    for field, (member, pinned) in members.items():
+        taken = competition.entries.filter(Q(bot=member) | Q(partner=member)).first()
+        if taken is not None:
+            where = "" if taken.partner_id is None else f" (in the team {taken.name})"
+            raise ValidationError({field: f"{member} is already entered{where}"})
+        _require_version_to_come(member, pinned, field)
+        _require_variant(member, pinned, competition.variant, field)
     if by is not None and bot.owner_id is not None:  # a user's entry: their allowance
         manages = can_manage(competition=competition, user=by)
         allowances.ladder_entry_allowed(user=bot.owner, competition=competition, manages=manages)
@@ -294,13 +351,27 @@ def entry_create(
     return Entry.objects.create(
         competition=competition,
         bot=bot,
+        partner=partner,
         pinned_version=pinned_version,
         seed_order=order,
         division=bottom if competition.previous_season_id else 0,
     )
 
 
-def _require_version_to_come(bot: Bot, pinned: BotVersion | None) -> None:
+def _require_may_enter(competition: Competition, bot: Bot, by) -> None:
+    """``PermissionDenied`` unless ``by`` may enter ``bot`` (or the service is called
+    without a user): its owner, staff, or for a built-in bot the organisers."""
+    if by is not None and not (by.is_staff or bot.owner_id == by.pk):
+        if not bot.builtin:
+            raise PermissionDenied("you may only enter your own bots")
+        if not can_manage(competition=competition, user=by):
+            raise PermissionDenied(
+                f"only the organisers of {competition.name} (or staff) may enter "
+                f"the built-in bot {bot.name}"
+            )
+
+
+def _require_version_to_come(bot: Bot, pinned: BotVersion | None, field: str = "bot") -> None:
     """Refuse an uploaded bot that has nothing to play and nothing on the way: no version
     ready, pending or being validated (the ``pinned`` one, if given)."""
     if bot.builtin:
@@ -312,11 +383,11 @@ def _require_version_to_come(bot: Bot, pinned: BotVersion | None) -> None:
         return
     if not bot.versions.exclude(status=rejected).exists():
         raise ValidationError(
-            {"bot": f"{bot} has no version to play: upload one (and let it pass validation)"}
+            {field: f"{bot} has no version to play: upload one (and let it pass validation)"}
         )
 
 
-def _require_variant(bot: Bot, pinned: BotVersion | None, variant: str) -> None:
+def _require_variant(bot: Bot, pinned: BotVersion | None, variant: str, field: str = "bot") -> None:
     """Refuse a bot that cannot play ``variant``: it (the ``pinned`` version, if given)
     neither passed that variant's validation nor is still to be validated in it."""
     if pinned is not None and not version_will_play(version=pinned, variant=variant):
@@ -329,7 +400,7 @@ def _require_variant(bot: Bot, pinned: BotVersion | None, variant: str) -> None:
     if pinned is None and not bot_will_play(bot=bot, variant=variant):
         raise ValidationError(
             {
-                "bot": f"{bot} has not passed validation in {variant}: declare {variant} "
+                field: f"{bot} has not passed validation in {variant}: declare {variant} "
                 f"and upload a version, or ask for one to be validated in {variant}"
             }
         )
@@ -399,7 +470,12 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
     if competition.status != Competition.Status.DRAFT:
         raise ValidationError(f"the competition is {competition.status}, not a draft")
     entries = list(competition.entries.filter(withdrawn=False))
-    if len(entries) < competition.seats_per_table:
+    if competition.fixed_teams and len(entries) < len(pairing.seat_teams(competition)):
+        raise ValidationError(
+            f"{competition.variant} with fixed teams needs at least "
+            f"{len(pairing.seat_teams(competition))} teams, got {len(entries)}"
+        )
+    if not competition.fixed_teams and len(entries) < competition.seats_per_table:
         raise ValidationError(
             f"{competition.variant} needs at least "
             f"{competition.seats_per_table} entries, got {len(entries)}"
@@ -408,7 +484,7 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
         waiting = competition.entries.filter(withdrawn=False).exclude(
             pairing.playable(competition.variant)
         )
-        names = [str(entry.bot) for entry in waiting.select_related("bot__owner")]
+        names = [entry.name for entry in waiting.select_related("bot__owner", "partner__owner")]
         if names:
             raise ValidationError(
                 f"no ready version to play yet: {', '.join(names)} (wait for the validation"
@@ -870,7 +946,7 @@ def _match_store_rated(
         claimed_by=claimed_by,
         games=games_,
         seats=seats,
-        expected=[(s.entry_id, s.mu, s.sigma) for s in sorted(seats_, key=lambda s: s.entry_id)],
+        expected=sorted({(s.entry_id, s.mu, s.sigma) for s in seats_}),  # a team once
         rows=rows,
         competition_id=competition.pk,
         games_played=competition.games_per_match,
@@ -934,12 +1010,13 @@ def _match_store_orm(
 
 
 def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:
-    """The bot version each entry played in its last recorded match before ``match``."""
+    """The bot version each entry played in its last recorded match before ``match``
+    (a team's at its first seat)."""
     last = (
         MatchSeat.objects.filter(entry_id=OuterRef("pk"), match__status=Match.Status.DONE)
         .exclude(version=None)
         .exclude(match_id=match.pk)
-        .order_by("-match_id")
+        .order_by("-match_id", "seat")
         .values("version_id")[:1]
     )
     rows = Entry.objects.filter(pk__in=entry_ids).annotate(last=Subquery(last))
@@ -952,7 +1029,9 @@ def _starting_ratings(
     """Each entry's rating, widened when a new version of its bot plays for the first time
     (one query, only when uploaded bots play)."""
     before = {s.entry_id: Rating(s.mu, s.sigma) for s in seats}
-    played = dict(zip([s.entry_id for s in seats], versions or [None] * len(seats), strict=True))
+    played: dict[int, int | None] = {}
+    for seat, version in zip(seats, versions or [None] * len(seats), strict=True):
+        played.setdefault(seat.entry_id, version)  # a team: the version at its first seat
     if not any(v is not None for v in played.values()):
         return before
     last = _last_versions(list(played), match)
@@ -991,9 +1070,9 @@ def _rating_rows(match: Match, seats, ranks: list[int], teams, versions: list[in
     table = [s.entry_id for s in seats]
     after = rate_game(before, table, ranks, teams=teams)
     points = table_points(TableResult(tuple(table), tuple(ranks), teams))
-    return [
+    return [  # a team (one entry at two seats) once
         (e, (before[e].mu, before[e].sigma), (after[e].mu, after[e].sigma), points[e])
-        for e in sorted(table)
+        for e in sorted(set(table))
     ]
 
 
@@ -1143,14 +1222,16 @@ def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
         players = [_builtin_player(s.builtin, seed, s.seat, s.bot_name) for s in claimed]
         return players, [None] * len(players)
     players, versions = [], []
-    for seat in match.seats.select_related("entry__bot").order_by("seat"):
-        bot = seat.entry.bot
+    seats = match.seats.select_related("entry__bot__owner", "entry__partner__owner")
+    for seat in seats.order_by("seat"):
+        bot = seat.entry.bot_at(seat.seat)  # a team's partner at its side's second seat
         if bot.builtin:
             versions.append(None)
             players.append(_builtin_player(bot.builtin, seed, seat.seat, str(bot)))
             continue
         variant = match.competition.variant
-        version = version_for_play(bot=bot, pinned=seat.entry.pinned_version, variant=variant)
+        pinned = seat.entry.pinned_version if bot.pk == seat.entry.bot_id else None
+        version = version_for_play(bot=bot, pinned=pinned, variant=variant)
         if version is None:
             raise ValidationError(f"{bot} has no ready version that passed {variant}")
         players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
@@ -1392,6 +1473,7 @@ def league_next_season(
             Entry(
                 competition=season,
                 bot_id=old[e].bot_id,
+                partner_id=old[e].partner_id,  # a team stays a team
                 pinned_version=old[e].pinned_version,
                 seed_order=i,
                 mu=old[e].mu,
@@ -1429,6 +1511,7 @@ def _season_after(competition: Competition, name: str | None, promote: int) -> C
         deal_secret=deals.new_secret() if competition.deal_secret else "",
         is_public=competition.is_public,
         full_replays_after_end=competition.full_replays_after_end,
+        partnerships=competition.partnerships,
         same_owner_tables=competition.same_owner_tables,
         division_size=competition.division_size,
         promote=promote,

@@ -76,11 +76,12 @@ def seat_transcript(*, game: GameRecord, seat: int) -> Transcript:
     number, seats = game_seating(game=game)
     match = game.match
     player = seats[seat]
-    bot = (
+    held = (
         MatchSeat.objects.filter(match=match, seat=player)
-        .values_list("entry__bot__name", flat=True)
+        .select_related("entry__bot", "entry__partner")
         .first()
     )
+    bot = held.entry.bot_at(player).name if held is not None else None  # a team: its partner
     record = game.record()
     try:
         return game_transcript(

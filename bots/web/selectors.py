@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Avg, Count, Q, QuerySet, Sum
+from django.db.models import Avg, Case, Count, F, Q, QuerySet, Sum, When
 
 import games
 from bots import validation
@@ -21,8 +21,14 @@ from bots.models import Bot, BotVersion
 from bots.selectors import variants_passed
 from bots.web import words
 from tournaments import version_tests
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Competition, Entry, MatchSeat, VersionTest
-from tournaments.selectors import competitions_visible_to, rating_history_for_entry
+from tournaments.selectors import (
+    competitions_visible_to,
+    entries_of_bot,
+    rating_history_for_entry,
+    seats_played_by,
+)
 from tournaments.services import entries_open_statuses
 
 #: The bot page lists this many recent matches and this many most frequent opponents.
@@ -153,7 +159,7 @@ def _sparkline(values: list[float], width: int = 240, height: int = 40) -> str:
 def _played_seats(bot: Bot, user) -> QuerySet[MatchSeat]:
     watched = competitions_visible_to(user=user).values("pk")
     return MatchSeat.objects.filter(
-        entry__bot=bot, match__competition__in=watched, match__status="done"
+        seats_played_by(bot), match__competition__in=watched, match__status="done"
     )
 
 
@@ -200,8 +206,8 @@ def recent_matches(*, bot: Bot, user, limit: int = RECENT_MATCHES) -> list[dict[
     others: dict[int, list[MatchSeat]] = {}
     for other in (
         MatchSeat.objects.filter(match__in=matches)
-        .exclude(entry__bot=bot)
-        .select_related("entry__bot", "entry__bot__owner")
+        .exclude(entries_of_bot(bot))  # nor its own team's partner
+        .select_related("entry__bot__owner", "entry__partner__owner")
         .order_by("seat")
     ):
         others.setdefault(other.match_id, []).append(other)
@@ -214,7 +220,7 @@ def recent_matches(*, bot: Bot, user, limit: int = RECENT_MATCHES) -> list[dict[
             "points": seat.points,
             "version": seat.version.number if seat.version is not None else None,
             "opponents": [
-                {"bot": o.entry.bot, "rank": o.rank, "score": o.score}
+                {"bot": o.entry.bot_at(o.seat), "rank": o.rank, "score": o.score}
                 for o in others.get(seat.match_id, [])
             ],
         }
@@ -233,8 +239,18 @@ def head_to_head(*, bot: Bot, user, limit: int = TOP_OPPONENTS) -> list[dict[str
     behind: Counter[int] = Counter()
     for match_id, opponent, rank in (
         MatchSeat.objects.filter(match_id__in=mine)
-        .exclude(entry__bot=bot)
-        .values_list("match_id", "entry__bot_id", "rank")
+        .exclude(entries_of_bot(bot))
+        .annotate(
+            player=Case(  # the bot at that seat (Entry.bot_at)
+                When(
+                    entry__partner__isnull=False,
+                    seat__gte=PARTNER_TABLE_SIZE // 2,
+                    then=F("entry__partner_id"),
+                ),
+                default=F("entry__bot_id"),
+            )
+        )
+        .values_list("match_id", "player", "rank")
     ):
         meetings[opponent] += 1
         own = mine[match_id]

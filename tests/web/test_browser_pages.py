@@ -125,7 +125,11 @@ def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, mo
     base = live_server.url
     page = log_in(chromium, base, "olga")
     fits_everywhere(page, f"{base}/organise/new/")
+    page.select_option("#id_variant", "maniglia-4-partners")  # fixed teams or rotating
+    expect(page.locator("#partnerships")).to_be_visible()
+    expect(page.locator("#id_partnerships option[value=fixed]")).to_have_count(1)
     page.select_option("#id_variant", "money-jordan")
+    expect(page.locator("#partnerships")).to_be_hidden()
     expect(page.locator("#options-money-jordan")).to_be_visible()
     expect(page.locator("#options-manni-basic")).to_be_hidden()
     page.fill("#id_name", "Spring cup")

@@ -82,6 +82,7 @@ class CompetitionSerializer(serializers.ModelSerializer):
             "promote",
             "season",
             "previous_season",
+            "partnerships",
             "created_by",
             "created_at",
         ]
@@ -244,6 +245,17 @@ class CompetitionCreateSerializer(serializers.Serializer):
         "end. A chosen seed makes every deal reproducible, and predictable to whoever "
         "knows it.",
     )
+    partnerships = serializers.ChoiceField(
+        choices=Competition.Partnerships.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Partnership variants only (maniglia-4-partners): rotating (the default; "
+        "an entry is one bot and pairing makes new partners at every table) or fixed (an "
+        "entry is a team of two bots, or of one bot at both seats of its side; round "
+        "robins, league seasons and Swiss). Leave out for other variants. "
+        "docs/round-robin.md.",
+    )
     division_size = serializers.IntegerField(
         min_value=1,
         max_value=1000,
@@ -351,6 +363,15 @@ class BotSummarySerializer(serializers.ModelSerializer):
 
 class EntrySerializer(serializers.ModelSerializer):
     bot = BotSummarySerializer(read_only=True)
+    partner = BotSummarySerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="Fixed teams: the team's second bot (the bot itself when it plays both "
+        "seats of its side); null in other competitions.",
+    )
+    name = serializers.CharField(
+        read_only=True, help_text="The bot, or a team's two bots joined by ' & '."
+    )
     pinned_version = serializers.SlugRelatedField(slug_field="number", read_only=True)
 
     class Meta:
@@ -359,6 +380,8 @@ class EntrySerializer(serializers.ModelSerializer):
             "id",
             "competition",
             "bot",
+            "partner",
+            "name",
             "pinned_version",
             "seed_order",
             "division",
@@ -384,6 +407,15 @@ class EntryCreateSerializer(serializers.Serializer):
         default=None,
         help_text="A version id of the bot; without one the newest ready version plays.",
     )
+    partner = serializers.PrimaryKeyRelatedField(
+        queryset=Bot.objects.none(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Competitions of fixed teams only: the team's second bot, at the second "
+        "seat of its side (leave out: the bot plays both seats). It plays its newest ready "
+        "version (or the one its owner pins).",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -395,6 +427,7 @@ class EntryCreateSerializer(serializers.Serializer):
             bots = bots.filter(Q(owner=user) | ~Q(builtin=""))
         self.fields["competition"].queryset = competitions_visible_to(user=user)
         self.fields["bot"].queryset = bots
+        self.fields["partner"].queryset = bots
         self.fields["pinned_version"].queryset = BotVersion.objects.filter(bot__in=bots)
 
 
@@ -443,12 +476,13 @@ class MatchSeatSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_bot(self, seat: MatchSeat) -> str:
-        return str(seat.entry.bot)
+        return str(seat.entry.bot_at(seat.seat))  # a team's partner at its second seat
 
     def get_log(self, seat: MatchSeat) -> str | None:
         user = _user(self)
         done = seat.match.status == Match.Status.DONE
-        if done and user is not None and (user.is_staff or seat.entry.bot.owner_id == user.pk):
+        owner = seat.entry.bot_at(seat.seat).owner_id
+        if done and user is not None and (user.is_staff or owner == user.pk):
             return seat.log
         return None
 

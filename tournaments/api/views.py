@@ -381,7 +381,7 @@ class EntryViewSet(
     def get_queryset(self) -> QuerySet[Entry]:
         return Entry.objects.filter(
             competition__in=visible_competitions(self.request)
-        ).select_related("bot__owner", "pinned_version")
+        ).select_related("bot__owner", "partner__owner", "pinned_version")
 
     @extend_schema(request=EntryCreateSerializer, responses={201: EntrySerializer})
     def create(self, request: Request) -> Response:
@@ -538,7 +538,9 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         return (
             Match.objects.filter(competition__in=visible_competitions(self.request))
             .select_related("round", "competition")
-            .prefetch_related("seats__entry__bot__owner", "seats__version")
+            .prefetch_related(
+                "seats__entry__bot__owner", "seats__entry__partner__owner", "seats__version"
+            )
         )
 
 

@@ -31,7 +31,8 @@ def match_live_head(*, match: Match) -> LiveHead | None:
 
 def player_names(*, match: Match) -> list[str]:
     """The bot of each of the match's players (its seats in seat order)."""
-    return [str(s.entry.bot) for s in match.seats.select_related("entry__bot__owner")]
+    seats = match.seats.select_related("entry__bot__owner", "entry__partner__owner")
+    return [str(s.entry.bot_at(s.seat)) for s in seats.order_by("seat")]
 
 
 def shown_seats(*, match: Match, user) -> frozenset[int]:

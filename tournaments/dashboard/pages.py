@@ -109,7 +109,8 @@ def recent_upsets(*, competitions, shown: int = UPSETS_SHOWN) -> list[dict[str, 
         matches.setdefault(match_id, {})[entry_id] = mu - 3 * sigma
     found = []
     rows = Match.objects.filter(pk__in=matches).select_related("competition")
-    for match in rows.prefetch_related("seats__entry__bot__owner").order_by("-finished_at", "-id"):
+    seated = rows.prefetch_related("seats__entry__bot__owner", "seats__entry__partner__owner")
+    for match in seated.order_by("-finished_at", "-id"):
         before = matches[match.pk]
         seats = [s for s in match.seats.all() if s.rank is not None and s.entry_id in before]
         best = None
@@ -124,8 +125,8 @@ def recent_upsets(*, competitions, shown: int = UPSETS_SHOWN) -> list[dict[str, 
                 {
                     "match": match,
                     "competition": match.competition,
-                    "winner": up.entry.bot,
-                    "loser": down.entry.bot,
+                    "winner": up.entry.bot_at(up.seat),
+                    "loser": down.entry.bot_at(down.seat),
                     "gap": gap,
                 }
             )
@@ -143,13 +144,14 @@ def match_page(*, match: Match) -> dict[str, Any]:
     While the match is played, its games are those finished so far (``dashboard.live``)
     and ``current`` is the number of the game in progress.
     """
-    seats = list(match.seats.select_related("entry__bot__owner", "version").order_by("seat"))
+    seats = match.seats.select_related("entry__bot__owner", "entry__partner__owner", "version")
+    seats = list(seats.order_by("seat"))
     times = {s.seat: {"decisions": 0, "charged_ms": 0, "slowest": None} for s in seats}
     rows = [
         {
             "seat": s.seat,
-            "bot": s.entry.bot,
-            "name": str(s.entry.bot),
+            "bot": s.entry.bot_at(s.seat),  # a team's partner at its second seat
+            "name": str(s.entry.bot_at(s.seat)),
             "version": s.version.number if s.version is not None else None,
             "rank": s.rank,
             "score": s.score,
@@ -276,9 +278,9 @@ def competition_page(*, competition: Competition) -> dict[str, Any]:
     """What a competition page shows besides its live panels: the entry list, the
     head-to-head table, and the variant's rules and options (each with its value,
     its default and what it does)."""
-    entries = competition.entries.select_related("bot__owner", "pinned_version").order_by(
-        "seed_order", "id"
-    )
+    entries = competition.entries.select_related(
+        "bot__owner", "partner__owner", "pinned_version"
+    ).order_by("seed_order", "id")
     try:
         variant = games.variant_info(competition.variant)
         values = games.load(competition.variant, **(competition.options or {})).options

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from tournaments import events, pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
+from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
@@ -52,9 +53,18 @@ def problem_bots(*, competition: Competition) -> list[dict[str, Any]]:
     """Per bot with faults: the count of each non-ok game status, most faults first."""
     seats = MatchSeat.objects.filter(
         match__competition=competition, match__status=Match.Status.DONE
-    ).values_list("entry__bot__name", "entry__bot__owner__username", "statuses")
+    ).values_list(
+        "seat",
+        "entry__bot__name",
+        "entry__bot__owner__username",
+        "entry__partner__name",
+        "entry__partner__owner__username",
+        "statuses",
+    )
     faults: dict[str, Counter] = {}
-    for name, owner, statuses in seats:
+    for seat, name, owner, partner, partner_owner, statuses in seats:
+        if partner is not None and seat >= PARTNER_TABLE_SIZE // 2:  # as Entry.bot_at
+            name, owner = partner, partner_owner
         label = name if owner is None else f"{owner}/{name}"
         for status, count in (statuses or {}).items():
             if status != OK and count:
@@ -270,8 +280,9 @@ ELIMINATION = frozenset(
 
 
 def _entry_names(competition: Competition) -> dict[int, str]:
-    rows = competition.entries.values_list("pk", "bot__name", "bot__owner__username")
-    return {pk: name if owner is None else f"{owner}/{name}" for pk, name, owner in rows}
+    """Entry id -> its name (``Entry.name``: a team's two bots)."""
+    entries = competition.entries.select_related("bot__owner", "partner__owner")
+    return {e.pk: e.name for e in entries}
 
 
 def _match_rows(matches: Iterable[Match], names: dict[int, str]) -> list[dict[str, Any]]:
@@ -629,7 +640,9 @@ def _recent_results(competition_ids: list[int]) -> dict[int, int]:
 
 def match_payload(match: Match) -> dict[str, Any]:
     """A match with its seats (bot names, and ranks once it is done)."""
-    seats = list(match.seats.select_related("entry__bot__owner").order_by("seat"))
+    seats = match.seats.select_related("entry__bot__owner", "entry__partner__owner")
+    seats = list(seats.order_by("seat"))
+    names = [str(s.entry.bot_at(s.seat)) for s in seats]  # a team's partner at its second seat
     return {
         "id": match.pk,
         "round": match.round.number if match.round_id else None,
@@ -641,17 +654,15 @@ def match_payload(match: Match) -> dict[str, Any]:
             {
                 "seat": s.seat,
                 "entry": s.entry_id,
-                "name": str(s.entry.bot),
+                "name": name,
                 "rank": s.rank,
                 "score": s.score,
                 "points": s.points,
             }
-            for s in seats
+            for s, name in zip(seats, names, strict=True)
         ],
         "decided_by": match.decided_by,
-        "tiebreak": describe_decision(
-            match.decided_by, [str(s.entry.bot) for s in seats], [s.score for s in seats]
-        ),
+        "tiebreak": describe_decision(match.decided_by, names, [s.score for s in seats]),
         "games": (
             list(match.game_records.order_by("index").values_list("pk", flat=True))
             if match.status == Match.Status.DONE

@@ -321,10 +321,10 @@ def _seat_logs(match: Match, user) -> list[dict[str, Any]]:
     bots' (all of them for staff), as the API's ``seats[].log``."""
     if match.status != Match.Status.DONE or not user.is_authenticated:
         return []
-    seats = match.seats.select_related("entry__bot").order_by("seat")
+    seats = match.seats.select_related("entry__bot", "entry__partner").order_by("seat")
     if not user.is_staff:
         seats = seats.filter(entry__bot__owner=user)
-    return [{"name": str(s.entry.bot), "log": s.log} for s in seats]
+    return [{"name": str(s.entry.bot_at(s.seat)), "log": s.log} for s in seats]
 
 
 def _failure_reason(match: Match, user) -> str:

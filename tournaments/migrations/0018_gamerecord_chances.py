@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0015_competition_seasons"),
+        ("tournaments", "0016_partnerships"),
     ]
 
     operations = [

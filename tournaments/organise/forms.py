@@ -154,6 +154,16 @@ class CompetitionForm(forms.Form):
         help_text="Leave empty to draw the deals from a secret published at the end. A "
         "chosen seed makes every deal reproducible, and predictable to whoever knows it.",
     )
+    partnerships = forms.ChoiceField(
+        choices=[
+            ("", "(rotating partners where the variant has partnerships)"),
+            ("rotating", "Rotating partners: an entry is a bot; each table makes new partners"),
+            ("fixed", "Fixed teams: an entry is a team of two bots (or one bot at both seats)"),
+        ],
+        required=False,
+        help_text="Partnership variants only. Fixed teams play round robins, league seasons "
+        "and Swiss tournaments; their standings rank teams (docs/round-robin.md).",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -167,6 +177,12 @@ class CompetitionForm(forms.Form):
                 self.fields[name].label = option.name
                 names.append(name)
             self.option_groups.append((variant, info.summary, names))
+
+    @staticmethod
+    def partnership_variants() -> list[str]:
+        """The variants whose seats play in teams (``Variant.teams``): the partnerships
+        choice is theirs."""
+        return [v for v in games.variants() if variant_info(v).partnership]
 
     def option_groups_bound(self) -> list[dict[str, Any]]:
         """Per variant: its id, summary and bound option fields (for the template)."""
@@ -207,6 +223,7 @@ class CompetitionForm(forms.Form):
             "seed",
             "division_size",
             "promote",
+            "partnerships",
         ]
         arguments = {k: data[k] for k in plain}
         arguments["pace_ms"] = arguments["pace_ms"] or 0  # left empty: off
@@ -246,10 +263,18 @@ class NextSeasonForm(forms.Form):
 
 
 class EntryAddForm(forms.Form):
-    """An organiser adds a bot: their own, a built-in one (any bot, for staff)."""
+    """An organiser adds a bot: their own, a built-in one (any bot, for staff); in a
+    competition of fixed teams, a team: the bot and its partner."""
 
     bot = forms.ModelChoiceField(queryset=None)
+    partner = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        empty_label="(the same bot at both seats)",
+        help_text="The team's second bot, at the second seat of its side.",
+    )
 
     def __init__(self, *args: Any, bots, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["bot"].queryset = bots
+        self.fields["partner"].queryset = bots

@@ -132,12 +132,14 @@ def _competition_page(
     action_errors: list[str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    entries = competition.entries.select_related("bot", "bot__owner").order_by(
+    entries = competition.entries.select_related("bot__owner", "partner__owner").order_by(
         "division", "seed_order", "id"
     )
     bots = _enterable_bots(request.user, competition.variant).exclude(
         entries__competition=competition
     )
+    if competition.fixed_teams:  # nor a bot that is a team's partner already
+        bots = bots.exclude(partnered_entries__competition=competition)
     progress = execution.competition_progress(competition=competition)
     context = {
         "competition": competition,
@@ -223,7 +225,9 @@ def entry_add(request: HttpRequest, competition_id: int) -> HttpResponse:
     form = EntryAddForm(request.POST, bots=_enterable_bots(request.user))
 
     def add(data: dict[str, Any]) -> str:
-        services.entry_create(competition=competition, bot=data["bot"], by=request.user)
+        services.entry_create(
+            competition=competition, bot=data["bot"], partner=data["partner"], by=request.user
+        )
         return here + "#entries"
 
     errors = partial(add_service_errors, default="bot")

@@ -26,7 +26,8 @@ def seat_names(*, game: GameRecord, record: dict[str, Any]) -> list[str]:
     against the game's seed, and plain seat numbers stand in if it does not match.
     """
     match = game.match
-    bots = [s.entry.bot.name for s in match.seats.select_related("entry__bot").order_by("seat")]
+    seats = match.seats.select_related("entry__bot", "entry__partner").order_by("seat")
+    bots = [s.entry.bot_at(s.seat).name for s in seats]  # a team's partner at its second seat
     players = games.load(record["variant"], **record["options"]).num_players
     seats = game_seat_players(game=game, record=record)
     if seats is None or len(bots) != players:

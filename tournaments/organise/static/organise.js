@@ -1,4 +1,5 @@
-// The new-competition form: only the chosen variant's options are shown. Without this
+// The new-competition form: only the chosen variant's options (and, for a partnership
+// variant, the partnerships choice) are shown. Without this
 // script every variant's options are listed, and only the chosen variant's are used.
 "use strict";
 
@@ -13,6 +14,16 @@
       group.querySelectorAll("input, select").forEach((field) => (field.disabled = !mine));
     });
   };
+  // The partnerships choice belongs to the variants whose seats play in teams.
+  const partnerships = document.querySelector("fieldset.partnerships");
+  const showPartnerships = () => {
+    if (!partnerships) return;
+    const mine = partnerships.dataset.variants.split(" ").includes(select.value);
+    partnerships.hidden = !mine;
+    partnerships.querySelectorAll("select").forEach((field) => (field.disabled = !mine));
+  };
   select.addEventListener("change", show);
+  select.addEventListener("change", showPartnerships);
   show();
+  showPartnerships();
 })();
