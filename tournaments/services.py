@@ -1360,10 +1360,16 @@ def _cut_divisions(competition: Competition) -> list[list[int]]:
     entries; the errors name ``division_size``."""
     entries = list(competition.entries.filter(withdrawn=False).order_by("seed_order", "id"))
     ratings = {e.pk: Rating(e.mu, e.sigma).display for e in entries}
-    size = competition.division_size or max(len(entries), competition.seats_per_table)
+    teams = competition.fixed_teams  # an entry is a side of the table: half its seats
+    sides = competition.seats_per_table // 2 if teams else competition.seats_per_table
+    size = competition.division_size or max(len(entries), sides)
     try:
         divisions = league.league_divisions(
-            [e.pk for e in entries], size, ratings=ratings, table_size=competition.seats_per_table
+            [e.pk for e in entries],
+            size,
+            ratings=ratings,
+            table_size=competition.seats_per_table,
+            partners=teams,
         )
     except ValueError as exc:
         raise ValidationError(
