@@ -136,6 +136,14 @@ def bot_play_set(*, bot: Bot, pinned_number: int | None, active: bool) -> Bot:
     return bot
 
 
+def bot_challengeable_set(*, bot: Bot, challengeable: bool) -> Bot:
+    """Whether other authors may challenge ``bot`` (``tournaments.challenges``; its owner's
+    own challenges are not affected). Challenges already asked for still play."""
+    bot.challengeable = bool(challengeable)
+    bot.save(update_fields=["challengeable"])
+    return bot
+
+
 def bot_version_upload(
     *,
     bot: Bot,

@@ -77,9 +77,7 @@ def challengeable_bots(*, user) -> QuerySet[Bot]:
         challengeable=True,
         active=True,
     ).exclude(owner=user)
-    return Bot.objects.filter(Q(pk__in=others.values("pk")) | Q(owner=user)).select_related(
-        "owner"
-    )
+    return Bot.objects.filter(Q(pk__in=others.values("pk")) | Q(owner=user)).select_related("owner")
 
 
 def _variant(variant: str, options: dict[str, Any] | None) -> games.Game:
