@@ -11,7 +11,8 @@ matches waits or plays (``services.challenge_close_if_settled``).
 
 Opponents are written as strings:
 
-- ``builtin:<name>``: a built-in player (``random``, ``greedy``, ``ismcts``);
+- ``builtin:<name>``: a built-in player (``random``, ``greedy``, ``ismcts``) or a named
+  strength of one (``ismcts-quick``, ``ismcts-strong``: ``bots.builtin.strengths()``);
 - ``bot:<id>``: the version a bot plays now (it must play in a competition the author
   may watch, or be the author's own);
 - ``bot:<id>@<number>``: one of the author's own versions.
@@ -38,7 +39,7 @@ import games
 from bots import builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
-from bots.services import builtin_bots_ensure
+from bots.services import builtin_bot_ensure
 from tournaments import allowances, deals, execution, pairing, selectors, services
 from tournaments.models import Challenge, Competition, Entry, Match, MatchSeat
 
@@ -113,13 +114,12 @@ def _own_version(bot: Bot, number: int | None, variant: str, field: str) -> BotV
 
 
 def _builtin_bot(name: str) -> Bot:
-    if name not in builtin.names():
-        known = ", ".join(f"builtin:{n}" for n in builtin.names())
-        raise ValidationError({"opponents": f"no built-in bot {name!r} (known: {known})"})
-    found = Bot.objects.filter(builtin=name, owner=None, name=name).first()
-    if found is None:
-        found = next(b for b in builtin_bots_ensure() if b.builtin == name)
-    return found
+    """The platform's bot of the built-in ``name`` (a player or a named strength)."""
+    known = [*builtin.names(), *builtin.strengths()]
+    if name not in known:
+        listed = ", ".join(f"builtin:{n}" for n in known)
+        raise ValidationError({"opponents": f"no built-in bot {name!r} (known: {listed})"})
+    return builtin_bot_ensure(name=name)
 
 
 def _opponent(text: Any, *, user, variant: str) -> Seat:

@@ -221,7 +221,10 @@ class ChallengeForm(forms.Form):
             for name in games.variants()
         ]
         offered = [("", "(no one: the variant seats fewer)")]
-        offered += [(f"builtin:{name}", f"built-in {name}") for name in builtin.names()]
+        offered += [
+            (f"builtin:{name}", f"built-in {name}")
+            for name in [*builtin.names(), *builtin.strengths()]
+        ]
         for other in challenges.challengeable_bots(user=user).order_by("name", "id")[:200]:
             if other.owner_id == user.pk:
                 numbers = other.versions.filter(status=BotVersion.Status.READY)

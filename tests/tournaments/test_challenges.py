@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
+from bots import builtin
 from bots.allowances import AllowanceExceeded
 from bots.models import Bot, BotVersion, UserAllowance
 from bots.services import builtin_bots_ensure
@@ -67,6 +68,21 @@ def test_a_challenge_against_greedy_plays_its_games_unrated(ada, learner):
     for entry in challenge.competition.entries.all():
         assert (entry.games, entry.points, entry.mu) == (0, 0, 25.0)  # no standing moved
     assert challenge.competition.status == Competition.Status.FINISHED
+
+
+def test_ismcts_is_challenged_at_a_named_strength(ada, learner):
+    challenge = ask(learner, ada, opponents=["builtin:ismcts-quick"], games=2)
+
+    assert play(challenge) == ["recorded"]
+
+    seats = selectors.challenge_progress(challenge=challenge)["seats"]
+    assert [(s["bot"], s["builtin"], s["games"]) for s in seats] == [
+        ("ada/learner", "random", 2),
+        ("ismcts-quick", "ismcts-quick", 2),
+    ]
+    assert builtin.make("ismcts-quick").iterations < builtin.make("ismcts").iterations
+    assert builtin.make("ismcts-strong").iterations > builtin.make("ismcts").iterations
+    assert "ismcts-quick" not in builtin.names()  # the platform keeps no bot of it by default
 
 
 def test_a_challenge_is_in_no_list_of_competitions(ada, ben, learner):

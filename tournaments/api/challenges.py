@@ -43,7 +43,8 @@ class ChallengeCreateSerializer(serializers.Serializer):
     opponents = serializers.ListField(
         child=serializers.CharField(max_length=64),
         max_length=8,
-        help_text="One per other seat: builtin:<random|greedy|ismcts>, bot:<id> (the version "
+        help_text="One per other seat: builtin:<random|greedy|ismcts|ismcts-quick|"
+        "ismcts-strong>, bot:<id> (the version "
         "it plays now, a bot playing in a competition you may watch, or yours) or "
         "bot:<id>@<number> (a version of your own bot).",
     )
