@@ -97,6 +97,12 @@ def test_challenges_are_not_on_the_home_page_or_the_competition_list(ada, learne
         assert challenge.competition.name not in client.get(url).content.decode()
     detail = reverse("dashboard:competition-detail", args=[challenge.competition_id])
     assert client.get(detail).status_code == 404
+    stan = make_user("stan")
+    stan.is_staff = True
+    stan.save()
+    staff = logged_in(stan)
+    for url in ("/", reverse("dashboard:competition-list"), reverse("organise:home")):
+        assert challenge.competition.name not in staff.get(url).content.decode()
 
 
 def test_a_bad_request_is_a_form_error_that_says_so(ada, learner):
