@@ -126,6 +126,12 @@ class Competition(models.Model):
         return self.name
 
 
+#: The kinds and formats an organiser creates (a challenge's competition is made by its
+#: challenge alone: ``tournaments.challenges``).
+ORGANISED_KINDS = [c for c in Competition.Kind.choices if c[0] != Competition.Kind.CHALLENGE]
+ORGANISED_FORMATS = [c for c in Competition.Format.choices if c[0] != Competition.Format.CHALLENGE]
+
+
 class Entry(models.Model):
     """A bot entered in a competition, with its current rating there."""
 

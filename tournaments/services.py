@@ -148,8 +148,9 @@ def competition_create(
         game = games.load(variant, **(options or {}))
     except ValueError as exc:  # the variant is known: its options are wrong
         raise ValidationError({"options": str(exc)}) from None
-    if kind not in Competition.Kind.values:
-        raise ValidationError({"kind": f"unknown kind {kind!r}"})
+    if kind not in KIND_FORMATS:  # a challenge's competition is made by its challenge only
+        known = ", ".join(KIND_FORMATS)
+        raise ValidationError({"kind": f"unknown kind {kind!r} (known: {known})"})
     if format not in KIND_FORMATS[kind]:
         allowed = ", ".join(sorted(KIND_FORMATS[kind]))
         raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})

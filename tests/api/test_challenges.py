@@ -166,3 +166,13 @@ def test_the_author_cancels_a_running_challenge(as_alice, learner):
     assert cancelled.json()["progress"]["matches"] == 0
     again = as_alice.post(f"/api/challenges/{challenge['id']}/cancel/")
     assert again.status_code == 400 and "cancelled already" in again.json()["status"][0]
+
+
+def test_an_organiser_cannot_make_a_challenge_competition(as_organiser):
+    body = {"name": "Sneaky", "kind": "challenge", "variant": "money-jordan"}
+
+    response = as_organiser.post("/api/competitions/", {**body, "format": "challenge"})
+
+    assert response.status_code == 400
+    assert set(response.json()) == {"kind", "format"}
+    assert not Competition.objects.filter(kind="challenge").exists()
