@@ -136,6 +136,14 @@ def bot_play_set(*, bot: Bot, pinned_number: int | None, active: bool) -> Bot:
     return bot
 
 
+def bot_challengeable_set(*, bot: Bot, challengeable: bool) -> Bot:
+    """Whether other authors may challenge ``bot`` (``tournaments.challenges``; its owner's
+    own challenges are not affected). Challenges already asked for still play."""
+    bot.challengeable = bool(challengeable)
+    bot.save(update_fields=["challengeable"])
+    return bot
+
+
 def bot_version_upload(
     *,
     bot: Bot,
@@ -603,28 +611,34 @@ def builtin_bots_ensure() -> list[Bot]:
 
     Idempotent: existing rows are kept as they are. Returns the bots in name order.
     """
-    bots = []
-    for name in builtin.names():
-        with transaction.atomic():
-            # Several rows may run one built-in (demo tables); the platform's own is the
-            # owner-less row named after it.
-            bot = Bot.objects.filter(builtin=name, owner=None, name=name).first()
-            if bot is None:
-                bot = Bot.objects.create(
-                    builtin=name, name=name, description=f"The platform's built-in {name} bot."
-                )
-            BotVersion.objects.get_or_create(
-                bot=bot,
-                number=1,
-                defaults={
-                    "runtime": BotVersion.Runtime.BUILTIN,
-                    "status": BotVersion.Status.READY,
-                    "entry_point": f"builtin:{name}",
-                    "sha256": hashlib.sha256(f"builtin:{name}".encode()).hexdigest(),
-                },
+    return [builtin_bot_ensure(name=name) for name in builtin.names()]
+
+
+def builtin_bot_ensure(*, name: str) -> Bot:
+    """The platform's bot (no owner, named after it) with one ready ``builtin`` version
+    that runs the built-in ``name`` (of ``builtin.names()`` or ``builtin.strengths()``),
+    made if missing. ``ValueError`` for an unknown name."""
+    if name not in builtin.names() and name not in builtin.strengths():
+        builtin.make(name)  # raises, naming the known ones
+    with transaction.atomic():
+        # Several rows may run one built-in (demo tables); the platform's own is the
+        # owner-less row named after it.
+        bot = Bot.objects.filter(builtin=name, owner=None, name=name).first()
+        if bot is None:
+            bot = Bot.objects.create(
+                builtin=name, name=name, description=f"The platform's built-in {name} bot."
             )
-        bots.append(bot)
-    return bots
+        BotVersion.objects.get_or_create(
+            bot=bot,
+            number=1,
+            defaults={
+                "runtime": BotVersion.Runtime.BUILTIN,
+                "status": BotVersion.Status.READY,
+                "entry_point": f"builtin:{name}",
+                "sha256": hashlib.sha256(f"builtin:{name}".encode()).hexdigest(),
+            },
+        )
+    return bot
 
 
 def bot_version_path(*, version: BotVersion) -> Path:

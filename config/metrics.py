@@ -9,7 +9,7 @@ What is measured (every name starts with ``cardroom_``):
   ``recorded`` or ``refused``: its lease was taken over), ``matches_failed_total{kind,cause}``
   (``invalid``: it cannot be played; ``unexpected``: an error of ours; ``infrastructure``:
   retried later; ``lease_exhausted``: its workers died too often), with ``kind``
-  ``competition`` or ``ladder`` (:func:`match_kind`).
+  ``competition``, ``ladder`` or ``challenge`` (:func:`match_kind`).
 - ``match_duration_seconds{kind}`` (claim to recorded) and ``recording_seconds{kind}``
   (the recording transaction: the recording latency).
 - ``validations_total{outcome}`` (``ready``, ``rejected``, ``error``) and
@@ -137,8 +137,10 @@ def inc(metric: Any, *labels: str) -> None:
 
 
 def match_kind(competition: Any) -> str:
-    """The kind of work of a competition's matches: ``ladder`` or ``competition``."""
-    return "ladder" if getattr(competition, "format", "") == "ladder" else "competition"
+    """The kind of work of a competition's matches: ``ladder``, ``challenge`` or
+    ``competition``."""
+    format_ = getattr(competition, "format", "")
+    return format_ if format_ in ("ladder", "challenge") else "competition"
 
 
 # --- queue depth ---------------------------------------------------------------------------

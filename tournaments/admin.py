@@ -5,7 +5,9 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from tournaments.api.permissions import is_organiser
+from tournaments.challenges import challenge_cancel
 from tournaments.models import (
+    Challenge,
     Competition,
     Entry,
     GameRecord,
@@ -125,6 +127,30 @@ class VersionTestAdmin(admin.ModelAdmin):
             except ValidationError:
                 pass  # already over
         self.message_user(request, f"{cancelled} version test(s) cancelled.")
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    """Challenges: staff see every one and may cancel those still playing."""
+
+    list_display = ["id", "bot", "version", "games", "status", "created_by", "created_at"]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in Challenge._meta.fields]
+    actions = ["cancel_challenges"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # asked for on the site or the API, where the request is checked
+
+    @admin.action(description="Cancel the selected challenges (games not yet played are dropped)")
+    def cancel_challenges(self, request, queryset) -> None:
+        cancelled = 0
+        for challenge in queryset:
+            try:
+                challenge_cancel(challenge=challenge, by=request.user)
+                cancelled += 1
+            except ValidationError:
+                pass  # already over
+        self.message_user(request, f"{cancelled} challenge(s) cancelled.")
 
 
 # --- the organiser right, on the users' pages ----------------------------------------------

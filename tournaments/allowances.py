@@ -3,10 +3,11 @@
 The allowances, their limits and their refusal are ``bots.allowances``; this module
 counts what a user uses of those that concern competitions' work and checks them for
 the services (``tournaments.services.entry_create``,
-``tournaments.version_tests.version_test_create``, and challenges once they exist:
-:func:`challenge_allowed`). Organisers' own competitions are limited by their own
-settings (the games per match, the entries they accept), not by the organiser's
-personal allowance: an entry into a competition its maker manages is not counted.
+``tournaments.version_tests.version_test_create``,
+``tournaments.challenges.challenge_create``: :func:`challenge_allowed`). Organisers' own
+competitions are limited by their own settings (the games per match, the entries they
+accept), not by the organiser's personal allowance: an entry into a competition its
+maker manages is not counted.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from django.db.models import Q, Sum
 
 from bots import allowances
-from tournaments.models import Competition, Entry, VersionTest
+from tournaments.models import Challenge, Competition, Entry, VersionTest
 
 Format, Status = Competition.Format, Competition.Status
 LADDER_OPEN = (Status.DRAFT, Status.RUNNING, Status.PAUSED)
@@ -79,24 +80,42 @@ def version_test_allowed(*, user, games: int) -> None:
     )
 
 
-def challenge_allowed(*, user, games: int, open_challenges: int, games_today: int) -> None:
-    """For challenges: raise ``AllowanceExceeded`` if ``user``, who has ``open_challenges``
-    open and asked for ``games_today`` challenge games today, may not ask for one more
-    challenge of ``games`` games. Call it inside the transaction that creates it."""
+def challenges_open(*, user) -> int:
+    """``user``'s challenges still running (``tournaments.challenges``)."""
+    return Challenge.objects.filter(created_by_id=user.pk, status=Challenge.Status.RUNNING).count()
+
+
+def challenge_games_today(*, user) -> int:
+    """The games asked for by ``user``'s challenges made today (cancelled ones too: a
+    challenge's games are counted when asked for, as a version test's)."""
+    today = Challenge.objects.filter(created_by_id=user.pk, created_at__gte=allowances.day_start())
+    return today.aggregate(total=Sum("games"))["total"] or 0
+
+
+def challenge_allowed(*, user, games: int) -> None:
+    """Raise ``AllowanceExceeded`` if ``user`` may not ask for one more challenge of
+    ``games`` games: open challenges, then challenge games asked for today (a request
+    beyond them is refused whole, never cut down). Call it inside the transaction that
+    creates the challenge."""
     allowances.user_lock(user=user)
-    allowances.allowance_check(user=user, name="open_challenges", used=open_challenges)
+    allowances.allowance_check(user=user, name="open_challenges", used=challenges_open(user=user))
     allowances.allowance_check(
-        user=user, name="challenge_games_per_day", used=games_today, asked=games
+        user=user,
+        name="challenge_games_per_day",
+        used=challenge_games_today(user=user),
+        asked=games,
     )
 
 
 def usage_for_user(*, user) -> list[dict[str, Any]]:
     """Every allowance of ``user`` with its limit, what is used and what is left, in the
-    order of ``bots.allowances.ALLOWANCES`` (challenges count nothing until they exist)."""
+    order of ``bots.allowances.ALLOWANCES``."""
     used = {
         **allowances.bot_usage(user=user),
         "version_test_games_per_day": version_test_games_today(user=user),
         "open_version_tests": version_tests_open(user=user),
+        "challenge_games_per_day": challenge_games_today(user=user),
+        "open_challenges": challenges_open(user=user),
         "ladder_entries": ladder_entries_used(user=user),
     }
     rows = []

@@ -118,7 +118,7 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
 def _watchable_match(match_id: int, user) -> tuple[Match | None, frozenset[int]]:
     """The match if ``user`` may watch its competition, and the seats whose own cards
     they may see while it is played (``dashboard.live.shown_seats``)."""
-    visible = competitions_visible_to(user=user)
+    visible = competitions_visible_to(user=user, challenges=True)
     match = (
         Match.objects.select_related("competition")
         .filter(competition__in=visible, pk=match_id)

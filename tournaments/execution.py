@@ -139,9 +139,12 @@ def send_match_tasks(match_ids: list[int]) -> None:
 def match_queue(kind: str) -> str:
     """The queue of the matches of a competition of ``kind`` (``Competition.Kind``): a
     ladder's on ``CARDROOM_LADDER_QUEUE``, a tournament's or a league's (whose next round
-    waits on them) on ``CARDROOM_MATCH_QUEUE``, taken first (``CARDROOM_QUEUES``)."""
+    waits on them) on ``CARDROOM_MATCH_QUEUE``, taken first (``CARDROOM_QUEUES``); a
+    challenge's on ``CARDROOM_CHALLENGE_QUEUE``, after every competition's and ladder's."""
     if kind == Competition.Kind.LADDER:
         return settings.CARDROOM_LADDER_QUEUE
+    if kind == Competition.Kind.CHALLENGE:
+        return settings.CARDROOM_CHALLENGE_QUEUE
     return settings.CARDROOM_MATCH_QUEUE
 
 
@@ -537,7 +540,18 @@ def match_fail(*, match_id: int, claimed_by: str, error: str) -> bool:
     )
     if failed:
         _announce_queue_status_of_match(match_id)
+        _close_challenge_of(match_id)
     return failed
+
+
+def _close_challenge_of(match_id: int) -> None:
+    """Close the challenge of ``match_id`` if that was its last open match (a failed match
+    ends its part of a challenge: nothing waits on it, unlike a round)."""
+    found = Match.objects.filter(
+        pk=match_id, competition__kind=Competition.Kind.CHALLENGE
+    ).values_list("competition_id", flat=True)
+    for competition_id in found:
+        services.challenge_close_if_settled(competition_id=competition_id)
 
 
 def match_record(
@@ -565,6 +579,9 @@ def match_record(
     )
     if recording is None:
         return False
+    if recording.competition.kind == Competition.Kind.CHALLENGE:
+        services.challenge_close_if_settled(competition_id=recording.competition.pk)
+        return True
     if recording.round_complete is not False:  # False: other matches of it still wait
         _close_round(
             recording.competition, recording.round_id, send, complete=recording.round_complete
@@ -865,6 +882,8 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     )
     for round_ in selectors.rounds_complete_but_running():
         _close_round(round_.competition, round_.pk, send)
+    for competition_id in selectors.challenges_settled_but_running():
+        services.challenge_close_if_settled(competition_id=competition_id)
     ladders = [m for c in selectors.ladders_idle() for m in _ladder_batch(c, send)]
     waiting = (
         Match.objects.filter(status=Status.QUEUED, lease_until=None, competition__status=running)

@@ -20,6 +20,9 @@ class Competition(models.Model):
         LEAGUE_SEASON = "league-season"
         TOURNAMENT = "tournament"
         LADDER = "ladder"
+        #: The hidden competition of one challenge (``tournaments.challenges``): never
+        #: listed, rated or ranked; its matches are seen by the owners of its bots.
+        CHALLENGE = "challenge"
 
     class Format(models.TextChoices):
         ROUND_ROBIN = "round-robin"
@@ -28,6 +31,7 @@ class Competition(models.Model):
         SINGLE_ELIMINATION = "single-elimination"
         DOUBLE_ELIMINATION = "double-elimination"
         LADDER = "ladder"
+        CHALLENGE = "challenge"
 
     class Partnerships(models.TextChoices):
         """Partnership variants only (``Variant.teams``): who plays beside whom."""
@@ -154,6 +158,12 @@ class Competition(models.Model):
         return self.name
 
 
+#: The kinds and formats an organiser creates (a challenge's competition is made by its
+#: challenge alone: ``tournaments.challenges``).
+ORGANISED_KINDS = [c for c in Competition.Kind.choices if c[0] != Competition.Kind.CHALLENGE]
+ORGANISED_FORMATS = [c for c in Competition.Format.choices if c[0] != Competition.Format.CHALLENGE]
+
+
 class Entry(models.Model):
     """A bot entered in a competition, with its current rating there; in a competition of
     fixed teams, a team: ``bot`` and its ``partner`` (the same bot when it plays both
@@ -175,6 +185,9 @@ class Entry(models.Model):
     sigma = models.FloatField(default=25.0 / 3)
     games = models.PositiveIntegerField(default=0)
     points = models.FloatField(default=0)
+    #: A challenge may seat one bot twice (two of its own versions): 0 for its first entry
+    #: there, 1 for the second...; 0 in every other competition (one entry per bot).
+    copy = models.PositiveSmallIntegerField(default=0, editable=False)
     withdrawn = models.BooleanField(default=False)
     #: Withdrawn by the organisers for unfair play (the standings say so).
     disqualified = models.BooleanField(default=False)
@@ -182,7 +195,7 @@ class Entry(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["competition", "bot"], name="entry_unique_bot"),
+            models.UniqueConstraint(fields=["competition", "bot", "copy"], name="entry_unique_bot"),
             models.UniqueConstraint(fields=["competition", "partner"], name="entry_unique_partner"),
         ]
         indexes = [models.Index(fields=["competition", "-mu"])]
@@ -386,6 +399,43 @@ class VersionTest(models.Model):
 
     def __str__(self) -> str:
         return f"SPRT {self.new} vs {self.old}"
+
+
+class Challenge(models.Model):
+    """An author's request for unrated games of one of their ready versions against chosen
+    opponents (``tournaments.challenges``).
+
+    Its games are the matches of its own hidden competition (kind and format
+    ``challenge``): played like any other match, on the challenges' queue, never rated,
+    never listed. ``opponents`` keeps what was asked (``builtin:greedy``, ``bot:12``,
+    ``bot:12@3``), the competition's entries the versions that play.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        CANCELLED = "cancelled"
+
+    competition = models.OneToOneField(
+        Competition, on_delete=models.CASCADE, related_name="challenge"
+    )
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="challenges")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    opponents = models.JSONField(default=list)
+    games = models.PositiveIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["created_by", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"challenge {self.pk}: {self.version} ({self.games} games)"
 
 
 class OwnerLink(models.Model):

@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Avg, Count, F, FloatField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -20,21 +20,111 @@ from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.formats.swiss import swiss_standings
-from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
+from tournaments.models import (
+    Challenge,
+    Competition,
+    Entry,
+    GameRecord,
+    Match,
+    MatchSeat,
+    RatingEvent,
+    Round,
+)
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
 from tournaments.ratings import collusion, head_to_head, soft_play
 from tournaments.ratings.confidence import with_confidence
 
 
-def competitions_visible_to(*, user) -> QuerySet[Competition]:
-    """Public competitions, plus the private ones the user organises (all for staff)."""
+def competitions_visible_to(*, user, challenges: bool = False) -> QuerySet[Competition]:
+    """Public competitions, plus the private ones the user organises (all for staff).
+
+    The hidden competitions of challenges (``Competition.Kind.CHALLENGE``) are never
+    among them unless ``challenges``: then also those of the challenges ``user`` may see
+    (:func:`challenges_visible_to`), for the doors that show their matches, games and
+    replays. Lists, standings, ratings, the home page and the ladders leave it off.
+    """
     qs = Competition.objects.all()
+    if not challenges:
+        qs = qs.exclude(kind=Competition.Kind.CHALLENGE)
     if user is not None and user.is_authenticated:
         if user.is_staff:
             return qs
-        return qs.filter(Q(is_public=True) | Q(organisers=user) | Q(created_by=user)).distinct()
+        seen = Q(is_public=True) | Q(organisers=user) | Q(created_by=user)
+        if challenges:  # a challenge's competition is private and has no organiser
+            seen |= Q(pk__in=challenges_visible_to(user=user).values("competition_id"))
+        return qs.filter(seen).distinct()
     return qs.filter(is_public=True)
+
+
+def challenges_visible_to(*, user) -> QuerySet[Challenge]:
+    """The challenges ``user`` may see: those they asked for and those a bot of theirs
+    was asked to play (every one, for staff; none for an anonymous visitor)."""
+    if user is None or not user.is_authenticated:
+        return Challenge.objects.none()
+    if user.is_staff:
+        return Challenge.objects.all()
+    theirs = Entry.objects.filter(bot__owner=user).values("competition_id")
+    return Challenge.objects.filter(Q(created_by=user) | Q(competition_id__in=theirs))
+
+
+def challenges_settled_but_running() -> list[int]:
+    """The competitions of running challenges none of whose matches waits or plays any
+    more (their last recorder died before it closed them)."""
+    open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING]
+    return list(
+        Challenge.objects.filter(status=Challenge.Status.RUNNING)
+        .exclude(competition__matches__status__in=open_)
+        .values_list("competition_id", flat=True)
+    )
+
+
+def challenge_progress(*, challenge: Challenge) -> dict[str, Any]:
+    """Where ``challenge`` stands: its games asked for and played, its matches by status,
+    and per seat of its table (its entries, in seat order) the bot, the version, the
+    games, the wins, the total score and the mean rank of the matches played so far."""
+    competition = challenge.competition
+    statuses = dict(
+        Match.objects.filter(competition=competition)
+        .values_list("status")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    done = statuses.get(Match.Status.DONE, 0)
+    seats = []
+    entries = competition.entries.select_related("bot__owner", "pinned_version").order_by(
+        "seed_order", "id"
+    )
+    for entry in entries:
+        played = MatchSeat.objects.filter(entry=entry, match__status=Match.Status.DONE)
+        totals = played.aggregate(
+            matches=Count("id"), wins=Sum("wins"), score=Sum("score"), rank=Avg("rank")
+        )
+        version = entry.pinned_version
+        seats.append(
+            {
+                "bot": str(entry.bot),
+                "bot_id": entry.bot_id,
+                "builtin": entry.bot.builtin,
+                "version": version.number if version and not entry.bot.builtin else None,
+                "games": totals["matches"] * competition.games_per_match,
+                "wins": totals["wins"] or 0,
+                "score": totals["score"] or 0,
+                "mean_rank": totals["rank"],
+            }
+        )
+    return {
+        "games": challenge.games,
+        "games_played": done * competition.games_per_match,
+        "matches": sum(statuses.values()),
+        "matches_done": done,
+        "matches_failed": statuses.get(Match.Status.FAILED, 0),
+        "matches_open": sum(
+            statuses.get(s, 0)
+            for s in (Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING)
+        ),
+        "seats": seats,
+    }
 
 
 #: Competition statuses after which replays may show every hand (:func:`full_view_allowed`).

@@ -31,6 +31,7 @@ from bots.services import bot_version_path
 from tournaments import allowances, deals, events, pairing, recording, selectors
 from tournaments.formats import league, match_result
 from tournaments.models import (
+    Challenge,
     Competition,
     Entry,
     GameRecord,
@@ -204,8 +205,9 @@ def competition_create(
         game = games.load(variant, **(options or {}))
     except ValueError as exc:  # the variant is known: its options are wrong
         raise ValidationError({"options": str(exc)}) from None
-    if kind not in Competition.Kind.values:
-        raise ValidationError({"kind": f"unknown kind {kind!r}"})
+    if kind not in KIND_FORMATS:  # a challenge's competition is made by its challenge only
+        known = ", ".join(KIND_FORMATS)
+        raise ValidationError({"kind": f"unknown kind {kind!r} (known: {known})"})
     if format not in KIND_FORMATS[kind]:
         allowed = ", ".join(sorted(KIND_FORMATS[kind]))
         raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})
@@ -862,7 +864,8 @@ def match_record_played(
     games_ = _game_rows(played)
     seats = _seat_rows(played, list(decision.ranks), points)
     claimed = getattr(match, "claimed_seats", None)
-    if connection.vendor == "postgresql" and claimed and len(claimed) == players:
+    rated = is_rated(competition)
+    if rated and connection.vendor == "postgresql" and claimed and len(claimed) == players:
         stored = _match_store_rated(
             match, done, claimed_by, games_, seats, synchronous_commit, claimed, ranks, teams,
             played.versions,
@@ -879,9 +882,41 @@ def match_record_played(
             raise ValidationError("the result does not fit the match's seats")
         match.status, match.finished_at = Match.Status.DONE, done["finished_at"]
         seats_ = sorted(locked, key=lambda s: s.seat)
-        _rate(competition, match, seats_, ranks, teams, played.versions)
+        if rated:
+            _rate(competition, match, seats_, ranks, teams, played.versions)
         _notify(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
     return Recording(competition=competition, match_id=match.pk, round_id=match.round_id)
+
+
+def is_rated(competition: Competition) -> bool:
+    """Whether the results of ``competition`` move ratings and standings: a challenge's
+    never do (``tournaments.challenges``)."""
+    return competition.kind != Competition.Kind.CHALLENGE
+
+
+def challenge_close_if_settled(*, competition_id: int) -> bool:
+    """Mark the challenge of ``competition_id`` done, and its hidden competition finished,
+    once none of its matches waits or plays any more (each is done or failed); True if
+    this call closed it. A no-op for other competitions and for a challenge already over
+    (done or cancelled). Called after a challenge's match is recorded or failed, and by
+    the reaper."""
+    with transaction.atomic():
+        challenge = (
+            Challenge.objects.select_for_update()
+            .filter(competition_id=competition_id, status=Challenge.Status.RUNNING)
+            .first()
+        )
+        if challenge is None:
+            return False
+        open_ = (Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING)
+        if Match.objects.filter(competition_id=competition_id, status__in=open_).exists():
+            return False
+        now = timezone.now()
+        challenge.status, challenge.finished_at = Challenge.Status.DONE, now
+        challenge.save(update_fields=["status", "finished_at"])
+        Competition.objects.filter(pk=competition_id).update(status=Competition.Status.FINISHED)
+        _notify(competition_id, events.COMPETITION_FINISHED)
+    return True
 
 
 def _game_rows(played: PlayedMatch) -> list[list[Any]]:

@@ -15,7 +15,7 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "description", "owner", "builtin", "created_at"]
+        fields = ["id", "name", "description", "owner", "builtin", "challengeable", "created_at"]
         read_only_fields = fields
 
 
@@ -40,6 +40,10 @@ class BotPlaySerializer(serializers.Serializer):
         required=False,
         help_text="The number of a ready version to play instead of the newest ready one "
         "(null: the newest ready one).",
+    )
+    challengeable = serializers.BooleanField(
+        required=False,
+        help_text="False: other authors may not challenge it (/api/challenges/).",
     )
     plays = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="The number of the version that plays now."

@@ -99,9 +99,10 @@ class BotViewSet(
     @action(detail=True, methods=["get", "post"])
     def play(self, request: Request, pk: str) -> Response:
         """Which version plays (``plays``: the pinned one, else the newest ready one), whether
-        the bot is ``active``, and each version's record. ``POST`` (owner or staff) pins a
-        ready version (``pinned_version``: its number, null for the newest ready one) or
-        deactivates the bot (``active``); it applies to matches not yet started."""
+        the bot is ``active`` and ``challengeable``, and each version's record. ``POST``
+        (owner or staff) pins a ready version (``pinned_version``: its number, null for the
+        newest ready one), deactivates the bot (``active``; it applies to matches not yet
+        started) or opts it out of other authors' challenges (``challengeable``)."""
         bot = self.get_object()
         if request.method == "POST":
             if not is_owner_or_staff(request.user, bot):
@@ -116,10 +117,13 @@ class BotViewSet(
                     pinned_number=data.get("pinned_version", pinned),
                     active=data.get("active", bot.active),
                 )
+                if "challengeable" in data:
+                    services.bot_challengeable_set(bot=bot, challengeable=data["challengeable"])
         plays = selectors.version_for_play(bot=bot)
         return Response(
             {
                 "active": bot.active,
+                "challengeable": bot.challengeable,
                 "pinned_version": bot.pinned_version.number if bot.pinned_version else None,
                 "plays": plays.number if plays else None,
                 "versions": version_records(bot=bot, user=request.user),

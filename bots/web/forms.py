@@ -6,10 +6,11 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 import games
+from bots import builtin
 from bots.archive import DEFAULT_LIMITS
 from bots.models import BotVersion
 from bots.selectors import variants_passed
-from tournaments import version_tests
+from tournaments import challenges, version_tests
 from tournaments.models import Competition
 
 
@@ -177,3 +178,86 @@ class VersionTestForm(forms.Form):
             (name, f"{name} (passed by {', '.join(f'v{n}' for n in numbers)})")
             for name, numbers in offered
         ]
+
+
+#: The most opponents a challenge form offers (the largest table seats five).
+CHALLENGE_OPPONENTS = 4
+
+
+class ChallengeForm(forms.Form):
+    """Ask for unrated games of one of the bot's ready versions against chosen bots
+    (``tournaments.challenges.challenge_create``, which checks the table, the variant and
+    the allowances: its refusals are shown in words)."""
+
+    version = forms.TypedChoiceField(coerce=int, label="Version that plays")
+    variant = forms.ChoiceField(choices=[])
+    games = forms.IntegerField(
+        min_value=1,
+        max_value=challenges.GAMES_MAX,
+        initial=12,
+        help_text="Duplicate games: a multiple of the seats. Counted against your "
+        "challenge games a day.",
+    )
+    duplicate = forms.BooleanField(
+        required=False, initial=True, label="Duplicate (each deal once per seat rotation)"
+    )
+    options = forms.CharField(
+        required=False,
+        max_length=400,
+        label="Options",
+        help_text="The variant's options as name=value, comma-separated (e.g. "
+        "money.jokers=true); empty: its defaults.",
+    )
+
+    def __init__(self, *args, bot, user, **kwargs) -> None:
+        """Offers the bot's ready versions, newest first, and as opponents the built-ins,
+        the ready versions of ``user``'s bots and the bots ``user`` may challenge."""
+        super().__init__(*args, **kwargs)
+        ready = bot.versions.filter(status=BotVersion.Status.READY).order_by("-number")
+        self.ready = ready.count()
+        self.fields["version"].choices = [(v.number, f"v{v.number}") for v in ready]
+        self.fields["variant"].choices = [
+            (name, f"{name} ({games.variant_info(name).players} seats)")
+            for name in games.variants()
+        ]
+        offered = [("", "(no one: the variant seats fewer)")]
+        offered += [
+            (f"builtin:{name}", f"built-in {name}")
+            for name in [*builtin.names(), *builtin.strengths()]
+        ]
+        for other in challenges.challengeable_bots(user=user).order_by("name", "id")[:200]:
+            if other.owner_id == user.pk:
+                numbers = other.versions.filter(status=BotVersion.Status.READY)
+                offered += [
+                    (f"bot:{other.pk}@{v.number}", f"{other.name} v{v.number} (yours)")
+                    for v in numbers.order_by("-number")
+                ]
+            else:
+                offered.append((f"bot:{other.pk}", f"{other} (the version it plays)"))
+        for index in range(1, CHALLENGE_OPPONENTS + 1):
+            self.fields[f"opponent_{index}"] = forms.ChoiceField(
+                choices=offered, required=index == 1, label=f"Opponent {index}"
+            )
+        if "initial" not in kwargs:
+            self.initial.setdefault("opponent_1", "builtin:greedy")
+
+    def clean_options(self) -> dict[str, str]:
+        pairs = [part.strip() for part in self.cleaned_data["options"].split(",") if part.strip()]
+        options = {}
+        for pair in pairs:
+            name, sep, value = pair.partition("=")
+            if not sep or not name.strip():
+                raise ValidationError(f"{pair!r} is not name=value")
+            options[name.strip()] = value.strip()
+        return options
+
+    def clean(self) -> dict:
+        data = super().clean()
+        data["opponents"] = [
+            data.pop(f"opponent_{index}")
+            for index in range(1, CHALLENGE_OPPONENTS + 1)
+            if data.get(f"opponent_{index}")
+        ]
+        for index in range(1, CHALLENGE_OPPONENTS + 1):
+            data.pop(f"opponent_{index}", None)
+        return data

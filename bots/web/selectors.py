@@ -22,8 +22,10 @@ from bots.selectors import variants_passed
 from bots.web import words
 from tournaments import version_tests
 from tournaments.formats.common import PARTNER_TABLE_SIZE
-from tournaments.models import Competition, Entry, MatchSeat, VersionTest
+from tournaments.models import Challenge, Competition, Entry, MatchSeat, VersionTest
 from tournaments.selectors import (
+    challenge_progress,
+    challenges_visible_to,
     competitions_visible_to,
     entries_of_bot,
     rating_history_for_entry,
@@ -313,3 +315,71 @@ def version_tests_for_page(*, bot: Bot) -> list[dict[str, Any]]:
     """The bot's most recent version tests, newest first (for its owner and staff only)."""
     tests = VersionTest.objects.filter(bot=bot).select_related("new", "old")
     return [version_test_view(test) for test in tests[:RECENT_VERSION_TESTS]]
+
+
+#: The bot page lists this many of the challenges the bot played (or was asked to play).
+RECENT_CHALLENGES = 20
+
+
+def challenges_for_bot(*, bot: Bot, user) -> list[dict[str, Any]]:
+    """The challenges ``bot`` plays in that ``user`` may see (those they asked for, and
+    those their bots were asked to play), newest first, each with who asked, the table
+    and how far it got."""
+    found = (
+        challenges_visible_to(user=user)
+        .filter(competition__entries__bot=bot)
+        .select_related("competition", "bot", "version", "created_by")
+        .distinct()
+        .order_by("-created_at", "-id")[:RECENT_CHALLENGES]
+    )
+    rows = []
+    for challenge in found:
+        progress = challenge_progress(challenge=challenge)
+        rows.append(
+            {
+                "challenge": challenge,
+                "asked": challenge.bot_id == bot.pk,
+                "table": " vs ".join(_seat_words(seat) for seat in progress["seats"]),
+                "status_words": words.challenge_status(challenge.status),
+                "progress": progress,
+            }
+        )
+    return rows
+
+
+def _seat_words(seat: dict[str, Any]) -> str:
+    return seat["bot"] if seat["version"] is None else f"{seat['bot']} v{seat['version']}"
+
+
+def challenge_view(*, challenge: Challenge, user) -> dict[str, Any]:
+    """A challenge as its page shows it (and its status URL answers): the table, the
+    games played, each seat's record so far, its matches, and whether ``user`` may
+    cancel it."""
+    progress = challenge_progress(challenge=challenge)
+    for seat in progress["seats"]:
+        seat["label"] = _seat_words(seat)
+        rank = seat["mean_rank"]
+        seat["mean_rank"] = round(rank, 3) if rank is not None else None
+    running = challenge.status == Challenge.Status.RUNNING
+    asker = user.is_authenticated and (user.is_staff or challenge.created_by_id == user.pk)
+    matches = [
+        {
+            "id": m.pk,
+            "table": m.table,
+            "status": m.status,
+            "status_words": words.match_status(m.status),
+            "games": m.game_count,
+        }
+        for m in challenge.competition.matches.annotate(game_count=Count("game_records")).order_by(
+            "table", "id"
+        )
+    ]
+    return {
+        "status": challenge.status,
+        "status_words": words.challenge_status(challenge.status),
+        "finished": not running,
+        "may_cancel": running and asker,
+        "table": " vs ".join(seat["label"] for seat in progress["seats"]),
+        "progress": progress,
+        "matches": matches,
+    }

@@ -36,5 +36,18 @@ urlpatterns = [
         views.version_test_cancel,
         name="version-test-cancel",
     ),
+    path("<int:bot_id>/challenges/", views.challenge_start, name="challenge-start"),
+    path("<int:bot_id>/challengeable/", views.bot_challengeable, name="bot-challengeable"),
+    path("challenges/<int:challenge_id>/", views.challenge_detail, name="challenge-detail"),
+    path(
+        "challenges/<int:challenge_id>/status/",
+        views.challenge_status,
+        name="challenge-status",
+    ),
+    path(
+        "challenges/<int:challenge_id>/cancel/",
+        views.challenge_cancel,
+        name="challenge-cancel",
+    ),
     path("scripts/<str:name>", views.script, name="script"),
 ]

@@ -32,6 +32,7 @@ from bots.models import Bot, BotVersion
 from bots.web import once, words
 from bots.web.forms import (
     BotCreateForm,
+    ChallengeForm,
     EntryForm,
     PlayForm,
     VersionTestForm,
@@ -41,6 +42,8 @@ from bots.web.forms import (
 )
 from bots.web.selectors import (
     bots_visible_to,
+    challenge_view,
+    challenges_for_bot,
     entries_for_page,
     head_to_head,
     may_manage_bot,
@@ -54,14 +57,15 @@ from bots.web.selectors import (
 from config.authentication import token_expires_at, token_for_user, token_rotate
 from config.filters import INT64_MAX
 from tournaments import allowances as tournament_allowances
+from tournaments import challenges, version_tests
 from tournaments import services as tournament_services
-from tournaments import version_tests
 from tournaments.api.permissions import is_organiser
-from tournaments.models import VersionTest
+from tournaments.models import Challenge, VersionTest
+from tournaments.selectors import challenges_visible_to
 
 HERE = Path(__file__).resolve().parent
 #: The page scripts (``static/``), served from the package like the dashboard's.
-SCRIPTS = frozenset({"bots.js"})
+SCRIPTS = frozenset({"bots.js", "challenge.js"})
 
 
 def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
@@ -139,6 +143,7 @@ def _bot_page(
     play_form: PlayForm | None = None,
     validate_forms: dict[int, VersionValidateForm] | None = None,
     test_form: VersionTestForm | None = None,
+    challenge_form: ChallengeForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
     manage = may_manage_bot(bot=bot, user=request.user)
@@ -167,6 +172,9 @@ def _bot_page(
     if manage:  # version tests are the owner's (and staff's) alone, as in the API
         context["test_form"] = test_form or VersionTestForm(bot=bot)
         context["version_tests"] = version_tests_for_page(bot=bot)
+    if manage and bot.owner_id == request.user.pk:  # challenges are asked for by the owner
+        context["challenge_form"] = challenge_form or ChallengeForm(bot=bot, user=request.user)
+    context["challenges"] = challenges_for_bot(bot=bot, user=request.user)
     return _render(request, "bot_detail.html", context, status=status)
 
 
@@ -358,6 +366,81 @@ def version_test_status(request: HttpRequest, bot_id: int, test_id: int) -> Json
         raise Http404("No such bot.")
     view = version_test_view(_bot_test(request, bot_id, test_id))
     return JsonResponse({key: value for key, value in view.items() if key != "test"})
+
+
+@login_required
+@require_POST
+def challenge_start(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Ask for a challenge of one of the bot's ready versions; its page follows it."""
+    bot = _owned_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk]) + "#challenges"
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    form = ChallengeForm(request.POST, bot=bot, user=request.user)
+
+    def start(data: dict[str, Any]) -> str:
+        try:
+            challenge = challenges.challenge_create(bot=bot, by=request.user, **data)
+        except challenges.OpponentNotFound as exc:  # gone from view since the page was drawn
+            raise ValidationError(str(exc)) from None
+        return reverse("bots-web:challenge-detail", args=[challenge.pk])
+
+    if (done := once.submit(request, form, start, add_service_errors)) is not None:
+        return done
+    return _bot_page(request, bot, challenge_form=form, status=400)
+
+
+def _visible_challenge(request: HttpRequest, challenge_id: int) -> Challenge:
+    """The challenge, if ``request.user`` asked for it or owns one of its bots (or is
+    staff); a 404 for anyone else."""
+    found = challenges_visible_to(user=request.user).select_related(
+        "competition", "bot", "version", "created_by"
+    )
+    return get_object_or_404(found, pk=challenge_id if challenge_id <= INT64_MAX else 0)
+
+
+@require_GET
+def challenge_detail(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    """A challenge: who plays whom, its games as they are played, its matches."""
+    challenge = _visible_challenge(request, challenge_id)
+    view = challenge_view(challenge=challenge, user=request.user)
+    return _render(request, "challenge.html", {"challenge": challenge, **view})
+
+
+@require_GET
+def challenge_status(request: HttpRequest, challenge_id: int) -> JsonResponse:
+    """Where a challenge stands, for its page that follows it while it is played."""
+    challenge = _visible_challenge(request, challenge_id)
+    view = challenge_view(challenge=challenge, user=request.user)
+    keys = ("status", "status_words", "finished", "progress")
+    return JsonResponse({key: view[key] for key in keys})
+
+
+@login_required
+@require_POST
+def challenge_cancel(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    """Stop a running challenge (the author who asked for it); one over stays as it is."""
+    challenge = _visible_challenge(request, challenge_id)
+    here = reverse("bots-web:challenge-detail", args=[challenge.pk])
+    if once.repeated(request, here) is None:
+        with suppress(ValidationError, PermissionDenied):  # the page says how it stands
+            challenges.challenge_cancel(challenge=challenge, by=request.user)
+        once.settle(once.submitted(request), here)
+    return redirect(here)
+
+
+@login_required
+@require_POST
+def bot_challengeable(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Let other authors challenge the bot, or not (its owner)."""
+    bot = _managed_bot(request, bot_id)
+    here = reverse("bots-web:bot-detail", args=[bot.pk]) + "#challenges"
+    if once.repeated(request, here) is None:
+        services.bot_challengeable_set(
+            bot=bot, challengeable=bool(request.POST.get("challengeable"))
+        )
+        once.settle(once.submitted(request), here)
+    return redirect(here)
 
 
 @require_GET

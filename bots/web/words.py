@@ -72,3 +72,15 @@ __all__ = [
     "version_status",
     "version_test_outcome",
 ]
+
+
+#: The statuses of a challenge in words (``tournaments.models.Challenge.Status``).
+CHALLENGE_STATUS = {
+    "running": "playing",
+    "done": "done",
+    "cancelled": "cancelled",
+}
+
+
+def challenge_status(status: str) -> str:
+    return CHALLENGE_STATUS.get(status, status)

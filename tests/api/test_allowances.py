@@ -191,14 +191,20 @@ def test_every_allowance_has_a_setting_and_an_admin_choice(settings):
         assert isinstance(getattr(settings, allowance.setting), int)
 
 
-def test_the_challenge_check_refuses_past_its_allowances(alice, settings):
-    from tournaments.allowances import challenge_allowed
+def test_the_challenge_allowances_count_the_challenges_asked_for(alice, settings):
+    from tournaments.allowances import challenge_allowed, usage_for_user
+    from tournaments.challenges import challenge_create
 
-    settings.CARDROOM_ALLOWANCE_OPEN_CHALLENGES = 3
-    settings.CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY = 100
+    settings.CARDROOM_ALLOWANCE_OPEN_CHALLENGES = 2
+    settings.CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY = 10
+    bot = Bot.objects.create(owner=alice, name="learner", builtin="random")
+    BotVersion.objects.create(bot=bot, number=1, runtime="builtin", sha256="2" * 64, status="ready")
+    ask = {"opponents": ["builtin:random"], "variant": "money-jordan", "send": None}
+    challenge_create(bot=bot, by=alice, games=4, **ask)
+    challenge_create(bot=bot, by=alice, games=2, **ask)
 
-    challenge_allowed(user=alice, games=50, open_challenges=2, games_today=50)
-    with pytest.raises(allowances.AllowanceExceeded, match="open_challenges reached: 3 of 3"):
-        challenge_allowed(user=alice, games=1, open_challenges=3, games_today=0)
-    with pytest.raises(allowances.AllowanceExceeded, match="challenge_games_per_day"):
-        challenge_allowed(user=alice, games=51, open_challenges=0, games_today=50)
+    used = {row["name"]: (row["used"], row["left"]) for row in usage_for_user(user=alice)}
+    assert used["challenge_games_per_day"] == (6, 4)
+    assert used["open_challenges"] == (2, 0)
+    with pytest.raises(allowances.AllowanceExceeded, match="open_challenges reached: 2 of 2"):
+        challenge_allowed(user=alice, games=1)

@@ -64,6 +64,10 @@ EXPECTED = {
     ("GET", "/api/games/"),
     ("GET", "/api/games/{id}/"),
     ("GET", "/api/games/{id}/transcript/"),
+    ("GET", "/api/challenges/"),
+    ("POST", "/api/challenges/"),
+    ("GET", "/api/challenges/{id}/"),
+    ("POST", "/api/challenges/{id}/cancel/"),
 }
 #: Routes that are the schema and its viewers, not operations of the API.
 NOT_OPERATIONS = {"/api/", "/api/schema/", "/api/docs/", "/api/redoc/"}
@@ -136,4 +140,5 @@ def test_api_root_lists_the_resources(anon):
     response = anon.get("/api/")
 
     assert response.status_code == 200
-    assert {"bots", "competitions", "entries", "rounds", "matches", "games"} <= set(response.json())
+    resources = {"bots", "competitions", "entries", "rounds", "matches", "games", "challenges"}
+    assert resources <= set(response.json())

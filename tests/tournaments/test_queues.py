@@ -14,9 +14,11 @@ import uuid
 import pytest
 import redis
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from bots.models import Bot
 from bots.tasks import version_validate
 from tests.tournaments.test_drain import enter_slow_bots
 from tests.tournaments.test_tasks import (
@@ -27,8 +29,9 @@ from tests.tournaments.test_tasks import (
     make_competition,
     wait_for,
 )
-from tournaments import events, execution, tasks
-from tournaments.models import Competition, Match
+from tests.tournaments.test_version_tests import version
+from tournaments import challenges, events, execution, tasks
+from tournaments.models import Challenge, Competition, Match, RatingEvent
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -132,6 +135,34 @@ def test_a_competitions_matches_are_played_before_version_tests_and_validations_
     assert sorted(order[6:]) == ["bots.version_validate"] * 4 + ["tournaments.version_test_run"] * 4
     assert order[6:10] == ["bots.version_validate"] * 4  # validations before version tests
     assert_recorded_exactly_once(comp)
+
+
+@pytest.mark.slow
+def test_a_competitions_matches_are_played_before_a_challenge_queued_earlier(start):
+    author = get_user_model().objects.create_user("ada", password="pw-123456")
+    bot = Bot.objects.create(owner=author, name="learner", builtin="random")
+    version(bot, 1, "random")
+    # The challenge first: two matches of twelve games, sent to the challenges' queue.
+    challenge = challenges.challenge_create(
+        bot=bot, by=author, opponents=["builtin:greedy"], variant="money-jordan", games=24
+    )
+    assert challenge.competition.matches.filter(status="queued").count() == 2
+    # Then a round robin of four (three rounds of two matches).
+    comp = make_competition(entries=4, games=20)
+    execution.competition_launch(competition=comp)
+    start()
+
+    wait_for(lambda: finished(comp), 60, "the competition to finish")
+    wait_for(
+        lambda: Challenge.objects.filter(pk=challenge.pk, status="done").exists(),
+        60,
+        "the challenge to finish",
+    )
+    last_of_competition = max(comp.matches.values_list("finished_at", flat=True))
+    first_of_challenge = min(challenge.competition.matches.values_list("finished_at", flat=True))
+    assert last_of_competition < first_of_challenge
+    assert_recorded_exactly_once(comp)
+    assert not RatingEvent.objects.filter(match__competition=challenge.competition).exists()
 
 
 @pytest.mark.slow

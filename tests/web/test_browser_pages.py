@@ -155,3 +155,47 @@ def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, mo
 
     assert in_thread(stored) == ("choice", 4, {Match.Status.QUEUED})
     fits_everywhere(page, page.url, "organise-competition.png")
+
+
+def test_a_challenge_page_follows_the_games_as_they_are_played(live_server, chromium, monkeypatch):
+    from playwright.sync_api import expect
+
+    from tournaments import execution, tasks
+
+    sent: list = []  # the worker is this test: the matches' tasks are kept here
+    for task in (tasks.match_run, tasks.matches_run):
+        monkeypatch.setattr(task, "apply_async", lambda args, **kw: sent.append(args))
+
+    def author_and_bot() -> int:
+        from bots.services import builtin_bots_ensure
+
+        builtin_bots_ensure()
+        bot = Bot.objects.create(owner=make_user("ada"), name="learner", builtin="random")
+        BotVersion.objects.create(
+            bot=bot, number=1, runtime="builtin", sha256="3" * 64, status="ready"
+        )
+        return bot.pk
+
+    bot_id = in_thread(author_and_bot)
+    base = live_server.url
+    page = log_in(chromium, base, "ada")
+    page.goto(f"{base}/bots/{bot_id}/")
+    page.select_option("#id_variant", "money-jordan")
+    page.fill("#id_games", "8")
+    page.select_option("#id_opponent_1", "builtin:greedy")
+    page.locator("#challenge-form button[type=submit]").click()
+    expect(page.locator("#challenge-table")).to_have_text("ada/learner vs greedy")
+    played = page.locator(".challenge-games-played")
+    expect(played).to_have_text("0")
+    assert sent == [[in_thread(lambda: Match.objects.get(competition__kind="challenge").pk)]]
+
+    def play_all() -> None:
+        ids = Match.objects.filter(competition__kind="challenge").values_list("pk", flat=True)
+        for match_id in ids:
+            execution.match_execute(match_id=match_id, claimed_by="test", send=None)
+
+    in_thread(play_all)  # as a worker would, while the page is open
+    expect(played).to_have_text("8", timeout=15_000)
+    expect(page.locator(".challenge-status")).to_have_text("done")
+    expect(page.locator("#challenge-matches")).to_contain_text("Match 1")
+    fits_everywhere(page, page.url)

@@ -23,7 +23,16 @@ import games
 from bots.models import Bot, BotVersion
 from bots.referee.traces import visible_traces
 from tournaments.deals import SEEDED_WARNING, commitment
-from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
+from tournaments.models import (
+    ORGANISED_FORMATS,
+    ORGANISED_KINDS,
+    Competition,
+    Entry,
+    GameRecord,
+    Match,
+    MatchSeat,
+    Round,
+)
 from tournaments.permissions import can_manage
 from tournaments.selectors import (
     ENDED,
@@ -183,12 +192,12 @@ class CompetitionDetailSerializer(CompetitionSerializer):
 
 class CompetitionCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
-    kind = serializers.ChoiceField(choices=Competition.Kind.choices)
+    kind = serializers.ChoiceField(choices=ORGANISED_KINDS)
     variant = serializers.ChoiceField(choices=games.variants())
     options = serializers.DictField(
         required=False, default=dict, help_text="Variant options by name, as in RULES.md."
     )
-    format = serializers.ChoiceField(choices=Competition.Format.choices)
+    format = serializers.ChoiceField(choices=ORGANISED_FORMATS)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=6)
     duplicate = serializers.BooleanField(
         default=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework.routers import BaseRouter
 
+from tournaments.api.challenges import ChallengeViewSet
 from tournaments.api.compare import CompetitionCompareViewSet
 from tournaments.api.sprt import VersionTestViewSet
 from tournaments.api.views import (
@@ -21,6 +22,7 @@ def register(router: BaseRouter) -> None:
     router.register("rounds", RoundViewSet, basename="round")
     router.register("matches", MatchViewSet, basename="match")
     router.register("games", GameRecordViewSet, basename="game")
+    router.register("challenges", ChallengeViewSet, basename="challenge")
     router.register(
         r"competitions/(?P<competition_pk>[0-9]+)/compare",
         CompetitionCompareViewSet,

@@ -85,8 +85,18 @@ def visible_competitions(request: Request | None) -> QuerySet[Competition]:
     return selectors.competitions_visible_to(user=user)
 
 
+def played_competitions(request: Request | None) -> QuerySet[Competition]:
+    """:func:`visible_competitions` and the challenges' (their matches and games only)."""
+    user = getattr(request, "user", None)
+    return selectors.competitions_visible_to(user=user, challenges=True)
+
+
 def _competition_filter(**kwargs) -> django_filters.ModelChoiceFilter:
     return django_filters.ModelChoiceFilter(queryset=visible_competitions, **kwargs)
+
+
+def _played_filter(**kwargs) -> django_filters.ModelChoiceFilter:
+    return django_filters.ModelChoiceFilter(queryset=played_competitions, **kwargs)
 
 
 # --- competitions -----------------------------------------------------------------------
@@ -474,7 +484,7 @@ class RoundViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
 
 class MatchFilter(FilterSet):
-    competition = _competition_filter()
+    competition = _played_filter()
     round = IntegerFilter(field_name="round__number", min_value=0, help_text="Round number.")
     entry = id_filter(field_name="seats__entry", help_text="Only matches this entry plays in.")
 
@@ -536,7 +546,7 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self) -> QuerySet[Match]:
         return (
-            Match.objects.filter(competition__in=visible_competitions(self.request))
+            Match.objects.filter(competition__in=played_competitions(self.request))
             .select_related("round", "competition")
             .prefetch_related(
                 "seats__entry__bot__owner", "seats__entry__partner__owner", "seats__version"
@@ -546,7 +556,7 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
 class GameRecordFilter(FilterSet):
     match = id_filter(field_name="match_id", help_text="A match id.")
-    competition = _competition_filter(field_name="match__competition")
+    competition = _played_filter(field_name="match__competition")
 
     class Meta:
         model = GameRecord
@@ -567,7 +577,7 @@ class GameRecordViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[GameRecord]:
         records = GameRecord.objects.filter(
             match__status=Match.Status.DONE,
-            match__competition__in=visible_competitions(self.request),
+            match__competition__in=played_competitions(self.request),
         ).select_related("match__competition")
         return records.defer("data") if self.action == "list" else records
 

@@ -172,7 +172,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(GameRecord.objects.select_related("match__competition"), pk=game_id)
     match = game.match
     competition = match.competition
-    visible = competitions_visible_to(user=request.user).filter(pk=competition.pk)
+    visible = competitions_visible_to(user=request.user, challenges=True).filter(pk=competition.pk)
     if match.status != Match.Status.DONE or not visible.exists():
         raise Http404("no such game")
     if (refused := replay_refusal(request)) is not None:
@@ -252,7 +252,7 @@ def live_game(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
     done, the stored game's replay; 404 for a game that is neither."""
     match = get_object_or_404(
         Match.objects.select_related("competition").filter(
-            competition__in=competitions_visible_to(user=request.user)
+            competition__in=competitions_visible_to(user=request.user, challenges=True)
         ),
         pk=match_id,
     )
@@ -306,7 +306,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     404 for matches of competitions one may not watch."""
     match = get_object_or_404(
         Match.objects.select_related("competition", "round").filter(
-            competition__in=competitions_visible_to(user=request.user)
+            competition__in=competitions_visible_to(user=request.user, challenges=True)
         ),
         pk=match_id,
     )

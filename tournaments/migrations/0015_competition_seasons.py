@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0013_competition_pace_ms"),
+        ("tournaments", "0014_challenges"),
     ]
 
     operations = [

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 import games
 from games.core import Option
 from games.registry import variant_info
-from tournaments.models import Competition
+from tournaments.models import ORGANISED_FORMATS, ORGANISED_KINDS
 from tournaments.services import PLAYOFF_GAMES_MAX
 
 BIGINT_MAX = 2**63 - 1
@@ -52,12 +52,12 @@ def _option_field(option: Option) -> forms.Field:
 class CompetitionForm(forms.Form):
     name = forms.CharField(max_length=120)
     kind = forms.ChoiceField(
-        choices=Competition.Kind.choices,
+        choices=ORGANISED_KINDS,
         help_text="A league season and a tournament end; a ladder plays until it is closed.",
     )
     variant = forms.ChoiceField(choices=[(v, v) for v in games.variants()])
     format = forms.ChoiceField(
-        choices=Competition.Format.choices,
+        choices=ORGANISED_FORMATS,
         help_text="League seasons: round robins; tournaments: round robins, Swiss or "
         "knockouts; ladders: the ladder format.",
     )

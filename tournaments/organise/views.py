@@ -52,8 +52,8 @@ def _require_organiser(request: HttpRequest) -> None:
 
 
 def _managed(user) -> QuerySet[Competition]:
-    if user.is_staff:
-        return Competition.objects.all()
+    if user.is_staff:  # a challenge's hidden competition is the challenge's (the admin's)
+        return Competition.objects.exclude(kind=Competition.Kind.CHALLENGE)
     return Competition.objects.filter(Q(created_by=user) | Q(organisers=user)).distinct()
 
 

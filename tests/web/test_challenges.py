@@ -1,0 +1,174 @@
+"""Challenges on the site: the form on the bot's page, the challenge's page as it is played,
+the refusals as form errors, the opt-out, and who sees what."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from bots.models import Bot
+from bots.services import builtin_bots_ensure
+from tests.tournaments.test_version_tests import version
+from tests.web.conftest import logged_in, make_user, once_value
+from tournaments import execution, tasks
+from tournaments.models import Challenge, Competition, Entry
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _builtins():
+    builtin_bots_ensure()
+
+
+@pytest.fixture(autouse=True)
+def sent(monkeypatch) -> list:
+    """The matches' tasks sent (after commit); the tests play the worker."""
+    messages: list = []
+    for task in (tasks.match_run, tasks.matches_run):
+        monkeypatch.setattr(task, "apply_async", lambda args, **kw: messages.append(args))
+    return messages
+
+
+@pytest.fixture
+def ada():
+    return make_user("ada")
+
+
+@pytest.fixture
+def learner(ada) -> Bot:
+    bot = Bot.objects.create(owner=ada, name="learner", builtin="random")
+    version(bot, 1, "random")
+    return bot
+
+
+def ask(client, bot: Bot, **fields):
+    page = client.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
+    data = {
+        "version": 1,
+        "variant": "money-jordan",
+        "games": 4,
+        "duplicate": "on",
+        "opponent_1": "builtin:greedy",
+        "once": once_value(page, "challenge-form"),
+        **fields,
+    }
+    return client.post(reverse("bots-web:challenge-start", args=[bot.pk]), data)
+
+
+def test_the_bot_page_asks_for_a_challenge_and_its_page_follows_it(ada, learner, settings):
+    settings.CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY = 6
+    client = logged_in(ada)
+
+    asked = ask(client, learner)
+
+    challenge = Challenge.objects.get()
+    assert asked.status_code == 302
+    assert asked.url == reverse("bots-web:challenge-detail", args=[challenge.pk])
+    page = client.get(asked.url).content.decode()
+    assert "ada/learner vs greedy" in page
+    assert "0</b> of 4 games played" in page and "playing" in page
+    status_url = reverse("bots-web:challenge-status", args=[challenge.pk])
+    assert f'data-status-url="{status_url}"' in page  # followed live while it plays
+    assert client.get(status_url).json()["progress"]["games_played"] == 0
+
+    for match_id in challenge.competition.matches.values_list("pk", flat=True):
+        execution.match_execute(match_id=match_id, claimed_by="test", send=None)
+
+    status = client.get(status_url).json()
+    assert status["finished"] and status["status_words"] == "done"
+    assert status["progress"]["games_played"] == 4
+    assert [s["games"] for s in status["progress"]["seats"]] == [4, 4]
+    page = client.get(asked.url).content.decode()
+    assert "4</b> of 4 games played" in page and "data-status-url" not in page
+    match = challenge.competition.matches.get()
+    assert reverse("dashboard:match-detail", args=[match.pk]) in page
+    match_page = client.get(reverse("dashboard:match-detail", args=[match.pk])).content.decode()
+    assert reverse("bots-web:challenge-detail", args=[challenge.pk]) in match_page
+    bot_page = client.get(reverse("bots-web:bot-detail", args=[learner.pk])).content.decode()
+    assert "4 / 4" in bot_page
+
+    refused = ask(client, learner)  # 4 more would make 8 of 6
+
+    assert refused.status_code == 400
+    assert "Allowance challenge_games_per_day reached: 4 of 6 challenge games used today" in (
+        refused.content.decode()
+    )
+    assert Challenge.objects.count() == 1
+
+
+def test_challenges_are_not_on_the_home_page_or_the_competition_list(ada, learner):
+    client = logged_in(ada)
+    ask(client, learner)
+    challenge = Challenge.objects.get()
+
+    for url in ("/", reverse("dashboard:competition-list")):
+        assert challenge.competition.name not in client.get(url).content.decode()
+    detail = reverse("dashboard:competition-detail", args=[challenge.competition_id])
+    assert client.get(detail).status_code == 404
+    stan = make_user("stan")
+    stan.is_staff = True
+    stan.save()
+    staff = logged_in(stan)
+    for url in ("/", reverse("dashboard:competition-list"), reverse("organise:home")):
+        assert challenge.competition.name not in staff.get(url).content.decode()
+
+
+def test_a_bad_request_is_a_form_error_that_says_so(ada, learner):
+    client = logged_in(ada)
+
+    response = ask(client, learner, opponent_2="builtin:random")
+
+    assert response.status_code == 400
+    assert "money-jordan is played at 2 seats: name 1 opponent, got 2" in response.content.decode()
+    assert not Challenge.objects.exists()
+
+
+def test_the_owner_of_a_challenged_bot_sees_it_and_may_opt_out(ada, learner):
+    ben = make_user("ben")
+    rival = Bot.objects.create(owner=ben, name="rival", builtin="greedy")
+    version(rival, 1, "greedy")
+    ladder = Competition.objects.create(
+        name="Open", kind="ladder", format="ladder", variant="money-jordan", seats_per_table=2
+    )
+    Entry.objects.create(competition=ladder, bot=rival)
+    ada_client, ben_client = logged_in(ada), logged_in(ben)
+
+    ask(ada_client, learner, opponent_1=f"bot:{rival.pk}")
+
+    challenge = Challenge.objects.get()
+    rival_page = reverse("bots-web:bot-detail", args=[rival.pk])
+    page = ben_client.get(rival_page).content.decode()
+    assert f"#{challenge.pk}" in page and "asked of this bot by ada" in page
+    detail = ben_client.get(reverse("bots-web:challenge-detail", args=[challenge.pk]))
+    assert detail.status_code == 200 and "challenge-cancel" not in detail.content.decode()
+    stranger = logged_in(make_user("cy"))
+    url = reverse("bots-web:challenge-detail", args=[challenge.pk])
+    assert stranger.get(url).status_code == 404
+
+    page = ben_client.get(rival_page).content.decode()
+    opt_out = {"once": once_value(page, "challengeable-form")}  # the box unticked
+    ben_client.post(reverse("bots-web:bot-challengeable", args=[rival.pk]), opt_out)
+
+    rival.refresh_from_db()
+    assert rival.challengeable is False
+    refused = ask(ada_client, learner, opponent_1=f"bot:{rival.pk}")
+    assert refused.status_code == 400  # no longer offered
+    assert Challenge.objects.count() == 1
+
+
+def test_the_author_cancels_a_challenge_from_its_page(ada, learner):
+    client = logged_in(ada)
+    ask(client, learner, games=24)
+    challenge = Challenge.objects.get()
+    url = reverse("bots-web:challenge-detail", args=[challenge.pk])
+    page = client.get(url).content.decode()
+
+    client.post(
+        reverse("bots-web:challenge-cancel", args=[challenge.pk]),
+        {"once": once_value(page, "challenge-cancel")},
+    )
+
+    challenge.refresh_from_db()
+    assert challenge.status == Challenge.Status.CANCELLED
+    assert "cancelled" in client.get(url).content.decode()
