@@ -392,10 +392,13 @@ class BotProcess:
         self._buffer += chunk
 
     def pending(self) -> bool:
-        """Whether the bot has written output nobody asked for yet (out of turn)."""
+        """Whether the bot has written output nobody asked for yet (out of turn).
+
+        A closed stdout is not output: a bot that exited after its last answer is found
+        out (a crash) when it is next asked, however soon it exited."""
         if self._buffer:
             return True
-        return bool(self._readable.poll(0))
+        return any(events & select.POLLIN for _, events in self._readable.poll(0))
 
     def stderr_tail(self) -> str:
         """The bot's log so far: its last ``Limits.stderr_bytes`` bytes of stderr."""

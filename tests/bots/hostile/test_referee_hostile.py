@@ -16,6 +16,7 @@ import pytest
 
 from bots.builtin import make
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.referee.players import BotFault
 from bots.sandbox import Limits
 
 HERE = Path(__file__).resolve().parent
@@ -104,6 +105,32 @@ def test_hostile_bot_in_a_match(after_check, name, limits, first, later):
         if g.statuses[0]["status"] != "ok":
             assert g.ranking[0] == 3 and g.record["forfeit"]["seat"] == 0
             assert g.statuses[0]["reason"]
+
+
+def test_a_bot_that_exited_after_its_answer_is_a_crash_when_next_asked(after_check, tmp_path):
+    """However soon it exited, its closed stdout is not output out of turn."""
+    program = tmp_path / "once.py"
+    program.write_text(
+        "import json, sys\n"
+        "print(json.dumps({'ready': True}), flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    if json.loads(line)['type'] == 'act':\n"
+        "        print(json.dumps({'action': json.loads(line)['legal'][0]}), flush=True)\n"
+        "        sys.exit(0)\n"
+    )
+    bot = ProcessPlayer.from_path(program)
+    after_check(bot)
+    bot.start({"type": "hello", "variant": "manni-basic", "seat": 0, "players": 3}, 10.0)
+    act = {"type": "act", "legal": ["keep", "take"], "observation": {}}
+    assert bot.act(act, 10.0) == "keep"
+    deadline = time.monotonic() + 10
+    while bot.process.alive():  # it has exited before it is asked again
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+    with pytest.raises(BotFault) as fault:
+        bot.act(act, 10.0)
+    assert fault.value.status == "crash", fault.value
 
 
 def test_stderr_flood_log_is_capped(after_check):
