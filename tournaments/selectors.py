@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Avg, Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import collusion, head_to_head
+from tournaments.ratings import TableResult, collusion, head_to_head, tiebreaks
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -157,11 +157,17 @@ def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
 ) -> list[dict[str, Any]]:
-    """One row per entry, in standing order; the one table the API, the dashboard and
-    ``run_competition`` show (docs/competitions.md).
+    """One row per entry, in standing order; the one table the API, the dashboard,
+    the downloads and ``run_competition`` show (docs/competitions.md).
 
-    - Round robins: points first, then the displayed rating (mu - 3 sigma).
-    - Swiss: points (byes included), then its own tie-breaks (see ``_swiss_order``).
+    The order is the format's tie-break chain (:func:`standings_chain`,
+    ``tournaments.ratings.tiebreaks``):
+
+    - Round robins: points, then head-to-head among the tied, then Sonneborn-Berger
+      (the duplicate score when the matches are duplicate), then the displayed rating
+      (mu - 3 sigma) to two decimals.
+    - Swiss: points (byes included), then Buchholz, Sonneborn-Berger, head-to-head
+      among the still level (see ``_swiss_order``), then the rating.
     - Knockouts: placements (see ``_knockout_order``): the champion first, the
       runner-up second, then by the round of elimination, later rounds first; those
       out in the same round share a rank. Before the end the entries still in lead,
@@ -169,11 +175,14 @@ def standings_for_competition(
       rating are columns only.
     - Ladders: the displayed rating, then points.
 
-    Every row says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or
+    Rows that no step separates share a rank (``shared``); every other row says which
+    step put it below the row above (``separated_by``, None for the first). Every row
+    says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or
     ``rating``) and whether the matches are ``duplicate`` (every deal once per seat
-    rotation). ``limit`` keeps only the top rows (live views of very large ladders);
-    without a re-ordering format one ordered query returning plain tuples: its cost
-    grows with the number of entries only, and equal keys share a rank.
+    rotation); round robins' and Swiss rows carry their ``tiebreaks`` values.
+    ``limit`` keeps only the top rows (live views of very large ladders): a ladder's
+    table is one ordered query returning plain tuples, its cost growing with the number
+    of entries only.
 
     ``trend`` is the change of the displayed rating over the entry's last
     :data:`TREND_MATCHES` rated matches (None before its first), in the same query.
@@ -205,17 +214,13 @@ def standings_for_competition(
     if limit is not None and not reorder:  # Swiss and knockouts re-order the whole table
         rows = rows[:limit]
     out: list[dict[str, Any]] = []
-    previous = None
     for position, row in enumerate(rows, start=1):
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
             row
         )
-        key = (display, points) if by_rating else (points, display)
-        rank = out[-1]["rank"] if key == previous else position
-        previous = key
         out.append(
             {
-                "rank": rank,
+                "rank": position,
                 "entry": pk,
                 "bot": bot,
                 "name": name if owner is None else f"{owner}/{name}",
@@ -231,11 +236,68 @@ def standings_for_competition(
                 "duplicate": competition.duplicate,
             }
         )
+    chain = standings_chain(competition)
+    needs_results = {"head_to_head", "sonneborn_berger"} & set(chain)
+    results = [r for _, r in finished_results(competition)] if needs_results else []
     if order == "swiss":
-        return _swiss_order(competition, out)[:limit]
-    if order == "placement":
-        return _knockout_order(competition, out)[:limit]
-    return out
+        out = _swiss_order(competition, out, results)
+    elif order == "placement":
+        out = _knockout_order(competition, out)
+    return _apply_chain(competition, out, chain, results)[:limit]
+
+
+def standings_chain(competition: Competition) -> tuple[str, ...]:
+    """The tie-break chain that orders the competition's standings
+    (``tournaments.ratings.tiebreaks.chain_for``)."""
+    return tiebreaks.chain_for(competition.format, duplicate=competition.duplicate)
+
+
+def _apply_chain(
+    competition: Competition,
+    rows: list[dict[str, Any]],
+    chain: tuple[str, ...],
+    results: list[TableResult],
+) -> list[dict[str, Any]]:
+    """``rows`` re-ordered by ``chain`` (``tiebreaks.order``), each with its ``rank``,
+    whether it is ``shared`` and the step that put it below the row above
+    (``separated_by``); a round robin's rows carry their ``tiebreaks`` values."""
+    points = {row["entry"]: row["points"] for row in rows}
+    values: dict[str, dict[Any, float]] = {
+        "points": points,
+        "rating": {row["entry"]: round(row["rating"], 2) for row in rows},
+        "placement": {row["entry"]: -row["rank"] for row in rows},
+    }
+    for step in ("buchholz", "median_buchholz"):
+        values[step] = {row["entry"]: row.get("tiebreaks", {}).get(step, 0.0) for row in rows}
+    if "sonneborn_berger" in chain:
+        values["sonneborn_berger"] = tiebreaks.sonneborn_berger(results, points)
+    if "score" in chain:
+        values["score"] = _duplicate_scores(competition)
+    by_entry = {row["entry"]: row for row in rows}
+    ordered = []
+    for placed in tiebreaks.order(list(by_entry), chain, values, results):
+        row = by_entry[placed.entry]
+        row.update(rank=placed.rank, shared=placed.shared, separated_by=placed.separated_by)
+        if row["order"] == "points":
+            row["tiebreaks"] = {"head_to_head": placed.head_to_head}
+            for step in ("sonneborn_berger", "score"):
+                if step in chain:
+                    row["tiebreaks"][step] = values[step].get(placed.entry, 0.0)
+        ordered.append(row)
+    return ordered
+
+
+def _duplicate_scores(competition: Competition) -> dict[int, float]:
+    """Each entry's total game score over its finished matches (an entry at two seats of
+    a table counts that table's score once: the mean of its seats)."""
+    totals: dict[int, float] = {}
+    seats = MatchSeat.objects.filter(
+        match__competition=competition, match__status=Match.Status.DONE, score__isnull=False
+    )
+    per_table = seats.values("match_id", "entry_id").annotate(mean=Avg("score")).order_by()
+    for row in per_table:
+        totals[row["entry_id"]] = totals.get(row["entry_id"], 0.0) + row["mean"]
+    return totals
 
 
 def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -263,11 +325,12 @@ def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> lis
     return ordered
 
 
-def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _swiss_order(
+    competition: Competition, rows: list[dict[str, Any]], results: list[TableResult]
+) -> list[dict[str, Any]]:
     """Swiss standings: points (byes included), then Buchholz, Sonneborn-Berger, head-to-head."""
     entries = list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
     byes = [e for r in competition.rounds.all() for e in r.byes.values_list("id", flat=True)]
-    results = [result for _, result in finished_results(competition)]
     table = swiss_standings(entries, results, byes=byes, table_size=competition.seats_per_table)
     by_entry = {row["entry"]: row for row in rows}
     ordered = []
