@@ -10,7 +10,17 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, F, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Avg,
+    Count,
+    F,
+    FloatField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -21,7 +31,7 @@ from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import TableResult, collusion, head_to_head, tiebreaks
+from tournaments.ratings import TableResult, collusion, head_to_head, pair_score, tiebreaks
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -350,6 +360,102 @@ def _swiss_order(
     return ordered
 
 
+#: The formats with a crosstable: every entry meets every other.
+CROSSTABLE_FORMATS = (Competition.Format.ROUND_ROBIN, Competition.Format.DOUBLE_ROUND_ROBIN)
+
+
+def crosstable_for_competition(*, competition: Competition) -> dict[str, Any] | None:
+    """A round robin's crosstable: a row and a column per entry, both in standings order;
+    the cell of row A and column B is A's result against B. None for other formats.
+
+    ``{"entries": [{"entry", "name", "rank", "shared", "points"}], "rows": [{"entry",
+    "cells": [{"opponent", "meetings", "results", "score"}]}]}``: ``results`` A's pairwise
+    points against B at each finished table they shared, in playing order (1 ahead,
+    0.5 level, 0 behind), ``score`` their sum (None before they met); the diagonal cell
+    has ``opponent`` A and no meetings. Partners are not opponents.
+    """
+    if competition.format not in CROSSTABLE_FORMATS:
+        return None
+    standings = standings_for_competition(competition=competition)
+    met: dict[tuple[int, int], list[float]] = {}
+    for _, result in finished_results(competition):
+        for a in result.entries():
+            for b in result.opponents(a):
+                met.setdefault((a, b), []).append(pair_score(result, a, b))
+    order = [row["entry"] for row in standings]
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            results = met.get((a, b), [])
+            cells.append(
+                {
+                    "opponent": b,
+                    "meetings": len(results),
+                    "results": results,
+                    "score": sum(results) if results else None,
+                }
+            )
+        rows.append({"entry": a, "cells": cells})
+    keys = ("entry", "name", "rank", "shared", "points")
+    return {"entries": [{k: row[k] for k in keys} for row in standings], "rows": rows}
+
+
+def round_results(*, competition: Competition, last: int | None = None) -> list[dict[str, Any]]:
+    """Every round in order (the ``last`` ones with ``last``), each with its tables and
+    byes: ``{"number", "status", "byes": [{"entry", "name"}], "matches": [{"match",
+    "table", "node", "status", "seats": [{"seat", "entry", "name", "rank", "score",
+    "points"}]}]}``; seats in seat order (``seat`` is the protocol's index, from 0), a
+    seat's ``rank``, ``score`` and ``points`` None until its match is done. Three queries.
+    """
+    names = {
+        pk: name if owner is None else f"{owner}/{name}"
+        for pk, name, owner in competition.entries.values_list(
+            "pk", "bot__name", "bot__owner__username"
+        )
+    }
+    every = competition.rounds.prefetch_related("byes")
+    if last:
+        rounds = list(every.order_by("-number")[:last])[::-1]
+    else:
+        rounds = list(every.order_by("number"))
+    matches = (
+        competition.matches.filter(round__in=rounds)
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("seat")))
+        .order_by("table", "id")
+    )
+    by_round: dict[int, list[dict[str, Any]]] = {}
+    for match in matches:
+        by_round.setdefault(match.round_id, []).append(
+            {
+                "match": match.pk,
+                "table": match.table,
+                "node": match.node,
+                "status": match.status,
+                "seats": [
+                    {
+                        "seat": s.seat,
+                        "entry": s.entry_id,
+                        "name": names.get(s.entry_id, str(s.entry_id)),
+                        "rank": s.rank,
+                        "score": s.score,
+                        "points": s.points,
+                    }
+                    for s in match.seats.all()
+                ],
+            }
+        )
+    return [
+        {
+            "number": r.number,
+            "status": r.status,
+            "byes": [{"entry": e.pk, "name": names.get(e.pk, str(e.pk))} for e in r.byes.all()],
+            "matches": by_round.get(r.pk, []),
+        }
+        for r in rounds
+    ]
+
+
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
     """For each pair of entries that met: matches together and who finished ahead, games
     and score, and the sign test over trials (``tournaments.comparison``)."""
@@ -578,6 +684,8 @@ STANDINGS_COLUMNS = (
     "trend",
     "status",
     "entry",
+    "shared",
+    "separated_by",
 )
 #: The columns of a match results download in CSV: one row per seat of a finished match.
 MATCH_COLUMNS = (

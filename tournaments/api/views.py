@@ -36,6 +36,7 @@ from tournaments.api.serializers import (
     CompetitionDetailSerializer,
     CompetitionSerializer,
     CompetitionUpdateSerializer,
+    CrosstableSerializer,
     EntryCreateSerializer,
     EntrySerializer,
     GameRecordDetailSerializer,
@@ -47,6 +48,7 @@ from tournaments.api.serializers import (
     MatchSerializer,
     ProgressSerializer,
     RatingPointSerializer,
+    RoundResultsSerializer,
     RoundSerializer,
     StandingSerializer,
 )
@@ -260,6 +262,53 @@ class CompetitionViewSet(
             return _csv_download(text, f"competition-{competition.pk}-matches.csv")
         matches = selectors.match_results_export(competition=competition)
         return Response(MatchResultSerializer(matches, many=True).data)
+
+    @extend_schema(
+        responses={
+            200: CrosstableSerializer,
+            404: OpenApiResponse(description="Not a round robin (or not visible)."),
+        },
+        filters=False,
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def crosstable(self, request: Request, pk: str) -> Response:
+        """A round robin's crosstable: rows and columns in standings order; the cell of
+        row A, column B is A's result against B (docs/competitions.md)."""
+        competition = self.get_object()
+        table = selectors.crosstable_for_competition(competition=competition)
+        if table is None:
+            raise exceptions.NotFound(
+                f"a {competition.format} has no crosstable: only round robins have one"
+            )
+        return Response(CrosstableSerializer(table).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "last", int, description="Only the latest this many rounds (a ladder has many)."
+            )
+        ],
+        responses={200: RoundResultsSerializer(many=True)},
+        filters=False,
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="rounds",
+        url_name="rounds",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def round_results(self, request: Request, pk: str) -> Response:
+        """Every round in order with every table (seats, places, scores) and its byes."""
+        competition = self.get_object()
+        last = request.query_params.get("last")
+        if last is not None and (not last.isdigit() or int(last) < 1):
+            raise serializers.ValidationError(
+                {"last": f"must be a whole number >= 1, got {last!r}"}
+            )
+        rows = selectors.round_results(competition=competition, last=int(last) if last else None)
+        return Response(RoundResultsSerializer(rows, many=True).data)
 
     @extend_schema(responses={200: HeadToHeadSerializer(many=True)}, filters=False)
     @action(

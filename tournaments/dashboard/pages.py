@@ -22,6 +22,7 @@ from tournaments.dashboard.words import (
     status_words,
 )
 from tournaments.models import Competition, Match, RatingEvent
+from tournaments.ratings.tiebreaks import STEP_LABELS
 from tournaments.selectors import (
     competitions_visible_to,
     game_seat_players,
@@ -274,6 +275,7 @@ def page_words() -> dict[str, dict[str, str]]:
         "match": {str(k): v for k, v in MATCH_STATUS_WORDS.items()},
         "round": ROUND_STATUS_WORDS,
         "competition": COMPETITION_STATUS_WORDS,
+        "tiebreak": STEP_LABELS,
     }
 
 

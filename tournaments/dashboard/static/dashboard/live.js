@@ -154,6 +154,7 @@
       state.standings = snapshot.standings || [];
       state.progress = snapshot.progress;
       state.format = snapshot.format;
+      state.chain = snapshot.chain || state.chain || [];
       state.status = snapshot.status || (snapshot.progress && snapshot.progress.competition);
       state.closedEarly = Boolean(snapshot.closed_early);
       state.counts = null;
@@ -201,46 +202,72 @@
       for (const part of parts) renderers[part]();
     }
 
-    const STANDINGS_HEAD = [
-      ["#", "Place in the standings; equal places share a number"],
-      ["Bot", null],
-      ["Rating (μ−3σ)", "A cautious estimate of skill: μ (the model's guess) less three times σ"],
-      ["σ", "The uncertainty of the skill estimate; it shrinks with every rated match"],
-      ["Games", "Games played"],
-      ["Points", "Match points: 1 for each opponent finished ahead of in a match, ½ for each level"],
-      ["Trend", "Change of the rating over the last 5 rated matches"],
-      ["μ 95 %", "95 % interval of the skill μ: μ ± 1.96σ (docs/ratings.md)"],
-      ["P(> next)", "The rating model's probability that this entry is stronger than the next one below"],
-    ];
+    // The standings columns; the sort key (the chain's first step: points, or a ladder's
+    // rating) comes right after the bot, so that a phone shows it without scrolling.
+    const STANDINGS_COLUMNS = {
+      rating: ["Rating (μ−3σ)", "A cautious estimate of skill: μ (the model's guess) less three times σ",
+        (row) => el("td", { class: "num" }, fixed(row.rating, 2))],
+      sigma: ["σ", "The uncertainty of the skill estimate; it shrinks with every rated match",
+        (row) => el("td", { class: "num" }, fixed(row.sigma, 2))],
+      games: ["Games", "Games played", (row) => el("td", { class: "num" }, String(row.games))],
+      points: ["Points", "Match points: 1 for each opponent finished ahead of in a match, ½ for each level",
+        (row) => el("td", { class: "num" }, points(row.points))],
+      trend: ["Trend", "Change of the rating over the last 5 rated matches", (row) => trendCell(row.trend)],
+      interval: ["μ 95 %", "95 % interval of the skill μ: μ ± 1.96σ (docs/ratings.md)", intervalCell],
+      pNext: ["P(> next)", "The rating model's probability that this entry is stronger than the next one below",
+        (row) => pNextCell(row.p_above_next)],
+    };
+
+    function standingsColumns() {
+      const key = (state.chain || [])[0] === "rating" ? "rating" : "points";
+      const rest = ["rating", "points", "games", "sigma", "trend", "interval", "pNext"].filter((c) => c !== key);
+      return [key, ...rest];
+    }
+
+    // "2=" for a shared rank; the tie-break that put a row below the one above, when it was
+    // not the first step of the chain ("on head-to-head").
+    function rankCell(row) {
+      return el("td", { class: "num rank" }, `${row.rank}${row.shared ? "=" : ""}`);
+    }
+    function tiebreakNote(row) {
+      const step = row.separated_by;
+      if (!step || step === (state.chain || [])[0]) return null;
+      const first = words("tiebreak", (state.chain || [])[0]);
+      return el(
+        "span",
+        { class: "tiebreak-note", title: `Level with the row above on ${first}; placed below it on ${words("tiebreak", step)}` },
+        `on ${words("tiebreak", step)}`,
+      );
+    }
 
     function renderStandings() {
       const table = document.getElementById("standings");
       const before = rendered.games;
+      const columns = standingsColumns();
       const head = el(
         "tr",
         {},
-        ...STANDINGS_HEAD.map(([label, title], i) => {
-          const attrs = i === 1 ? {} : { class: "num" };
-          if (title) attrs.title = title;
+        el("th", { class: "num", title: "Place in the standings; rows no tie-break separates share it (3=)" }, "#"),
+        el("th", {}, "Bot"),
+        ...columns.map((key, i) => {
+          const [label, title] = STANDINGS_COLUMNS[key];
+          const attrs = { class: i === 0 ? "num sort-key" : "num", title, "data-column": key };
+          if (i === 0) attrs["aria-sort"] = "descending";
           return el("th", attrs, label);
         }),
       );
       const rows = state.standings.map((row) => {
-        const name = el("td", {}, botName(row.entry, row.name));
+        const name = el("td", { class: "name" }, botName(row.entry, row.name));
         if (row.disqualified) name.append(" ", el("span", { class: "muted" }, "(disqualified)"));
         else if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
+        const note = tiebreakNote(row);
+        if (note) name.append(note);
         const tr = el(
           "tr",
           { "data-entry": row.entry },
-          el("td", { class: "num" }, String(row.rank)),
+          rankCell(row),
           name,
-          el("td", { class: "num" }, fixed(row.rating, 2)),
-          el("td", { class: "num" }, fixed(row.sigma, 2)),
-          el("td", { class: "num" }, String(row.games)),
-          el("td", { class: "num" }, points(row.points)),
-          trendCell(row.trend),
-          intervalCell(row),
-          pNextCell(row.p_above_next),
+          ...columns.map((key) => STANDINGS_COLUMNS[key][2](row)),
         );
         if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
         return tr;
