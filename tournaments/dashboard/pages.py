@@ -148,14 +148,14 @@ def match_page(*, match: Match) -> dict[str, Any]:
             names = seat_names(game=game, record=record)
             _add_times(times, game, record)
         except (ValueError, KeyError):
-            names = [f"seat {i}" for i in range(len(game.scores))]
+            names = [f"seat {i + 1}" for i in range(len(game.scores))]
         statuses = list(game.statuses or [])
         per_seat = []
         for i, score in enumerate(game.scores):
             status = statuses[i] if i < len(statuses) and isinstance(statuses[i], dict) else {}
             per_seat.append(
                 {
-                    "name": names[i] if i < len(names) else f"seat {i}",
+                    "name": names[i] if i < len(names) else f"seat {i + 1}",
                     "score": score,
                     "rank": game.ranking[i] if i < len(game.ranking) else None,
                     "fault": status.get("status", "ok") != "ok",

@@ -166,6 +166,7 @@
       state.headToHead = snapshot.head_to_head || state.headToHead || { rows: [], more: 0 };
       state.failed = snapshot.failed || [];
       state.rounds = snapshot.rounds || null;
+      state.crosstable = snapshot.crosstable || null;
       state.queue = snapshot.queue || null;
       history.clear();
       if (snapshot.chart) {
@@ -532,6 +533,87 @@
       }
     }
 
+    // A round robin's crosstable: rows and columns in standings order; the cell of row A,
+    // column B is A's result against B (every meeting's pairwise points, and their sum).
+    function renderCrosstable() {
+      const section = document.getElementById("crosstable-view");
+      const table = state.crosstable;
+      if (!section) return;
+      if (!table) {
+        section.replaceChildren();
+        return;
+      }
+      const position = new Map(table.entries.map((e, i) => [e.entry, i + 1]));
+      const names = new Map(table.entries.map((e) => [e.entry, e.name]));
+      const head = el(
+        "tr",
+        {},
+        el("th", { class: "num" }, "#"),
+        el("th", {}, "Bot"),
+        ...table.entries.map((e, i) => el("th", { class: "num", title: e.name, "data-column": e.entry }, String(i + 1))),
+        el("th", { class: "num sort-key" }, "Points"),
+      );
+      const rows = table.rows.map((row, i) => {
+        const entry = table.entries[i];
+        const cells = row.cells.map((cell) => {
+          if (cell.opponent === row.entry) return el("td", { class: "num self", "aria-label": "itself" }, "×");
+          const attrs = { class: "num", "data-entry": row.entry, "data-opponent": cell.opponent };
+          if (cell.score == null) return el("td", attrs, "");
+          const each = cell.results.map((r) => pointsText(r)).join(", ");
+          attrs.title = `${names.get(row.entry)} against ${names.get(cell.opponent)} (#${position.get(cell.opponent)}): ${each}`;
+          return el("td", attrs, pointsText(cell.score));
+        });
+        return el(
+          "tr",
+          { "data-entry": row.entry },
+          el("td", { class: "num" }, `${entry.rank}${entry.shared ? "=" : ""}`),
+          el("td", { class: "name" }, botName(row.entry, entry.name)),
+          ...cells,
+          el("td", { class: "num" }, points(entry.points)),
+        );
+      });
+      section.replaceChildren(
+        el("h2", {}, "Crosstable"),
+        el("p", { class: "muted" }, "Each row's result against each column: 1 finished ahead, ½ level, 0 behind (summed over their meetings)."),
+        el("div", { class: "scroll" }, el("table", { id: "crosstable" }, el("thead", {}, head), el("tbody", {}, ...rows))),
+      );
+    }
+
+    // Every round's tables with their places and game points (the page's record of results).
+    function roundResults(view) {
+      if (!view.results || !view.results.length) return null;
+      const rounds = view.results.map((r) => {
+        const rows = r.matches.map((m) =>
+          el(
+            "tr",
+            { "data-match": m.match },
+            el("td", { class: "num" }, link(pageUrl(urls.match, m.match), String(m.table + 1))),
+            el("td", {}, ...seatNames({ seats: m.seats }, true)),
+            el("td", { class: "num" }, scoreLine(m.seats) || ""),
+            el("td", {}, el("span", { class: `badge ${m.status}` }, words("match", m.status))),
+          ),
+        );
+        const part = el(
+          "div",
+          { class: "round-results", "data-round": r.number },
+          el("h3", {}, `Round ${r.number}`),
+          el(
+            "div",
+            { class: "scroll" },
+            el(
+              "table",
+              { class: "results" },
+              el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Places"), el("th", { class: "num" }, "Game points"), el("th", {}, "Status"))),
+              el("tbody", {}, ...rows),
+            ),
+          ),
+        );
+        if (r.byes.length) part.append(el("p", { class: "muted" }, `byes: ${r.byes.map((b) => b.name).join(", ")}`));
+        return part;
+      });
+      return el("details", { id: "round-results", open: "" }, el("summary", {}, "Results by round"), ...rounds);
+    }
+
     function renderRounds() {
       const view = state.rounds;
       const section = document.getElementById("rounds-view");
@@ -604,6 +686,8 @@
         if (c.byes && c.byes.length) current.append(el("p", { class: "muted" }, `byes: ${c.byes.join(", ")}`));
         parts.push(current);
       }
+      const results = roundResults(view);
+      if (results) parts.push(results);
       section.replaceChildren(...parts);
       drawConnectors();
     }
@@ -617,6 +701,7 @@
       chart: renderChart,
       queue: renderQueue,
       rounds: renderRounds,
+      crosstable: renderCrosstable,
     };
     const ALL = Object.keys(renderers);
 
@@ -644,6 +729,9 @@
         const round = view.rounds.find((r) => r.number === match.round);
         if (round && round.done < round.matches) round.done += 1;
       }
+      const results = (view.results || []).find((r) => r.number === match.round);
+      const row = results && results.matches.find((m) => m.match === match.id);
+      if (row) Object.assign(row, { status: match.status, seats: match.seats });
       if (view.bracket && match.node) {
         for (const part of view.bracket.sections) {
           for (const column of part.columns) {
@@ -706,6 +794,10 @@
         invalidate(...ALL);
       },
       "standings.updated"(event) {
+        if ("crosstable" in event) {
+          state.crosstable = event.crosstable;
+          invalidate("crosstable");
+        }
         state.standings = event.standings;
         takeBots(event.standings);
         state.progress = event.progress;
