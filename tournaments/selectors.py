@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import (
-    Avg,
     Count,
     F,
     FloatField,
@@ -220,8 +219,9 @@ def standings_for_competition(
             "disqualified",
         )
     )
-    reorder = order in ("swiss", "placement")
-    if limit is not None and not reorder:  # Swiss and knockouts re-order the whole table
+    # Only a ladder's table is in the query's order (rating, then points); every other
+    # format is re-ordered by its chain, which needs the whole table.
+    if limit is not None and by_rating:
         rows = rows[:limit]
     out: list[dict[str, Any]] = []
     for position, row in enumerate(rows, start=1):
@@ -247,13 +247,12 @@ def standings_for_competition(
             }
         )
     chain = standings_chain(competition)
-    needs_results = {"head_to_head", "sonneborn_berger"} & set(chain)
-    results = [r for _, r in finished_results(competition)] if needs_results else []
+    tables = _finished_tables(competition) if order in ("points", "swiss") else ([], {})
     if order == "swiss":
-        out = _swiss_order(competition, out, results)
+        out = _swiss_order(competition, out, tables[0])
     elif order == "placement":
         out = _knockout_order(competition, out)
-    return _apply_chain(competition, out, chain, results)[:limit]
+    return _apply_chain(out, chain, *tables)[:limit]
 
 
 def standings_chain(competition: Competition) -> tuple[str, ...]:
@@ -263,14 +262,15 @@ def standings_chain(competition: Competition) -> tuple[str, ...]:
 
 
 def _apply_chain(
-    competition: Competition,
     rows: list[dict[str, Any]],
     chain: tuple[str, ...],
     results: list[TableResult],
+    scores: dict[int, float],
 ) -> list[dict[str, Any]]:
     """``rows`` re-ordered by ``chain`` (``tiebreaks.order``), each with its ``rank``,
     whether it is ``shared`` and the step that put it below the row above
-    (``separated_by``); a round robin's rows carry their ``tiebreaks`` values."""
+    (``separated_by``); a round robin's rows carry their ``tiebreaks`` values.
+    ``results`` and ``scores``: :func:`_finished_tables`."""
     points = {row["entry"]: row["points"] for row in rows}
     values: dict[str, dict[Any, float]] = {
         "points": points,
@@ -281,8 +281,7 @@ def _apply_chain(
         values[step] = {row["entry"]: row.get("tiebreaks", {}).get(step, 0.0) for row in rows}
     if "sonneborn_berger" in chain:
         values["sonneborn_berger"] = tiebreaks.sonneborn_berger(results, points)
-    if "score" in chain:
-        values["score"] = _duplicate_scores(competition)
+    values["score"] = scores
     by_entry = {row["entry"]: row for row in rows}
     ordered = []
     for placed in tiebreaks.order(list(by_entry), chain, values, results):
@@ -297,17 +296,31 @@ def _apply_chain(
     return ordered
 
 
-def _duplicate_scores(competition: Competition) -> dict[int, float]:
-    """Each entry's total game score over its finished matches (an entry at two seats of
-    a table counts that table's score once: the mean of its seats)."""
-    totals: dict[int, float] = {}
-    seats = MatchSeat.objects.filter(
-        match__competition=competition, match__status=Match.Status.DONE, score__isnull=False
+def _finished_tables(competition: Competition) -> tuple[list[TableResult], dict[int, float]]:
+    """The finished tables of ``competition`` in the order they were created (as
+    ``pairing.finished_results``) and each entry's duplicate score: its total game score
+    over them (an entry at two seats of one table counts their mean). One query."""
+    teams = seat_teams(competition)
+    seats = (
+        MatchSeat.objects.filter(match__competition=competition, match__status=Match.Status.DONE)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "entry_id", "rank", "score")
     )
-    per_table = seats.values("match_id", "entry_id").annotate(mean=Avg("score")).order_by()
-    for row in per_table:
-        totals[row["entry_id"]] = totals.get(row["entry_id"], 0.0) + row["mean"]
-    return totals
+    by_match: dict[int, list[tuple[int, int, float | None]]] = {}
+    for match_id, entry, rank, score in seats:
+        by_match.setdefault(match_id, []).append((entry, rank, score))
+    results, scores = [], {}
+    for rows in by_match.values():
+        results.append(
+            TableResult(tuple(e for e, _, _ in rows), tuple(r for _, r, _ in rows), teams)
+        )
+        mine: dict[int, list[float]] = {}
+        for entry, _, score in rows:
+            if score is not None:
+                mine.setdefault(entry, []).append(score)
+        for entry, values in mine.items():
+            scores[entry] = scores.get(entry, 0.0) + sum(values) / len(values)
+    return results, scores
 
 
 def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
