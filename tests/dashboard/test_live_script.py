@@ -328,8 +328,15 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
     page = open_page(browser, painted.html)
     rows = painted.snapshot["standings"]
 
-    names = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
-    assert names == [r["name"] for r in rows]
+    cells = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
+    # Each name, and under it the tie-break that put the row below the one above when
+    # that was not the points ("on duplicate score").
+    labels = {"head_to_head": "head-to-head", "score": "duplicate score", "rating": "rating"}
+    expected = [
+        r["name"] + (f"\non {labels[r['separated_by']]}" if r["separated_by"] in labels else "")
+        for r in rows
+    ]
+    assert cells == expected
     trends = page.locator("#standings td.trend").all_inner_texts()
     for row, text in zip(rows, trends, strict=True):
         if row["trend"] is None:
