@@ -367,6 +367,9 @@ class MatchSeatSerializer(serializers.ModelSerializer):
             "log",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "seat": {"help_text": "The protocol's seat index, from 0 (the site shows seat + 1)."}
+        }
 
     def get_bot(self, seat: MatchSeat) -> str:
         return str(seat.entry.bot)
@@ -502,7 +505,9 @@ class LiveMatchSerializer(serializers.Serializer):
 
 
 class MatchResultSeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
+    seat = serializers.IntegerField(
+        help_text="The protocol's seat index, from 0 (the site shows seat + 1)."
+    )
     bot = serializers.CharField()
     owner = serializers.CharField(help_text='The owner\'s username; "built-in" for ours.')
     rank = serializers.IntegerField(allow_null=True, help_text="1 = first.")
