@@ -109,6 +109,12 @@ class CompetitionFilter(FilterSet):
         return queryset.filter(pk__in=mine) if value else queryset.exclude(pk__in=mine)
 
 
+class RoundResultsQuery(serializers.Serializer):
+    last = serializers.IntegerField(
+        required=False, min_value=1, max_value=1_000_000, help_text="Only the latest N rounds."
+    )
+
+
 @extend_schema(tags=["competitions"])
 class CompetitionViewSet(
     ApiDefaults,
@@ -302,12 +308,10 @@ class CompetitionViewSet(
     def round_results(self, request: Request, pk: str) -> Response:
         """Every round in order with every table (seats, places, scores) and its byes."""
         competition = self.get_object()
-        last = request.query_params.get("last")
-        if last is not None and (not last.isdigit() or int(last) < 1):
-            raise serializers.ValidationError(
-                {"last": f"must be a whole number >= 1, got {last!r}"}
-            )
-        rows = selectors.round_results(competition=competition, last=int(last) if last else None)
+        query = RoundResultsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        last = query.validated_data.get("last")
+        rows = selectors.round_results(competition=competition, last=last)
         return Response(RoundResultsSerializer(rows, many=True).data)
 
     @extend_schema(responses={200: HeadToHeadSerializer(many=True)}, filters=False)
