@@ -22,7 +22,8 @@ pytestmark = pytest.mark.django_db
 def rig(competition: Competition, outcomes: dict[tuple[str, str], str | None]) -> dict[str, int]:
     """Rewrite the finished two-seat round robin so that each pair's match ends as
     ``outcomes`` says (the winner's letter, None for level; the winner's total score
-    10, the loser's -10, 0 each when level), the entries' points with it. Entries are
+    10 and game points 2-0, the loser's -10, 0 and 1-1 when level), the entries'
+    points with it. Entries are
     lettered a, b, c... in the order they were entered. Returns letter -> entry id."""
     entries = list(competition.entries.order_by("id"))
     letter = {e.pk: "abcdefgh"[i] for i, e in enumerate(entries)}
@@ -35,7 +36,8 @@ def rig(competition: Competition, outcomes: dict[tuple[str, str], str | None]) -
             mine = letter[seat.entry_id]
             rank = 1 if winner in (None, mine) else 2
             score = 0.0 if winner is None else 10.0 if winner == mine else -10.0
-            MatchSeat.objects.filter(pk=seat.pk).update(rank=rank, score=score)
+            game_points = 1.0 if winner is None else 2.0 if winner == mine else 0.0
+            MatchSeat.objects.filter(pk=seat.pk).update(rank=rank, score=score, points=game_points)
             points[seat.entry_id] += 0.5 if winner is None else float(winner == mine)
     for pk, value in points.items():
         Entry.objects.filter(pk=pk).update(points=value)

@@ -63,6 +63,11 @@ def club_night(name: str, outcomes: dict) -> dict:
         "match": match.pk,
         "game": match.game_records.order_by("index").first().pk,
         "bot": Bot.objects.filter(entries__competition=competition).first().pk,
+        "names": {
+            letter: str(Entry.objects.select_related("bot__owner").get(pk=pk).bot)
+            for letter, pk in ids.items()
+        },
+        "ab": competition.matches.filter(seats__entry_id=ids["a"]).get(seats__entry_id=ids["b"]).pk,
     }
 
 
@@ -135,6 +140,13 @@ def test_the_standings_say_why_and_share_what_nothing_separates(live_server, chr
     expect(cell).to_have_text("1")
     expect(page.locator(f'#crosstable td[data-entry="{b}"][data-opponent="{a}"]')).to_have_text("0")
     expect(page.locator("#round-results .round-results")).to_have_count(3)
+    # Their match in the results by round: the winner first, game points in that order.
+    link = page.locator(f'a[href$="/matches/{first["ab"]}/"]')
+    their = page.locator("#round-results tr", has=link)
+    expect(their.locator("td").nth(1)).to_have_text(
+        f"1. {first['names']['a']} · 2. {first['names']['b']}"
+    )
+    expect(their.locator("td").nth(2)).to_have_text("2-0")
 
     page.goto(f"{live_server.url}/dashboard/competitions/{second['competition']}/")
     ranks = page.locator("#standings tbody td.rank")

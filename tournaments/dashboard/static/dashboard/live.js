@@ -579,7 +579,13 @@
       );
     }
 
-    // Every round's tables with their places and game points (the page's record of results).
+    // Seats in the order of their places (ties, and seats without a place yet, in seat order).
+    function inPlaceOrder(seats) {
+      return [...seats].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+    }
+
+    // Every round's tables with their places and game points, both in the order of the
+    // places (the page's record of results).
     function roundResults(view) {
       if (!view.results || !view.results.length) return null;
       const rounds = view.results.map((r) => {
@@ -589,7 +595,7 @@
             { "data-match": m.match },
             el("td", { class: "num" }, link(pageUrl(urls.match, m.match), String(m.table + 1))),
             el("td", {}, ...seatNames({ seats: m.seats }, true)),
-            el("td", { class: "num" }, scoreLine(m.seats) || ""),
+            el("td", { class: "num" }, scoreLine(inPlaceOrder(m.seats)) || ""),
             el("td", {}, el("span", { class: `badge ${m.status}` }, words("match", m.status))),
           ),
         );
@@ -603,7 +609,7 @@
             el(
               "table",
               { class: "results" },
-              el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Places"), el("th", { class: "num" }, "Game points"), el("th", {}, "Status"))),
+              el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Places"), el("th", { class: "num", title: "Game points, in the order of the places" }, "Game points"), el("th", {}, "Status"))),
               el("tbody", {}, ...rows),
             ),
           ),
