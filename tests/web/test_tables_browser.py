@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from bots.models import Bot
 from tests.browser import chromium_browser, in_thread
-from tests.dashboard.conftest import make_competition, play_all
+from tests.dashboard.conftest import make_competition, open_ladder, play_all
 from tests.dashboard.test_tiebreaks import HEAD_TO_HEAD, rig
 from tests.web.conftest import PASSWORD, make_user
 from tournaments.models import Entry
@@ -181,3 +181,22 @@ def test_the_replay_numbers_seats_from_one_like_the_match_page(live_server, chro
     assert sorted(h.strip() for h in heads) == ["seat 1", "seat 2"]
     first = page.locator('.table-seat[data-seat="0"] .seat-head .muted').inner_text()
     assert first.strip() == "seat 1"  # the protocol's seat 0
+
+
+def test_a_ladder_keeps_its_sort_key_the_rating_in_view_on_a_phone(live_server, chromium):
+    ladder = in_thread(lambda: open_ladder(make_user("lena", organiser=True)).pk)
+    page = chromium.new_page(viewport={"width": 390, "height": 900})
+
+    page.goto(f"{live_server.url}/dashboard/competitions/{ladder}/")
+    page.wait_for_selector("#standings th.sort-key")
+
+    header = page.locator("#standings th.sort-key")
+    assert (
+        header.inner_text().startswith("Rating") and header.get_attribute("data-column") == "rating"
+    )
+    box = header.bounding_box()
+    assert box["x"] + box["width"] <= 390
+    assert not page.evaluate(OVERFLOWS)
+    assert "Ordered by rating (mu - 3 sigma, to two decimals), then points" in page.inner_text(
+        "#standings-basis"
+    )
