@@ -377,7 +377,9 @@ def _swiss_order(
 CROSSTABLE_FORMATS = (Competition.Format.ROUND_ROBIN, Competition.Format.DOUBLE_ROUND_ROBIN)
 
 
-def crosstable_for_competition(*, competition: Competition) -> dict[str, Any] | None:
+def crosstable_for_competition(
+    *, competition: Competition, standings: list[dict[str, Any]] | None = None
+) -> dict[str, Any] | None:
     """A round robin's crosstable: a row and a column per entry, both in standings order;
     the cell of row A and column B is A's result against B. None for other formats.
 
@@ -385,13 +387,15 @@ def crosstable_for_competition(*, competition: Competition) -> dict[str, Any] | 
     "cells": [{"opponent", "meetings", "results", "score"}]}]}``: ``results`` A's pairwise
     points against B at each finished table they shared, in playing order (1 ahead,
     0.5 level, 0 behind), ``score`` their sum (None before they met); the diagonal cell
-    has ``opponent`` A and no meetings. Partners are not opponents.
+    has ``opponent`` A and no meetings. Partners are not opponents. ``standings``: the
+    whole table of ``standings_for_competition`` if the caller read it already.
     """
     if competition.format not in CROSSTABLE_FORMATS:
         return None
-    standings = standings_for_competition(competition=competition)
+    if standings is None:
+        standings = standings_for_competition(competition=competition)
     met: dict[tuple[int, int], list[float]] = {}
-    for _, result in finished_results(competition):
+    for result in _finished_tables(competition)[0]:
         for a in result.entries():
             for b in result.opponents(a):
                 met.setdefault((a, b), []).append(pair_score(result, a, b))

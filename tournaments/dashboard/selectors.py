@@ -25,6 +25,7 @@ from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import planned_matches_of
 from tournaments.selectors import (
+    CROSSTABLE_FORMATS,
     competition_progress,
     crosstable_for_competition,
     head_to_head_for_competition,
@@ -108,18 +109,19 @@ def competition_snapshot(
     queue["backlog"] = celery_backlog()
     if not admin:  # the workers panel is the operators' (staff and organisers)
         queue["workers"] = []
+    standings = standings_for_competition(competition=competition)
     payload: dict[str, Any] = {
         "name": competition.name,
         "status": competition.status,
         "closed_early": competition.closed_early,
         "format": competition.format,
         "chain": list(standings_chain(competition)),
-        "standings": standings_for_competition(competition=competition),
+        "standings": standings,
         "progress": progress_from_queue(competition, queue),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
         "rounds": rounds_view(competition=competition),
-        "crosstable": crosstable_for_competition(competition=competition),
+        "crosstable": crosstable_for_competition(competition=competition, standings=standings),
         "chart": rating_series(competition=competition),
         "queue": queue,
         "admin": admin,
@@ -679,13 +681,21 @@ LIVE_MATCHES = 50
 
 
 def standings_event(competition: Competition) -> dict[str, Any]:
-    """``standings.updated`` with the top of the standings and the progress."""
+    """``standings.updated`` with the top of the standings, the progress and a round
+    robin's crosstable (None for other formats)."""
+    if competition.format in CROSSTABLE_FORMATS:  # one read of the whole table for both
+        rows = standings_for_competition(competition=competition)
+        crosstable = crosstable_for_competition(competition=competition, standings=rows)
+        rows = rows[:LIVE_STANDINGS_ROWS]
+    else:
+        rows = standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS)
+        crosstable = None
     return event(
         events.STANDINGS_UPDATED,
         competition.pk,
-        standings=standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS),
+        standings=rows,
         progress=competition_progress(competition=competition),
-        crosstable=crosstable_for_competition(competition=competition),
+        crosstable=crosstable,
     )
 
 
