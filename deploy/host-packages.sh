@@ -2,7 +2,8 @@
 # The Debian packages Cardroom needs on the host, for one purpose:
 #
 #   deploy/host-packages.sh demo   the bot sandbox (bots/sandbox): bubblewrap, prlimit
-#                                  (util-linux), Debian's python3, libseccomp2
+#                                  (util-linux), Debian's python3 with numpy (the one
+#                                  library Python bots may import), libseccomp2
 #   deploy/host-packages.sh test   the above, chromium (the browser test) and postgresql
 #                                  (the server binaries `make test` starts a private
 #                                  PostgreSQL from when DATABASE_URL is unset)
@@ -44,6 +45,8 @@ missing=()
 has_file /usr/bin/bwrap || missing+=(bubblewrap)
 has_file /usr/bin/prlimit || missing+=(util-linux)
 has_file /usr/bin/python3 || missing+=(python3)
+# numpy for the sandbox's python3 (PROTOCOL.md, "What a bot may import"): Debian's build.
+[ -f "$root/usr/lib/python3/dist-packages/numpy/__init__.py" ] || missing+=(python3-numpy)
 has_library 'libseccomp.so.2' || missing+=(libseccomp2)
 # `make` creates .venv with $PYTHON (python3): Debian's needs python3-venv for that.
 venv="${VENV:-.venv}"

@@ -53,7 +53,12 @@ def fake_host(root: Path, *present: str) -> Path:
     return root
 
 
-SANDBOX = ("/usr/bin/bwrap", "/usr/bin/prlimit", "/usr/bin/python3")
+SANDBOX = (
+    "/usr/bin/bwrap",
+    "/usr/bin/prlimit",
+    "/usr/bin/python3",
+    "/usr/lib/python3/dist-packages/numpy/__init__.py",
+)
 SECCOMP = "/usr/lib/x86_64-linux-gnu/libseccomp.so.2"
 
 
@@ -61,7 +66,7 @@ def test_host_packages_names_the_one_command_that_installs_what_is_missing(tmp_p
     bare = fake_host(tmp_path / "bare")
     done = host_packages("test", bare)
     assert done.returncode == 1
-    wanted = "bubblewrap util-linux python3 libseccomp2 chromium postgresql"
+    wanted = "bubblewrap util-linux python3 python3-numpy libseccomp2 chromium postgresql"
     assert f"sudo apt-get install -y {wanted}\n" in done.stderr, done.stderr
 
     half = fake_host(tmp_path / "half", *SANDBOX, SECCOMP)

@@ -92,6 +92,19 @@ class Competition(models.Model):
     #: One of the installation's standing open ladders (``tournaments.ladders``): the game
     #: family it stands for ("manni", "maniglia", "money"); "" for every other competition.
     standing = models.CharField(max_length=24, blank=True, default="", editable=False)
+    #: League seasons: the most entries a division holds (the entries are cut into divisions
+    #: of sizes differing by at most one at the start, ``formats.league``); None: one division.
+    division_size = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: League seasons: how many of each division go up, and of the one above go down, when
+    #: the next season is made (``services.league_next_season``); 0: nobody moves.
+    promote = models.PositiveSmallIntegerField(default=0)
+    #: League seasons: the season this one follows (its divisions came from that one's
+    #: final standings); None for a league's first season.
+    previous_season = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="next_season"
+    )
+    #: League seasons: 1 for the first, one more for each next season.
+    season = models.PositiveSmallIntegerField(default=1)
     #: Closed by its organisers before its schedule ended (``services.competition_close``
     #: of a running or paused tournament): "closed early", not "finished".
     closed_early = models.BooleanField(default=False, editable=False)
@@ -250,6 +263,10 @@ class GameRecord(models.Model):
     ranking = models.JSONField()
     statuses = models.JSONField(default=list)
     data = models.BinaryField()
+    #: The soft-play tally of the game (``tournaments.ratings.soft_play.tally``): per pair
+    #: of seats, the chances one had to take the trick the other was winning and how many
+    #: it let go; None for games without a signal (two seats, no tricks) or older records.
+    chances = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         constraints = [

@@ -115,7 +115,7 @@ def _columns(model, names: list[str]) -> str:
 
 
 #: Columns of the game records and of the seats written by :func:`match_store`.
-GAME_FIELDS = ["index", "playoff", "scores", "ranking", "statuses", "data"]
+GAME_FIELDS = ["index", "playoff", "scores", "ranking", "statuses", "data", "chances"]
 SEAT_FIELDS = ["seat", "score", "points", "rank", "wins", "statuses", "log", "version"]
 
 #: (entry, (mu, sigma) before, (mu, sigma) after, points won): one entry's rating update.

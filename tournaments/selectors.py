@@ -30,7 +30,14 @@ from tournaments.formats.swiss import swiss_standings
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import TableResult, collusion, head_to_head, pair_score, tiebreaks
+from tournaments.ratings import (
+    TableResult,
+    collusion,
+    head_to_head,
+    pair_score,
+    soft_play,
+    tiebreaks,
+)
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -162,6 +169,53 @@ def _with_confidence(selector: Callable[..., list[dict[str, Any]]]):
     return standings
 
 
+def _in_divisions(selector: Callable[..., list[dict[str, Any]]]):
+    """Adds to every standings row its ``division`` (0 the top one; None outside league
+    seasons) and ``move``: "up" for the top ``promote`` of a division below the first,
+    "down" for the bottom ``promote`` of a division above the last, else None (while the
+    season runs: where the row stands now). A league season's rows come division by
+    division, each ranked (and compared with the row below) within its division."""
+
+    @functools.wraps(selector)
+    def standings(*, competition: Competition, limit: int | None = None):
+        if competition.kind != Competition.Kind.LEAGUE_SEASON:
+            rows = selector(competition=competition, limit=limit)
+            return [{**row, "division": None, "move": None} for row in rows]
+        rows = selector(competition=competition)
+        division_of = dict(competition.entries.values_list("pk", "division"))
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault(division_of[row["entry"]], []).append(row)
+        out: list[dict[str, Any]] = []
+        last = max(groups, default=0)
+        # Nobody goes up or down from a season that has not started.
+        promote = 0 if competition.status == Competition.Status.DRAFT else competition.promote
+        for division in sorted(groups):
+            out.extend(_division_rows(groups[division], division, last, promote))
+        return out[:limit]
+
+    return standings
+
+
+def _division_rows(
+    rows: list[dict[str, Any]], division: int, last: int, promote: int
+) -> list[dict[str, Any]]:
+    """One division's rows (in standing order), ranked within it, with their move."""
+    out = with_confidence(rows)
+    level, rank = None, 0
+    for position, row in enumerate(out):
+        # Ranks within the division; rows level in the whole table stay level here.
+        if row["rank"] != level:
+            level, rank = row["rank"], position + 1
+        row["rank"] = rank
+        row["division"] = division
+        up = division > 0 and position < promote
+        down = division < last and position >= len(out) - promote
+        row["move"] = "up" if up else "down" if down else None
+    return out
+
+
+@_in_divisions
 @_with_confidence
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
@@ -252,7 +306,12 @@ def standings_for_competition(
         out = _swiss_order(competition, out, tables[0])
     elif order == "placement":
         out = _knockout_order(competition, out)
-    return _apply_chain(out, chain, *tables)[:limit]
+    divisions = (
+        dict(competition.entries.values_list("pk", "division"))
+        if competition.kind == Competition.Kind.LEAGUE_SEASON
+        else {}
+    )
+    return _apply_chain(out, chain, *tables, divisions=divisions)[:limit]
 
 
 def standings_chain(competition: Competition) -> tuple[str, ...]:
@@ -266,11 +325,15 @@ def _apply_chain(
     chain: tuple[str, ...],
     results: list[TableResult],
     scores: dict[int, float],
+    *,
+    divisions: dict[int, int],
 ) -> list[dict[str, Any]]:
     """``rows`` re-ordered by ``chain`` (``tiebreaks.order``), each with its ``rank``,
     whether it is ``shared`` and the step that put it below the row above
     (``separated_by``); a round robin's rows carry their ``tiebreaks`` values.
-    ``results`` and ``scores``: :func:`_finished_tables`."""
+    ``results`` and ``scores``: :func:`_finished_tables`. A league season's divisions
+    (``divisions``: entry -> division) are ordered each on its own, top division first:
+    a tie, and what separated two rows, is within a division."""
     points = {row["entry"]: row["points"] for row in rows}
     values: dict[str, dict[Any, float]] = {
         "points": points,
@@ -283,8 +346,16 @@ def _apply_chain(
         values["sonneborn_berger"] = tiebreaks.sonneborn_berger(results, points)
     values["score"] = scores
     by_entry = {row["entry"]: row for row in rows}
+    groups: dict[int, list[Any]] = {}
+    for entry in by_entry:
+        groups.setdefault(divisions.get(entry, 0), []).append(entry)
+    placed_rows = [
+        placed
+        for division in sorted(groups)
+        for placed in tiebreaks.order(groups[division], chain, values, results)
+    ]
     ordered = []
-    for placed in tiebreaks.order(list(by_entry), chain, values, results):
+    for placed in placed_rows:
         row = by_entry[placed.entry]
         row.update(rank=placed.rank, shared=placed.shared, separated_by=placed.separated_by)
         if row["order"] == "points":
@@ -471,6 +542,48 @@ def round_results(*, competition: Competition, last: int | None = None) -> list[
         }
         for r in rounds
     ]
+
+
+def league_seasons(*, competition: Competition) -> list[Competition]:
+    """Every season of the league ``competition`` belongs to, first to last (following
+    ``previous_season`` both ways); just ``[competition]`` for any other competition."""
+    seasons = [competition]
+    while seasons[0].previous_season_id is not None:
+        seasons.insert(0, Competition.objects.get(pk=seasons[0].previous_season_id))
+    while (after := Competition.objects.filter(previous_season=seasons[-1]).first()) is not None:
+        seasons.append(after)
+    return seasons
+
+
+def division_history_for_entry(*, entry: Entry, user) -> list[dict[str, Any]]:
+    """The entry's bot in every season of its league that ``user`` may see, first to
+    last: ``{"competition", "name", "season", "status", "entry", "division", "rank",
+    "move"}`` with ``division`` 0 for the top one, ``rank`` its place within the division
+    and ``move`` "up", "down" or None (as the standings mark them; for an unfinished
+    season, where it stands now)."""
+    visible = set(competitions_visible_to(user=user).values_list("pk", flat=True))
+    out = []
+    for season in league_seasons(competition=entry.competition):
+        if season.pk not in visible:
+            continue
+        rows = {row["entry"]: row for row in standings_for_competition(competition=season)}
+        there = season.entries.filter(bot_id=entry.bot_id).values_list("pk", flat=True).first()
+        if there is None:
+            continue
+        row = rows[there]
+        out.append(
+            {
+                "competition": season.pk,
+                "name": season.name,
+                "season": season.season,
+                "status": season.status,
+                "entry": there,
+                "division": row["division"],
+                "rank": row["rank"],
+                "move": row["move"],
+            }
+        )
+    return out
 
 
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
@@ -660,6 +773,7 @@ def collusion_report_for_competition(
     excluded = {
         frozenset(p) for p in competition.table_exclusions.values_list("entry_id", "other_id")
     }
+    signals = soft_play_of_competition(competition=competition, tables=tables)
     rows = []
     for row in report:
         figures = {k: v for k, v in vars(row).items() if k not in ("a", "b")}
@@ -670,6 +784,10 @@ def collusion_report_for_competition(
                 **figures,
                 "kept_apart": frozenset((row.a, row.b)) in excluded,
                 "disqualified": [e for e in (row.a, row.b) if entries[e].disqualified],
+                "soft_play": {
+                    "a_to_b": _soft_play_figures(signals.get((row.a, row.b))),
+                    "b_to_a": _soft_play_figures(signals.get((row.b, row.a))),
+                },
             }
         )
     return {
@@ -680,6 +798,43 @@ def collusion_report_for_competition(
         "same_owner_tables": competition.same_owner_tables,
         "pairs": rows,
         "flagged": sum(1 for r in rows if r["flagged"]),
+    }
+
+
+def soft_play_of_competition(
+    *, competition: Competition, tables: dict[int, list[tuple[int, float]]]
+) -> dict[tuple[int, int], soft_play.SoftPlay]:
+    """The soft-play signals (``tournaments.ratings.soft_play``) of the finished games of
+    ``competition`` whose records keep a tally; ``tables`` holds each finished match's
+    entries in player order. One query; no record is decompressed."""
+    players = games.load(competition.variant, **competition.options).num_players
+    try:
+        rotation = schedule(competition.games_per_match, players, competition.duplicate)
+    except ValueError:
+        return {}
+    tallied = GameRecord.objects.filter(
+        match__competition=competition, match__status=Match.Status.DONE, chances__isnull=False
+    ).values_list("match_id", "index", "chances")
+    seated = []
+    for match_id, index, chances in tallied:
+        rows = tables.get(match_id)
+        if rows is None or index >= len(rotation) or len(rows) != players:
+            continue  # a play-off game, or a table the report leaves out
+        seated.append(([rows[p][0] for p in rotation[index][1]], chances))
+    return soft_play.soft_play(seated)
+
+
+def _soft_play_figures(signal: soft_play.SoftPlay | None) -> dict[str, Any] | None:
+    if signal is None:
+        return None
+    return {
+        "chances": signal.chances,
+        "let_go": signal.let_go,
+        "rate": signal.rate,
+        "chances_others": signal.chances_others,
+        "let_go_others": signal.let_go_others,
+        "rate_others": signal.rate_others,
+        "p_value": signal.p_value,
     }
 
 
@@ -701,6 +856,8 @@ STANDINGS_COLUMNS = (
     "trend",
     "status",
     "entry",
+    "division",
+    "move",
     "shared",
     "separated_by",
 )

@@ -9,6 +9,7 @@ call (a retry, a redelivered task) never changes anything twice.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -17,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import F, Max, OuterRef, Subquery
 from django.utils import timezone
 
 import games
@@ -46,6 +47,7 @@ from tournaments.ratings import (
     TableResult,
     inherit,
     rate_game,
+    soft_play,
     table_points,
 )
 
@@ -104,6 +106,51 @@ def _check_table(game, *, format: str, seats_per_table: int | None, playoff_game
         )
 
 
+def _check_league(
+    kind: str, seats: int, *, division_size: int | None, promote: int, relegate: int | None
+) -> None:
+    """``ValidationError`` naming the division setting a competition of ``kind`` played at
+    ``seats`` seats cannot use (module ``formats.league``; the entries are checked at the
+    start, when their number is known)."""
+    if kind != Competition.Kind.LEAGUE_SEASON:
+        if division_size is not None:
+            raise ValidationError({"division_size": "divisions are for league seasons"})
+        if promote or relegate:
+            raise ValidationError({"promote": "promotion and relegation are for league seasons"})
+        return
+    if division_size is not None and (
+        isinstance(division_size, bool)
+        or not isinstance(division_size, int)
+        or division_size < seats
+    ):
+        raise ValidationError(
+            {
+                "division_size": f"a division needs at least one table: {seats} entries or "
+                f"more, got {division_size!r}"
+            }
+        )
+    if isinstance(promote, bool) or not isinstance(promote, int) or promote < 0:
+        raise ValidationError({"promote": f"promote must be an integer >= 0, got {promote!r}"})
+    if relegate is not None and relegate != promote:
+        raise ValidationError(
+            {
+                "relegate": f"relegate ({relegate}) must equal promote ({promote}): those "
+                "going down make room for those coming up, so division sizes stay"
+            }
+        )
+    if promote and division_size is None:
+        raise ValidationError(
+            {"promote": "promotion and relegation need divisions: give a division_size"}
+        )
+    if promote and promote >= division_size:
+        raise ValidationError(
+            {
+                "promote": f"promote ({promote}) must be smaller than a division "
+                f"(division_size {division_size})"
+            }
+        )
+
+
 def _require_manager(competition: Competition, user) -> None:
     if user is not None and not can_manage(competition=competition, user=user):
         raise PermissionDenied("only the competition's organisers may do this")
@@ -129,8 +176,15 @@ def competition_create(
     seed: int | None = None,
     seats_per_table: int | None = None,
     playoff_games_cap: int = 4,
+    division_size: int | None = None,
+    promote: int = 0,
+    relegate: int | None = None,
 ) -> Competition:
     """A new competition in ``draft``; its settings are checked against the variant.
+
+    League seasons only: ``division_size`` (the most entries a division holds; None for
+    one division) and ``promote``, how many go up from each division and down from the
+    one above between seasons; ``relegate``, if given, must equal it (docs/leagues.md).
 
     ``seats_per_table``, if given, must be the variant's number of players.
     ``playoff_games_cap`` (0..:data:`PLAYOFF_GAMES_MAX`) bounds the play-off games of a
@@ -168,6 +222,9 @@ def competition_create(
         raise ValidationError(
             {"same_owner_tables": "only a private competition may waive one bot per owner a table"}
         )
+    _check_league(
+        kind, game.num_players, division_size=division_size, promote=promote, relegate=relegate
+    )
     if games_per_match < 1 or move_ms < 1 or bank_ms < 0 or pace_ms < 0:
         raise ValidationError("games per match and the time control must be positive")
     competition = Competition.objects.create(
@@ -190,6 +247,8 @@ def competition_create(
         created_by=created_by,
         seats_per_table=game.num_players,
         playoff_games_cap=playoff_games_cap,
+        division_size=division_size,
+        promote=promote,
     )
     if created_by is not None:
         competition.organisers.add(created_by)
@@ -230,8 +289,14 @@ def entry_create(
         manages = can_manage(competition=competition, user=by)
         allowances.ladder_entry_allowed(user=bot.owner, competition=competition, manages=manages)
     order = competition.entries.count()
+    # A later season's divisions come from the last one; a newcomer starts at the bottom.
+    bottom = competition.entries.aggregate(bottom=Max("division"))["bottom"] or 0
     return Entry.objects.create(
-        competition=competition, bot=bot, pinned_version=pinned_version, seed_order=order
+        competition=competition,
+        bot=bot,
+        pinned_version=pinned_version,
+        seed_order=order,
+        division=bottom if competition.previous_season_id else 0,
     )
 
 
@@ -277,13 +342,17 @@ def entries_open_statuses(format: str) -> tuple[str, ...]:
     return (Competition.Status.DRAFT,)
 
 
-def entry_withdraw(*, entry: Entry, by=None) -> Entry:
+def _require_withdrawer(entry: Entry, by) -> None:
     if by is not None and not (
         by.is_staff
         or entry.bot.owner_id == by.pk
         or can_manage(competition=entry.competition, user=by)
     ):
         raise PermissionDenied("only the bot's owner or the organisers may withdraw it")
+
+
+def entry_withdraw(*, entry: Entry, by=None) -> Entry:
+    _require_withdrawer(entry, by)
     if entry.competition.status == Competition.Status.DRAFT:
         entry.delete()
     else:
@@ -294,11 +363,17 @@ def entry_withdraw(*, entry: Entry, by=None) -> Entry:
 
 @transaction.atomic
 def entry_remove(*, entry: Entry, by=None) -> Entry:
-    """Take an entry out of a draft (``entry_withdraw``, which deletes it there).
+    """Take an entry out of a draft (``entry_withdraw``, which deletes it there), or out
+    of a ladder in play (it is withdrawn: paired no more, its results stay).
 
-    Refused once the competition has started: its matches and standings count the
-    entry, which can then only be withdrawn (the API's ``withdraw``)."""
+    Refused once any other competition has started: its schedule, matches and
+    standings count the entry, which stays (the API's ``withdraw`` is this same door)."""
+    _require_withdrawer(entry, by)
     competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    in_play = (Competition.Status.RUNNING, Competition.Status.PAUSED)
+    if competition.format == Format.LADDER and competition.status in in_play:
+        entry.competition = competition
+        return entry_withdraw(entry=entry, by=by)
     if competition.status != Competition.Status.DRAFT:
         raise ValidationError(
             f"{entry.bot} cannot be removed: {competition.name} has started (it is "
@@ -339,6 +414,8 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
                 f"no ready version to play yet: {', '.join(names)} (wait for the validation"
                 " of their upload, or withdraw them)"
             )
+    if competition.kind == Competition.Kind.LEAGUE_SEASON:
+        _league_divisions_at_start(competition)
     problem = pairing.fair_play_problem(competition)
     if problem:
         raise ValidationError(f"cannot keep bots of one owner apart: {problem}")
@@ -736,7 +813,15 @@ def _game_rows(played: PlayedMatch) -> list[list[Any]]:
     games_ = [(0, game) for game in played.result.games]
     games_ += [(p.set, p.game) for p in played.playoff]
     return [
-        [g.index, playoff_set, g.scores, g.ranking, g.statuses, GameRecord.pack(g.record)]
+        [
+            g.index,
+            playoff_set,
+            g.scores,
+            g.ranking,
+            g.statuses,
+            GameRecord.pack(g.record),
+            soft_play.game_tally(g.record),
+        ]
         for playoff_set, g in games_
     ]
 
@@ -1169,24 +1254,43 @@ def match_wall_ms(players: int) -> int:
 def league_assign_divisions(
     *, competition: Competition, division_size: int, by=None
 ) -> list[list[int]]:
-    """Cut a draft league season's entries into divisions, strongest (by rating) first."""
+    """Cut a draft league season's entries into divisions, strongest (by rating) first
+    (``formats.league.league_divisions``), and keep ``division_size`` for its start."""
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     _require_manager(competition, by)
     if competition.kind != Competition.Kind.LEAGUE_SEASON:
-        raise ValidationError("divisions are for league seasons")
+        raise ValidationError({"division_size": "divisions are for league seasons"})
     if competition.status != Competition.Status.DRAFT:
         raise ValidationError("divisions are set before the season starts")
-    entries = list(competition.entries.order_by("seed_order", "id"))
+    _check_league(
+        competition.kind,
+        competition.seats_per_table,
+        division_size=division_size,
+        promote=competition.promote,
+        relegate=None,
+    )
+    competition.division_size = division_size
+    competition.save(update_fields=["division_size"])
+    return _cut_divisions(competition)
+
+
+def _cut_divisions(competition: Competition) -> list[list[int]]:
+    """Entry ids per division from the competition's ``division_size``, stored on the
+    entries; the errors name ``division_size``."""
+    entries = list(competition.entries.filter(withdrawn=False).order_by("seed_order", "id"))
     ratings = {e.pk: Rating(e.mu, e.sigma).display for e in entries}
+    size = competition.division_size or max(len(entries), competition.seats_per_table)
     try:
         divisions = league.league_divisions(
-            [e.pk for e in entries],
-            division_size,
-            ratings=ratings,
-            table_size=competition.seats_per_table,
+            [e.pk for e in entries], size, ratings=ratings, table_size=competition.seats_per_table
         )
     except ValueError as exc:
-        raise ValidationError({"division_size": str(exc)}) from None
+        raise ValidationError(
+            {
+                "division_size": f"divisions of at most {size} do not fit "
+                f"{len(entries)} entries: {exc}"
+            }
+        ) from None
     _set_divisions(divisions)
     return [list(d) for d in divisions]
 
@@ -1196,28 +1300,119 @@ def _set_divisions(divisions) -> None:
         Entry.objects.filter(pk__in=members).update(division=number)
 
 
+def _league_divisions_at_start(competition: Competition) -> None:
+    """A first season is cut into divisions now; a later one keeps those its previous
+    season's end gave (newcomers at the bottom). Either way every division must have
+    room for ``promote`` going up and as many going down: else a ``ValidationError``
+    naming ``promote``."""
+    if competition.previous_season_id is None:
+        _cut_divisions(competition)
+    sizes: dict[int, int] = {}
+    for division in competition.entries.filter(withdrawn=False).values_list("division", flat=True):
+        sizes[division] = sizes.get(division, 0) + 1
+    last = max(sizes, default=0)
+    for division, size in sorted(sizes.items()):
+        moving = competition.promote * ((division > 0) + (division < last))
+        if moving > size:
+            raise ValidationError(
+                {
+                    "promote": f"promote ({competition.promote}) moves {moving} of division "
+                    f"{division + 1}, which has only {size} entries"
+                }
+            )
+
+
+@transaction.atomic
+def entry_move_division(*, entry: Entry, division: int, by=None) -> Entry:
+    """Put an entry of a later league season, still a draft, into another of its
+    divisions (0 the top one): a newcomer placed above the bottom, a correction. A first
+    season's divisions are cut at its start; a started season's stay. Raises
+    ``ValidationError`` naming ``division``."""
+    competition = Competition.objects.select_for_update().get(pk=entry.competition_id)
+    _require_manager(competition, by)
+    if competition.kind != Competition.Kind.LEAGUE_SEASON or not competition.previous_season_id:
+        raise ValidationError(
+            {
+                "division": "only the entries of a league's later season are placed by hand; "
+                "a first season's divisions are cut at its start"
+            }
+        )
+    if competition.status != Competition.Status.DRAFT:
+        raise ValidationError({"division": "divisions are fixed once the season has started"})
+    last = competition.entries.aggregate(last=Max("division"))["last"] or 0
+    if isinstance(division, bool) or not isinstance(division, int) or not 0 <= division <= last:
+        raise ValidationError(
+            {"division": f"division must be 0 to {last} (0 is the top one), got {division!r}"}
+        )
+    entry.division = division
+    entry.save(update_fields=["division"])
+    return entry
+
+
 @transaction.atomic
 def league_next_season(
-    *, competition: Competition, promote: int, name: str | None = None, by=None
+    *, competition: Competition, name: str | None = None, promote: int | None = None, by=None
 ) -> Competition:
-    """The next season of a finished league: same settings, ratings carried over, the top
-    ``promote`` of each division moved up and the bottom ``promote`` moved down."""
+    """The next season of a finished league, as a draft: same settings, ratings carried
+    over, the top ``promote`` of each division moved up and the bottom ``promote`` moved
+    down by the final standings (``formats.league.league_next_season``); ``promote``
+    defaults to the season's own and is the next season's. Withdrawn and disqualified
+    entries are not carried over. Raises ``ValidationError`` for a season that is not a
+    finished league season or already has its next one, or a ``promote`` too large."""
+    competition = Competition.objects.select_for_update().get(pk=competition.pk)
     _require_manager(competition, by)
     if competition.kind != Competition.Kind.LEAGUE_SEASON:
         raise ValidationError("only league seasons have a next season")
     if competition.status != Competition.Status.FINISHED:
-        raise ValidationError("the season is not finished yet")
+        raise ValidationError(
+            f"{competition.name} is {competition.status}: its next season is made once it "
+            "has finished"
+        )
+    following = Competition.objects.filter(previous_season=competition).first()
+    if following is not None:
+        raise ValidationError(f"{competition.name} already has its next season: {following}")
+    if name is not None and not name.strip():
+        raise ValidationError({"name": "a season needs a name"})
+    promote = competition.promote if promote is None else promote
+    if isinstance(promote, bool) or not isinstance(promote, int) or promote < 0:
+        raise ValidationError({"promote": f"promote must be an integer >= 0, got {promote!r}"})
     rows = selectors.standings_for_competition(competition=competition)
-    division_of = dict(competition.entries.values_list("pk", "division"))
     orders: dict[int, list[int]] = {}
     for row in rows:
-        orders.setdefault(division_of[row["entry"]], []).append(row["entry"])
+        orders.setdefault(row["division"] or 0, []).append(row["entry"])
     try:
         divisions = league.league_next_season([orders[d] for d in sorted(orders)], promote=promote)
     except ValueError as exc:
         raise ValidationError({"promote": str(exc)}) from None
+    season = _season_after(competition, name, promote)
+    old = {e.pk: e for e in competition.entries.filter(withdrawn=False, disqualified=False)}
+    order = [e for division in divisions for e in division if e in old]
+    Entry.objects.bulk_create(
+        [
+            Entry(
+                competition=season,
+                bot_id=old[e].bot_id,
+                pinned_version=old[e].pinned_version,
+                seed_order=i,
+                mu=old[e].mu,
+                sigma=old[e].sigma,
+            )
+            for i, e in enumerate(order)
+        ]
+    )
+    new_ids = dict(season.entries.values_list("bot_id", "pk"))
+    _set_divisions(
+        [[new_ids[old[e].bot_id] for e in division if e in old] for division in divisions]
+    )
+    return season
+
+
+def _season_after(competition: Competition, name: str | None, promote: int) -> Competition:
+    """The draft of the season after ``competition``, with its settings."""
+    number = competition.season + 1
+    base = re.sub(r" \(season \d+\)$", "", competition.name)
     season = Competition.objects.create(
-        name=name or f"{competition.name} (next season)",
+        name=(name or f"{base} (season {number})").strip()[:120],
         kind=competition.kind,
         variant=competition.variant,
         options=competition.options,
@@ -1233,26 +1428,15 @@ def league_next_season(
         # A secret season's next season gets a secret of its own; a seeded one stays seeded.
         deal_secret=deals.new_secret() if competition.deal_secret else "",
         is_public=competition.is_public,
+        full_replays_after_end=competition.full_replays_after_end,
+        same_owner_tables=competition.same_owner_tables,
+        division_size=competition.division_size,
+        promote=promote,
+        previous_season=competition,
+        season=number,
         created_by=competition.created_by,
     )
     season.organisers.set(competition.organisers.all())
-    old = {e.pk: e for e in competition.entries.all()}
-    order = [e for division in divisions for e in division]
-    Entry.objects.bulk_create(
-        [
-            Entry(
-                competition=season,
-                bot_id=old[e].bot_id,
-                pinned_version=old[e].pinned_version,
-                seed_order=i,
-                mu=old[e].mu,
-                sigma=old[e].sigma,
-            )
-            for i, e in enumerate(order)
-        ]
-    )
-    new_ids = dict(season.entries.values_list("bot_id", "pk"))
-    _set_divisions([[new_ids[old[e].bot_id] for e in division] for division in divisions])
     return season
 
 

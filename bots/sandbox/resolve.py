@@ -19,7 +19,8 @@ DIRECTORY_ENTRY_POINTS = ("bot.py", "main.py", "bot.js", "main.js")
 def resolve(path: str | Path) -> tuple[list[str], Path]:
     """The command (as run inside the sandbox) and the host path to mount at ``/bot``.
 
-    A directory is run by its ``bot.json`` (``{"command": [...]}``) if present,
+    A directory is run by its ``bot.json`` (``{"command": [...]}``, or an upload's
+    ``{"entry": "main.py"}`` run by its extension) if present,
     else by the first of bot.py / main.py (python3), bot.js / main.js (node), or
     an executable named ``bot``; the directory is returned as ``bot_dir``. A
     single file is run by its extension (.py python3, .js node, .sh sh) or
@@ -58,6 +59,9 @@ def _command_from_manifest(manifest: Path) -> list[str]:
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{str(manifest)!r} is not valid JSON: {error}") from None
     command = data.get("command") if isinstance(data, dict) else None
+    entry = data.get("entry") if isinstance(data, dict) else None
+    if command is None and isinstance(entry, str) and entry:
+        return _command_from_entry(manifest.parent, entry, manifest)
     if (
         not isinstance(command, list)
         or not command
@@ -65,9 +69,20 @@ def _command_from_manifest(manifest: Path) -> list[str]:
     ):
         raise ValueError(
             f'{str(manifest)!r} must hold {{"command": [...]}}, a non-empty list of '
-            f"non-empty strings; got {command!r:.200}"
+            f'non-empty strings, or {{"entry": "<program>"}}; got {command!r:.200}'
         )
     return list(command)
+
+
+def _command_from_entry(directory: Path, entry: str, manifest: Path) -> list[str]:
+    """The command of an upload's manifest that names only its ``entry`` (as
+    ``bots.archive`` runs it): by the entry's extension, else the entry itself."""
+    program = (directory / entry).resolve()
+    if directory not in program.parents or not program.is_file():
+        raise ValueError(f"{str(manifest)!r} names an entry {entry!r} that is not a file in it")
+    target = f"{BOT_MOUNT}/{program.relative_to(directory).as_posix()}"
+    interpreter = INTERPRETERS.get(program.suffix.lower())
+    return [interpreter, target] if interpreter else [target]
 
 
 def _resolve_file(program: Path) -> list[str]:

@@ -10,7 +10,7 @@ IMAGE=${CARDROOM_BASE_IMAGE:-localhost/cardroom-base:bookworm}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-PACKAGES=ca-certificates,python3,python3-venv,bubblewrap,util-linux,libseccomp2,nodejs,postgresql,redis-server,netbase,procps,curl
+PACKAGES=ca-certificates,python3,python3-numpy,python3-venv,bubblewrap,util-linux,libseccomp2,nodejs,postgresql,redis-server,netbase,procps,curl
 
 mmdebstrap --variant=minbase --include="$PACKAGES" \
     --customize-hook='chroot "$1" sh -c "apt-get clean; rm -rf /var/lib/apt/lists/*"' \

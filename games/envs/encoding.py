@@ -89,13 +89,21 @@ class Encoder:
         self.score_scale = 10.0 if self.family == "manni" else 100.0
 
     def encode(self, state: State, seat: int) -> np.ndarray:
-        obs = state.shared_observation(seat)
+        return self._encode(state, state.shared_observation(seat), seat)
+
+    def encode_observation(self, observation: dict[str, Any], seat: int) -> np.ndarray:
+        """The same vector from ``observation(seat)`` as a bot receives it (PROTOCOL.md
+        ``act``, the history whole): what a trained policy sees in a match is what it
+        saw in training. ``seat`` is the bot's own (the ``hello``'s)."""
+        return self._encode(observation, observation, seat)
+
+    def _encode(self, key: Any, obs: dict[str, Any], seat: int) -> np.ndarray:
         # Filled as a Python float array (item writes are cheap), handed out as numpy.
         out = array("f", self._zeros)
         if self.family == "money":
             self._money(obs, seat, out)
         else:
-            self._tricks(state, obs, seat, out)
+            self._tricks(key, obs, seat, out)
         return np.frombuffer(out, dtype=np.float32)
 
     # -- helpers ------------------------------------------------------------
@@ -120,7 +128,7 @@ class Encoder:
         for s, v in enumerate(values):
             out[base + (s - seat) % n] = f(v)
 
-    def _played(self, state: State, deal: dict[str, Any]) -> list[tuple[int, int]]:
+    def _played(self, state: Any, deal: dict[str, Any]) -> list[tuple[int, int]]:
         """``(seat, card)`` of every card played in ``deal``, parsed once per action.
 
         Engines only ever add actions to a state, so for the same state object and the
@@ -145,7 +153,7 @@ class Encoder:
         self._cache = (state, key, len(actions), pairs)
         return pairs
 
-    def _tricks(self, state: State, obs: dict[str, Any], seat: int, out: Any) -> None:
+    def _tricks(self, state: Any, obs: dict[str, Any], seat: int, out: Any) -> None:
         cards, n, c = self.cards, self.players, len(self.cards)
         off = self.offsets
         base = off["hand"]
@@ -235,3 +243,13 @@ class Encoder:
             out[off["phase"] + self.phases.index(phase)] = 1.0
         self._seat_onehot(out, "current", seat, obs.get("current_player"))
         self._seat_onehot(out, "dealer", seat, obs.get("dealer"))
+
+
+def action_labels(game: Game) -> tuple[str, ...]:
+    """The label of every action id of ``game`` (``labels[i]`` for id ``i``): how a bot,
+    which receives labels, finds the ids a policy scores."""
+    state = game.new_game(0)
+    labels = type(state).LABELS
+    if not labels:  # Money: a table per ruleset
+        labels = state.rules.table.labels  # type: ignore[attr-defined]
+    return tuple(labels)

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 import games
@@ -182,3 +183,31 @@ def results(response) -> list[dict]:
     """The items of a paginated list response."""
     assert response.status_code == 200, response.content
     return response.json()["results"]
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent run at once in this process (as a worker would run them)."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = False
+
+
+def upload_version(client, bot_id: int, content: bytes, name: str = "bot.zip", **fields):
+    """``POST /api/bots/{id}/versions/`` of ``content`` as the file ``name``."""
+    return client.post(
+        f"/api/bots/{bot_id}/versions/",
+        {"file": SimpleUploadedFile(name, content), **fields},
+        format="multipart",
+    )
+
+
+def validated_upload(client, capture, bot_id: int, content: bytes, **fields) -> dict:
+    """Upload, then run the validation task the commit sends (as a worker would); the
+    version as the API then shows it."""
+    with capture(execute=True):
+        response = upload_version(client, bot_id, content, **fields)
+    assert response.status_code == 201, response.content
+    return client.get(f"/api/bots/{bot_id}/versions/{response.json()['number']}/").json()

@@ -9,13 +9,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 import games
 from bots import sandbox
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import make_competition
+from tests.api.conftest import make_competition, upload_version, validated_upload
 from tournaments import services as tournament_services
 
 pytestmark = [
@@ -26,15 +25,6 @@ pytestmark = [
 EXAMPLE = (Path(__file__).parents[2] / "bots" / "examples" / "python" / "bot.py").read_bytes()
 
 
-@pytest.fixture
-def eager_celery():
-    from config.celery import app
-
-    app.conf.task_always_eager = True
-    yield app
-    app.conf.task_always_eager = False
-
-
 def zipped(manifest: dict | None) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -42,22 +32,6 @@ def zipped(manifest: dict | None) -> bytes:
         if manifest is not None:
             archive.writestr("bot.json", json.dumps(manifest))
     return buffer.getvalue()
-
-
-def upload(client, bot_id: int, content: bytes, name: str = "bot.zip", **fields):
-    return client.post(
-        f"/api/bots/{bot_id}/versions/",
-        {"file": SimpleUploadedFile(name, content), **fields},
-        format="multipart",
-    )
-
-
-def validated_upload(client, capture, bot_id: int, content: bytes, **fields) -> dict:
-    """Upload, then run the validation task the commit sends (as a worker would)."""
-    with capture(execute=True):
-        response = upload(client, bot_id, content, **fields)
-    assert response.status_code == 201, response.content
-    return client.get(f"/api/bots/{bot_id}/versions/{response.json()['number']}/").json()
 
 
 @pytest.mark.slow
@@ -128,7 +102,7 @@ def test_the_variants_field_of_an_upload_overrides_bot_json(
 def test_a_bad_declaration_is_a_400_naming_it(as_alice, manifest, fields, key, named):
     bot_id = as_alice.post("/api/bots/", {"name": "bad"}).json()["id"]
 
-    response = upload(as_alice, bot_id, zipped(manifest), **fields)
+    response = upload_version(as_alice, bot_id, zipped(manifest), **fields)
 
     assert response.status_code == 400, response.content
     assert named in " ".join(response.json()[key])

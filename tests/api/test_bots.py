@@ -105,16 +105,6 @@ def test_upload_answers_at_once_with_a_validating_version(as_alice):
     assert "validation_report" not in listed[0]
 
 
-@pytest.fixture
-def eager_celery():
-    """Tasks sent run at once in this process (as a worker would run them)."""
-    from config.celery import app
-
-    app.conf.task_always_eager = True
-    yield app
-    app.conf.task_always_eager = False
-
-
 def test_upload_is_validated_by_the_worker_task_after_commit(
     as_alice, django_capture_on_commit_callbacks, eager_celery, monkeypatch
 ):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.test import Client
 
 from bots.services import builtin_bots_ensure
 from tests.api.conftest import client_for, make_bot, make_competition, make_user, results
@@ -329,13 +330,43 @@ def test_withdrawal_by_owner_or_organiser_only(organiser, as_organiser, as_alice
     assert not Entry.objects.exists()  # withdrawn from a draft: removed
 
 
-def test_withdrawal_from_a_running_competition_marks_the_entry(league, as_alice):
+def test_withdrawal_from_a_started_competition_is_refused_as_the_organise_page_refuses(
+    league, organiser, as_alice, as_bob
+):
     entry = league["entries"][0]
 
     response = as_alice.post(f"/api/entries/{entry.pk}/withdraw/")
+    stranger = as_bob.post(f"/api/entries/{entry.pk}/withdraw/")
 
-    assert response.status_code == 204
-    assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is True
+    page = Client()
+    page.force_login(organiser)
+    removed = page.post(f"/organise/{entry.competition_id}/entries/{entry.pk}/remove/")
+
+    reason = (
+        "alice/alpha cannot be removed: Winter league has started (it is running); "
+        "entries are removed only before the start"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"non_field_errors": [reason]}
+    assert removed.status_code == 400 and reason in removed.content.decode()
+    assert as_alice.get(f"/api/entries/{entry.pk}/").json()["withdrawn"] is False
+    assert stranger.status_code == 403  # not theirs: refused before the state is told
+
+
+def test_an_author_leaves_a_running_ladder_and_is_paired_no_more(organiser, alice, as_alice):
+    """A ladder has no schedule to break: leaving it withdraws the entry."""
+    from tournaments import services
+
+    ladder = make_competition(organiser, kind="ladder", format="ladder")
+    mine = services.entry_create(competition=ladder, bot=make_bot(alice, "leaver"))
+    Competition.objects.filter(pk=ladder.pk).update(status=Competition.Status.RUNNING)
+
+    assert as_alice.post(f"/api/entries/{mine.pk}/withdraw/").status_code == 204
+
+    mine.refresh_from_db()
+    assert mine.withdrawn is True  # kept with its results; the ladder pairs it no more
+    rows = as_alice.get(f"/api/competitions/{ladder.pk}/standings/").json()
+    assert [r["withdrawn"] for r in rows if r["entry"] == mine.pk] == [True]
 
 
 def test_progress_counts_matches_by_status(db):

@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 
 from bots.models import Bot
+from bots.referee.match import schedule
 from tests.api.conftest import client_for, make_competition, make_user
 from tournaments import services
-from tournaments.models import Competition, Match, MatchSeat, Round
+from tournaments.models import Competition, GameRecord, Match, MatchSeat, Round
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +24,11 @@ def _entries(competition, owner, names):
 
 def _played(competition, entries, *, tables: int, colluders=(), boost=0.2, seed=3):
     """Finished 3-seat matches drawn at random from ``entries``; the ``colluders`` take
-    ``boost`` more of their games from the third seat when they share a table."""
+    ``boost`` more of their games from the third seat when they share a table, and each
+    game's soft-play tally has every seat with 4 chances against each other seat, of
+    which a colluder lets its partner's go 3 times (and nobody else's ever)."""
     rng = random.Random(seed)
+    rotation = schedule(competition.games_per_match, 3, competition.duplicate)
     round_ = Round.objects.create(competition=competition, number=1)
     for t in range(tables):
         seated = rng.sample(entries, 3)
@@ -45,6 +49,17 @@ def _played(competition, entries, *, tables: int, colluders=(), boost=0.2, seed=
         for s, (entry, pts) in enumerate(zip(seated, points, strict=True)):
             rank = 1 + sum(1 for other in points if other > pts)
             MatchSeat.objects.create(match=match, seat=s, entry=entry, points=pts, rank=rank)
+        for index, (_, players) in enumerate(rotation):  # players[seat]: the match player
+            at = [seated[p] for p in players]
+            tally = [
+                [giver, taker, 4, 3 if together and {at[giver], at[taker]} <= set(colluders) else 0]
+                for giver in range(3)
+                for taker in range(3)
+                if giver != taker
+            ]
+            GameRecord.objects.create(
+                match=match, index=index, scores=[0] * 3, ranking=[1] * 3, data=b"", chances=tally
+            )
 
 
 @pytest.fixture
@@ -76,6 +91,28 @@ def test_the_report_flags_the_colluding_pair_under_a_waiver(as_organiser, waived
     assert {top["a"]["entry"], top["b"]["entry"]} == {c1.pk, c2.pk}
     assert top["flagged"] and top["p_adjusted"] <= 0.01 and top["effect"] > 0
     assert body["flagged"] == 1
+
+
+def test_the_report_shows_the_tricks_each_of_a_pair_let_the_other_take(
+    as_organiser, organiser, waived
+):
+    competition, (c1, c2), (o1, *_) = waived
+    pairs = as_organiser.get(f"/api/competitions/{competition.pk}/collusion/").json()["pairs"]
+
+    top = pairs[0]
+    for direction in ("a_to_b", "b_to_a"):
+        signal = top["soft_play"][direction]
+        assert signal["rate"] == 0.75 and signal["rate_others"] == 0.0, signal
+        assert signal["chances"] == 4 * 6 * top["tables_together"]  # 4 a game, 6 games
+        assert signal["p_value"] < 1e-9
+    honest = next(p for p in pairs if {p["a"]["entry"], p["b"]["entry"]} == {c1.pk, o1.pk})
+    assert honest["soft_play"]["a_to_b"]["rate"] == honest["soft_play"]["b_to_a"]["rate"]
+    assert honest["soft_play"]["a_to_b"]["p_value"] > 0.5
+
+    site = Client()
+    site.force_login(organiser)
+    page = site.get(f"/organise/{competition.pk}/collusion/").content.decode()
+    assert "let 75% of" in page
 
 
 def test_only_organisers_and_staff_see_the_report(waived, as_staff, organiser):

@@ -12,8 +12,9 @@ import re
 import pytest
 from django.test import Client
 
+from bots.models import Bot
 from tests.dashboard.conftest import make_competition, play_all, snapshot_of
-from tournaments import selectors
+from tournaments import selectors, services
 from tournaments.models import Competition, Entry, MatchSeat
 
 pytestmark = pytest.mark.django_db
@@ -223,3 +224,35 @@ def test_a_private_competition_s_tables_are_hidden(organiser):
 
     for route in ("crosstable", "rounds"):
         assert Client().get(f"/api/competitions/{private.pk}/{route}/").status_code == 404
+
+
+def test_a_league_season_breaks_ties_within_each_division(organiser):
+    league = services.competition_create(
+        created_by=organiser,
+        name="Club league",
+        kind="league-season",
+        variant="money-jordan",
+        format="round-robin",
+        games_per_match=2,
+        division_size=4,
+        promote=1,
+    )
+    for i in range(8):
+        services.entry_create(
+            competition=league, bot=Bot.objects.create(name=f"house-{i}", builtin="random")
+        )
+    services.competition_start(competition=league)
+    play_all(league)
+    # Every match level, every rating equal: each division is one shared place, though
+    # the lower division has fewer points (a place is shared, and a row separated from
+    # the one above, within a division only).
+    MatchSeat.objects.filter(match__competition=league).update(rank=1, score=0.0, points=1.0)
+    league.entries.update(points=1.5, mu=25.0, sigma=5.0)
+    league.entries.filter(division=1).update(points=1.0)
+
+    rows = selectors.standings_for_competition(competition=league)
+
+    assert [(row["division"], row["rank"], row["shared"]) for row in rows] == [(0, 1, True)] * 4 + [
+        (1, 1, True)
+    ] * 4
+    assert all(row["separated_by"] is None for row in rows)  # nothing between divisions

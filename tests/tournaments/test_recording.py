@@ -437,7 +437,7 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     replayed = Match.objects.get(pk=match.pk)
     assert replayed.status == Match.Status.DONE and replayed.attempts == 2
     (game,) = replayed.game_records.all()
-    ((index, _, scores, _, _, data),) = games
+    ((index, _, scores, _, _, data, _),) = games
     assert (game.index, game.scores, bytes(game.data)) == (index, scores, data)
     assert RatingEvent.objects.filter(match=replayed).count() == 2
     assert_ratings_equal_a_recompute(comp)

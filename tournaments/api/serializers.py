@@ -80,6 +80,10 @@ class CompetitionSerializer(serializers.ModelSerializer):
             "is_public",
             "full_replays_after_end",
             "same_owner_tables",
+            "division_size",
+            "promote",
+            "season",
+            "previous_season",
             "created_by",
             "created_at",
         ]
@@ -143,10 +147,15 @@ class CompetitionDetailSerializer(CompetitionSerializer):
         help_text="The steps that order the standings, in order: each later step orders "
         "only the rows level on every step before it (docs/competitions.md)."
     )
+    next_season = serializers.SerializerMethodField(
+        help_text="League seasons: the id of the season made from this one's end "
+        "(`next-season`), if any and visible to you."
+    )
 
     class Meta(CompetitionSerializer.Meta):
         fields = [
             *CompetitionSerializer.Meta.fields,
+            "next_season",
             "organisers",
             "seed",
             "deals",
@@ -162,6 +171,10 @@ class CompetitionDetailSerializer(CompetitionSerializer):
     @extend_schema_field(ScheduleProgressSerializer)
     def get_progress(self, competition: Competition) -> dict[str, Any]:
         return competition_progress(competition=competition)["schedule"]
+
+    def get_next_season(self, competition: Competition) -> int | None:
+        following = competitions_visible_to(user=_user(self)).filter(previous_season=competition)
+        return following.values_list("pk", flat=True).first()
 
     @extend_schema_field(DealsSerializer)
     def get_deals(self, competition: Competition) -> dict[str, Any]:
@@ -240,6 +253,77 @@ class CompetitionCreateSerializer(serializers.Serializer):
         help_text="Leave out (the default) to draw the deals from a secret published at the "
         "end. A chosen seed makes every deal reproducible, and predictable to whoever "
         "knows it.",
+    )
+    division_size = serializers.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="League seasons: the most entries a division holds. At the start the "
+        "entries, strongest by rating first, are cut into divisions whose sizes differ by "
+        "at most one; left out: one division (docs/leagues.md).",
+    )
+    promote = serializers.IntegerField(
+        min_value=0,
+        max_value=1000,
+        default=0,
+        help_text="League seasons with divisions: how many of each division go up, and of "
+        "the division above go down, into the next season.",
+    )
+    relegate = serializers.IntegerField(
+        min_value=0,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Optional: must equal `promote` (division sizes stay from season to season).",
+    )
+
+
+class EntryDivisionSerializer(serializers.Serializer):
+    division = serializers.IntegerField(
+        min_value=0, max_value=1000, help_text="The division to move to: 0 is the top one."
+    )
+
+
+class NextSeasonSerializer(serializers.Serializer):
+    """The next season of a finished league season; everything else is carried over."""
+
+    name = serializers.CharField(
+        max_length=120,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Left out: the league's name with the season's number.",
+    )
+    promote = serializers.IntegerField(
+        min_value=0,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="How many go up from each division and down from the one above; left "
+        "out: the finished season's `promote`. The next season keeps it.",
+    )
+
+
+class SeasonSerializer(serializers.Serializer):
+    """One season of an entry's league: where its bot played and how it ended."""
+
+    competition = serializers.IntegerField()
+    name = serializers.CharField()
+    season = serializers.IntegerField(help_text="1 for the league's first season.")
+    status = serializers.CharField()
+    entry = serializers.IntegerField(help_text="The bot's entry in that season.")
+    division = serializers.IntegerField(
+        allow_null=True, help_text="0 for the top division; null outside league seasons."
+    )
+    rank = serializers.IntegerField(help_text="Its place within the division.")
+    move = serializers.ChoiceField(
+        choices=["up", "down"],
+        allow_null=True,
+        help_text="Whether it went (or, unfinished, stands to go) up or down.",
     )
 
 
@@ -638,6 +722,19 @@ class StandingSerializer(serializers.Serializer):
         help_text="The rating model's probability that this entry is stronger than the one "
         "ranked below it; null for the last row. See docs/ratings.md.",
     )
+    division = serializers.IntegerField(
+        allow_null=True,
+        help_text="League seasons: the entry's division, 0 the top one (the pages say "
+        "Division 1); rows come division by division and `rank` is the place within it. "
+        "Null for other competitions.",
+    )
+    move = serializers.ChoiceField(
+        choices=["up", "down"],
+        allow_null=True,
+        help_text="League seasons: `up` for a promotion place (the top `promote` of a "
+        "division below the first), `down` for a relegation place (the bottom `promote` "
+        "of a division above the last); final once the season has finished.",
+    )
     order = serializers.ChoiceField(
         choices=["points", "swiss", "placement", "rating"],
         help_text="What orders the table: points (round robins), swiss (points and "
@@ -701,6 +798,25 @@ class CollusionEntrySerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class SoftPlaySerializer(serializers.Serializer):
+    """One direction of a pair's soft play (``tournaments.ratings.soft_play``): the
+    chances the giver had to take a trick the other was winning, and how many it let go,
+    against its chances with the other seats at the same tables."""
+
+    chances = serializers.IntegerField()
+    let_go = serializers.IntegerField()
+    rate = serializers.FloatField(allow_null=True)
+    chances_others = serializers.IntegerField()
+    let_go_others = serializers.IntegerField()
+    rate_others = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(help_text="One-sided, uncorrected.")
+
+
+class SoftPlayPairSerializer(serializers.Serializer):
+    a_to_b = SoftPlaySerializer(allow_null=True, help_text="a's chances against b.")
+    b_to_a = SoftPlaySerializer(allow_null=True, help_text="b's chances against a.")
+
+
 class CollusionPairSerializer(serializers.Serializer):
     """One pair of the collusion report (docs/fair-play.md): scores are shares of the
     comparisons with opponents won (0..1)."""
@@ -726,6 +842,9 @@ class CollusionPairSerializer(serializers.Serializer):
     flagged = serializers.BooleanField()
     kept_apart = serializers.BooleanField()
     disqualified = serializers.ListField(child=serializers.IntegerField())
+    soft_play = SoftPlayPairSerializer(
+        help_text="Tricks each let the other take (null for games without tricks)."
+    )
 
 
 class CollusionReportSerializer(serializers.Serializer):

@@ -38,6 +38,7 @@ from tournaments.api.serializers import (
     CompetitionUpdateSerializer,
     CrosstableSerializer,
     EntryCreateSerializer,
+    EntryDivisionSerializer,
     EntrySerializer,
     GameRecordDetailSerializer,
     GameRecordSerializer,
@@ -46,10 +47,12 @@ from tournaments.api.serializers import (
     LiveMatchSerializer,
     MatchResultSerializer,
     MatchSerializer,
+    NextSeasonSerializer,
     ProgressSerializer,
     RatingPointSerializer,
     RoundResultsSerializer,
     RoundSerializer,
+    SeasonSerializer,
     StandingSerializer,
 )
 from tournaments.dashboard.live import live_match_view
@@ -229,6 +232,29 @@ class CompetitionViewSet(
             services.competition_close(competition=competition, by=request.user)
         return self._detail(competition)
 
+    @extend_schema(
+        request=NextSeasonSerializer,
+        responses={
+            201: CompetitionDetailSerializer,
+            400: OpenApiResponse(
+                description="Not a league season, not finished, or it has its next season."
+            ),
+        },
+    )
+    @action(detail=True, methods=["post"], url_path="next-season")
+    def next_season(self, request: Request, pk: str) -> Response:
+        """Make the next season of a finished league season, as a draft: the same settings
+        and entries (ratings carried over), the top ``promote`` of each division moved up
+        and the bottom ``promote`` moved down by the final standings. Start it with
+        ``start``; docs/leagues.md."""
+        competition = self.get_object()
+        serializer = NextSeasonSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        season = services.league_next_season(
+            competition=competition, by=request.user, **serializer.validated_data
+        )
+        return self._detail(season, status.HTTP_201_CREATED)
+
     @extend_schema(responses={200: StandingSerializer(many=True)}, filters=False)
     @action(
         detail=True,
@@ -397,7 +423,8 @@ class EntryViewSet(
     """Bots entered in competitions, with their rating and points there.
 
     ``POST`` enters a bot (yours or a built-in one) while the competition is a
-    draft; ``withdraw`` takes it out again (its owner or the organisers).
+    draft; ``withdraw`` takes it out again before the start (its owner or the
+    organisers); ``seasons`` is a league entry's division history.
     """
 
     serializer_class = EntrySerializer
@@ -419,15 +446,42 @@ class EntryViewSet(
 
     @extend_schema(
         request=None,
-        responses={204: OpenApiResponse(description="Withdrawn (removed, in a draft).")},
+        responses={
+            204: OpenApiResponse(description="Removed from the draft."),
+            400: OpenApiResponse(description="The competition has started: entries stay."),
+        },
     )
     @action(detail=True, methods=["post"])
     def withdraw(self, request: Request, pk: str) -> Response:
-        """Withdraw the entry: removed from a draft, marked withdrawn once running."""
+        """Take the entry out of a draft (its bot's owner or the organisers), as the
+        organise page's *Remove*, or out of a ladder in play (withdrawn: paired no more,
+        its results stay); refused with the same reason once any other competition has
+        started, whose schedule and standings count it."""
         entry = self.get_object()
-        with transaction.atomic():
-            services.entry_withdraw(entry=entry, by=request.user)
+        services.entry_remove(entry=entry, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=EntryDivisionSerializer, responses={200: EntrySerializer})
+    @action(detail=True, methods=["post"])
+    def division(self, request: Request, pk: str) -> Response:
+        """Move the entry to another division of its league season (the organisers),
+        while that season is a draft following another; docs/leagues.md."""
+        entry = self.get_object()
+        serializer = EntryDivisionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entry = services.entry_move_division(
+            entry=entry, division=serializer.validated_data["division"], by=request.user
+        )
+        return Response(EntrySerializer(entry).data)
+
+    @extend_schema(responses={200: SeasonSerializer(many=True)}, filters=False)
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def seasons(self, request: Request, pk: str) -> Response:
+        """The entry's division history: its bot in every season of its league that you
+        may see, first to last, with its division, its place there and whether it went up
+        or down. One row for an entry of any other competition."""
+        rows = selectors.division_history_for_entry(entry=self.get_object(), user=request.user)
+        return Response(SeasonSerializer(rows, many=True).data)
 
     @extend_schema(request=None, responses={204: None})
     @action(detail=True, methods=["post"])

@@ -17,8 +17,10 @@ from tournaments.dashboard.selectors import progress_by_competition
 from tournaments.dashboard.words import (
     COMPETITION_STATUS_WORDS,
     MATCH_STATUS_WORDS,
+    MOVE_WORDS,
     ROUND_STATUS_WORDS,
     STATUS_WORDS,
+    move_words,
     status_words,
 )
 from tournaments.models import Competition, Match, RatingEvent
@@ -53,8 +55,11 @@ def home_page(*, user) -> dict[str, Any]:
     competitions = list(ordered[:HOME_COMPETITIONS])
     progress = progress_by_competition(competitions)
     ladder = next((c for c in competitions if c.format == Competition.Format.LADDER), None)
+    league = next((c for c in competitions if _in_divisions(c)), None)
     return {
         "rows": [(c, progress[c.pk]) for c in competitions],
+        "league": league,
+        "league_divisions": division_tables(competition=league) if league else [],
         "ladder": ladder,
         "ladder_top": (
             standings_for_competition(competition=ladder, limit=LADDER_TOP) if ladder else []
@@ -66,6 +71,29 @@ def home_page(*, user) -> dict[str, Any]:
             .order_by("standing")
         ),
     }
+
+
+def _in_divisions(competition: Competition) -> bool:
+    """A league season whose entries are in divisions (it has started, or it follows a
+    season that cut them)."""
+    return (
+        competition.kind == Competition.Kind.LEAGUE_SEASON
+        and competition.division_size is not None
+        and (competition.status != Competition.Status.DRAFT or competition.previous_season_id)
+    )
+
+
+def division_tables(*, competition: Competition) -> list[dict[str, Any]]:
+    """A league season's standings, one table per division (``{"number"}`` from 1,
+    ``"rows"``), each row's ``move`` in words (``move_words``)."""
+    finished = competition.status == Competition.Status.FINISHED
+    tables: list[dict[str, Any]] = []
+    for row in standings_for_competition(competition=competition):
+        if not tables or tables[-1]["division"] != row["division"]:
+            tables.append({"division": row["division"], "number": row["division"] + 1, "rows": []})
+        words = move_words(row["move"], finished=finished)
+        tables[-1]["rows"].append({**row, "move_words": words})
+    return tables
 
 
 def recent_upsets(*, competitions, shown: int = UPSETS_SHOWN) -> list[dict[str, Any]]:
@@ -276,6 +304,7 @@ def page_words() -> dict[str, dict[str, str]]:
         "round": ROUND_STATUS_WORDS,
         "competition": COMPETITION_STATUS_WORDS,
         "tiebreak": STEP_LABELS,
+        "move": MOVE_WORDS,
     }
 
 

@@ -41,6 +41,7 @@ from tournaments.models import Competition, GameRecord, Match
 from tournaments.ratings.tiebreaks import describe_chain
 from tournaments.selectors import (
     competitions_visible_to,
+    league_seasons,
     match_results_export,
     owned_game_seats,
     results_csv,
@@ -108,8 +109,17 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "words": page_words(),
         "compare": _comparison(request, competition),
         "chain_words": describe_chain(snapshot["chain"]),
+        "seasons": _seasons(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)
+
+
+def _seasons(request: HttpRequest, competition: Competition) -> list[Competition]:
+    """A league season's seasons the user may watch, first to last; [] for others."""
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        return []
+    visible = set(competitions_visible_to(user=request.user).values_list("pk", flat=True))
+    return [s for s in league_seasons(competition=competition) if s.pk in visible]
 
 
 @require_GET

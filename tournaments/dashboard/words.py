@@ -41,6 +41,15 @@ COMPETITION_STATUS_WORDS = {
     "cancelled": "cancelled",
 }
 
+#: A league season's standings row that goes up or down (``selectors``' ``move``): while
+#: the season runs (``up``, ``down``) and once it has finished (``up-final``, ``down-final``).
+MOVE_WORDS = {
+    "up": "▲ promotion place",
+    "down": "▼ relegation place",
+    "up-final": "▲ goes up",
+    "down-final": "▼ goes down",
+}
+
 #: Bot version statuses (codes of ``bots.models.BotVersion.Status``).
 VERSION_STATUS_WORDS = {
     "pending": "waiting to be validated",
@@ -65,3 +74,11 @@ def competition_status_words(status: str) -> str:
 
 def version_status_words(status: str) -> str:
     return VERSION_STATUS_WORDS.get(status, status)
+
+
+def move_words(move: str | None, *, finished: bool) -> str:
+    """A standings row's ``move`` in words ("" for none), final once the season has
+    ``finished``."""
+    if not move:
+        return ""
+    return MOVE_WORDS.get(f"{move}-final" if finished else move, move)

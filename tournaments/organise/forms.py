@@ -112,6 +112,24 @@ class CompetitionForm(forms.Form):
         help_text="Knockouts: the most play-off games a level match may take before it is "
         "decided by lot.",
     )
+    division_size = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        label="Division size",
+        help_text="League seasons: the most entries a division holds; at the start the "
+        "entries, strongest first, are cut into divisions of near-equal sizes. Empty: one "
+        "division.",
+    )
+    promote = forms.IntegerField(
+        min_value=0,
+        max_value=1000,
+        initial=0,
+        required=False,
+        label="Promoted and relegated",
+        help_text="League seasons with divisions: how many of each division go up, and of "
+        "the one above go down, into the next season.",
+    )
     is_public = forms.BooleanField(
         required=False,
         initial=True,
@@ -187,9 +205,12 @@ class CompetitionForm(forms.Form):
             "full_replays_after_end",
             "same_owner_tables",
             "seed",
+            "division_size",
+            "promote",
         ]
         arguments = {k: data[k] for k in plain}
         arguments["pace_ms"] = arguments["pace_ms"] or 0  # left empty: off
+        arguments["promote"] = arguments["promote"] or 0  # left empty: nobody moves
         return {**arguments, "options": self.chosen_options()}
 
     def add_variant_error(self, error: ValidationError) -> None:
@@ -212,6 +233,16 @@ def _typed(option: Option, raw: str) -> Any:
     if isinstance(option.default, bool) and raw in ("true", "false"):
         return raw == "true"
     return raw.strip()
+
+
+class NextSeasonForm(forms.Form):
+    """The next season of a finished league season (``services.league_next_season``)."""
+
+    name = forms.CharField(
+        max_length=120,
+        required=False,
+        help_text="Empty: the league's name with the season's number.",
+    )
 
 
 class EntryAddForm(forms.Form):

@@ -18,12 +18,22 @@ urlpatterns = [
         views.entry_remove,
         name="entry-remove",
     ),
+    path(
+        "<int:competition_id>/entries/<int:entry_id>/division/",
+        views.entry_division,
+        name="entry-division",
+    ),
     path("<int:competition_id>/collusion/", views.collusion_page, name="collusion"),
     path("<int:competition_id>/collusion/act/", views.collusion_action, name="collusion-action"),
     path(
         "<int:competition_id>/matches/<int:match_id>/retry/",
         views.match_retry,
         name="match-retry",
+    ),
+    path(
+        "<int:competition_id>/next-season/",
+        views.next_season,
+        name="next-season",
     ),
     path(
         "<int:competition_id>/<str:action>/",

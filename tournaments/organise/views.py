@@ -29,7 +29,7 @@ from tournaments import execution, pairing, services
 from tournaments.api.permissions import is_organiser
 from tournaments.models import Competition, Match
 from tournaments.organise import services as organise_services
-from tournaments.organise.forms import CompetitionForm, EntryAddForm
+from tournaments.organise.forms import CompetitionForm, EntryAddForm, NextSeasonForm
 from tournaments.selectors import collusion_report_for_competition, competitions_visible_to
 
 HERE = Path(__file__).resolve().parent
@@ -128,10 +128,13 @@ def _competition_page(
     competition: Competition,
     *,
     entry_form: EntryAddForm | None = None,
+    season_form: NextSeasonForm | None = None,
     action_errors: list[str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    entries = competition.entries.select_related("bot", "bot__owner").order_by("seed_order", "id")
+    entries = competition.entries.select_related("bot", "bot__owner").order_by(
+        "division", "seed_order", "id"
+    )
     bots = _enterable_bots(request.user, competition.variant).exclude(
         entries__competition=competition
     )
@@ -157,8 +160,30 @@ def _competition_page(
         "failed": competition.matches.filter(status=Match.Status.FAILED)
         .select_related("round")
         .order_by("id")[:50],
+        **_league_context(competition, season_form),
     }
     return _render(request, "competition.html", context, status=status)
+
+
+def _league_context(competition: Competition, season_form: NextSeasonForm | None):
+    """A league season's part of its page: whether its entries' divisions are set yet
+    (a later season's from the start, a first one's once started), its next season, and
+    the form that makes it."""
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        return {"league": False}
+    following = Competition.objects.filter(previous_season=competition).first()
+    finished = competition.status == Competition.Status.FINISHED
+    return {
+        "league": True,
+        "divisions_set": competition.previous_season_id is not None
+        or competition.status != Competition.Status.DRAFT,
+        "next_season": following,
+        # A later season's draft: its entries may be moved between its divisions.
+        "divisions_movable": competition.previous_season_id is not None
+        and competition.status == Competition.Status.DRAFT,
+        "division_numbers": sorted(set(competition.entries.values_list("division", flat=True))),
+        "season_form": (season_form or NextSeasonForm()) if finished and not following else None,
+    }
 
 
 @login_required
@@ -229,6 +254,53 @@ def entry_remove(request: HttpRequest, competition_id: int, entry_id: int) -> Ht
 
 @login_required
 @require_POST
+def entry_division(request: HttpRequest, competition_id: int, entry_id: int) -> HttpResponse:
+    """Move an entry of a later season's draft to another division
+    (``services.entry_move_division``); a refusal is shown above the controls."""
+    competition = _competition(request, competition_id)
+    entry = get_object_or_404(competition.entries, pk=entry_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    try:
+        division = _division(request.POST.get("division"))
+        services.entry_move_division(entry=entry, division=division, by=request.user)
+    except ValidationError as error:
+        once.release(once.submitted(request))
+        competition.refresh_from_db()
+        return _competition_page(request, competition, action_errors=error.messages, status=400)
+    once.settle(once.submitted(request), here)
+    return redirect(here + "#entries")
+
+
+@login_required
+@require_POST
+def next_season(request: HttpRequest, competition_id: int) -> HttpResponse:
+    """Make the next season of a finished league season (``services.league_next_season``)
+    and go to its page, a draft to start; a refusal is shown above the controls."""
+    competition = _competition(request, competition_id)
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    form = NextSeasonForm(request.POST)
+
+    def make(data: dict[str, Any]) -> str:
+        season = services.league_next_season(
+            competition=competition, name=data["name"] or None, by=request.user
+        )
+        return reverse("organise:competition", args=[season.pk])
+
+    if (done := once.submit(request, form, make, add_service_errors)) is not None:
+        return done
+    competition.refresh_from_db()
+    errors = [message for messages in form.errors.values() for message in messages]
+    return _competition_page(
+        request, competition, season_form=form, action_errors=errors, status=400
+    )
+
+
+@login_required
+@require_POST
 def competition_action(request: HttpRequest, competition_id: int, action: str) -> HttpResponse:
     """Start, pause, resume or close; a refusal is shown above the controls."""
     if action not in ACTIONS:
@@ -274,6 +346,16 @@ def collusion_page(request: HttpRequest, competition_id: int) -> HttpResponse:
 
 def _collusion_page(request, competition, errors: list[str] | None = None, status: int = 200):
     report = collusion_report_for_competition(competition=competition)
+    for row in report["pairs"]:  # the two directions of a pair's soft play, with names
+        signals = row["soft_play"]
+        row["soft_play_rows"] = [
+            (giver["name"], taker["name"], signals[key])
+            for giver, taker, key in (
+                (row["a"], row["b"], "a_to_b"),
+                (row["b"], row["a"], "b_to_a"),
+            )
+            if signals[key] is not None
+        ]
     context = {"competition": competition, "report": report, "errors": errors or []}
     return _render(request, "collusion.html", context, status=status)
 
@@ -312,6 +394,13 @@ def collusion_action(request: HttpRequest, competition_id: int) -> HttpResponse:
 def _digits(value: str | None, field: str) -> int:
     if value is None or not value.isdigit() or not 0 < int(value) < 2**63:
         raise ValidationError({field: f"{field} must be an entry id, got {value!r}"})
+    return int(value)
+
+
+def _division(value: str | None) -> int:
+    """The ``division`` field (0 the top one) as a number, else a ``ValidationError``."""
+    if value is None or not value.isdigit() or int(value) > 1000:
+        raise ValidationError({"division": f"division must be a division number, got {value!r}"})
     return int(value)
 
 

@@ -99,6 +99,27 @@ def test_bot_json_command_runs_with_arguments(tmp_path, running):
     assert act(bot) == {"action": "play"}
 
 
+def test_the_manifest_of_an_upload_runs_its_entry_locally_too(tmp_path, running):
+    """The folder an author uploads ({"entry": ...}) is the folder ``manage.py match`` runs."""
+    manifest = {"entry": "src/answer.sh", "variants": ["manni-basic"]}
+    write_bot(tmp_path / "bot", "bot.json", json.dumps(manifest))
+    write_bot(
+        tmp_path / "bot" / "src",
+        "answer.sh",
+        'read hello; echo \'{"ready": true}\'\nread act; echo \'{"action": "entry"}\'\n',
+    )
+    command, bot_dir = resolve(tmp_path / "bot")
+    bot = running(command, bot_dir)
+
+    assert command == ["sh", "/bot/src/answer.sh"]
+    assert hello(bot) is True
+    assert act(bot) == {"action": "entry"}
+
+    write_bot(tmp_path / "other", "bot.json", json.dumps({"entry": "../bot/src/answer.sh"}))
+    with pytest.raises(ValueError, match="names an entry '../bot/src/answer.sh' that is not"):
+        resolve(tmp_path / "other")
+
+
 @pytest.mark.skipif(NODE is None, reason="no /usr/bin/node on this host")
 def test_node_bot_runs_in_the_sandbox(tmp_path, running):
     write_bot(

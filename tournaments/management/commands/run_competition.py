@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments import execution, selectors
+from tournaments.dashboard.words import move_words
 from tournaments.models import Competition, Match
 from tournaments.ratings import tiebreaks
 
@@ -149,7 +150,11 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
         f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}"
         + ("  out at" if knockout else ""),
     ]
-    for row in rows:
+    divided = any(row.get("division") for row in rows)  # a league season's divisions
+    finished = competition.status == Competition.Status.FINISHED
+    for i, row in enumerate(rows):
+        if divided and (i == 0 or rows[i - 1]["division"] != row["division"]):
+            lines.append(f"division {row['division'] + 1}")
         rank = f"{row['rank']}=" if row.get("shared") else str(row["rank"])
         line = (
             f"{rank:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
@@ -159,5 +164,7 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
             line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
         elif row.get("separated_by") not in (None, chain[0]):
             line += f"  on {tiebreaks.STEP_LABELS[row['separated_by']]}"
+        if row.get("move"):
+            line += f"  {move_words(row['move'], finished=finished)}"
         lines.append(line)
     return lines

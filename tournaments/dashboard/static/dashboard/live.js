@@ -257,21 +257,38 @@
           return el("th", attrs, label);
         }),
       );
-      const rows = state.standings.map((row) => {
+      // League seasons: a heading row before each division, and who goes up or down.
+      const divided = state.standings.some((row) => row.division != null && row.division > 0);
+      const finished = state.status === "finished";
+      const rows = [];
+      state.standings.forEach((row, i) => {
+        if (divided && (i === 0 || state.standings[i - 1].division !== row.division)) {
+          rows.push(
+            el(
+              "tr",
+              { class: "division-head", "data-division": row.division },
+              el("th", { colspan: "9", scope: "rowgroup" }, `Division ${row.division + 1}`),
+            ),
+          );
+        }
         const name = el("td", { class: "name" }, botName(row.entry, row.name));
         if (row.disqualified) name.append(" ", el("span", { class: "muted" }, "(disqualified)"));
         else if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
+        if (row.move) {
+          const said = words("move", finished ? `${row.move}-final` : row.move);
+          name.append(" ", el("span", { class: `badge move-${row.move}` }, said));
+        }
         const note = tiebreakNote(row);
         if (note) name.append(note);
         const tr = el(
           "tr",
-          { "data-entry": row.entry },
+          { "data-entry": row.entry, "data-division": row.division ?? "", "data-move": row.move || "" },
           rankCell(row),
           name,
           ...columns.map((key) => STANDINGS_COLUMNS[key][2](row)),
         );
         if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
-        return tr;
+        rows.push(tr);
       });
       if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: "9", class: "muted" }, "No entries yet.")));
       table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
