@@ -10,7 +10,18 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, F, FloatField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import (
+    Avg,
+    Count,
+    F,
+    FloatField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -32,7 +43,14 @@ from tournaments.models import (
 )
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
-from tournaments.ratings import collusion, head_to_head, soft_play
+from tournaments.ratings import (
+    TableResult,
+    collusion,
+    head_to_head,
+    pair_score,
+    soft_play,
+    tiebreaks,
+)
 from tournaments.ratings.confidence import with_confidence
 
 
@@ -311,11 +329,17 @@ def _division_rows(
 def standings_for_competition(
     *, competition: Competition, limit: int | None = None
 ) -> list[dict[str, Any]]:
-    """One row per entry, in standing order; the one table the API, the dashboard and
-    ``run_competition`` show (docs/competitions.md).
+    """One row per entry, in standing order; the one table the API, the dashboard,
+    the downloads and ``run_competition`` show (docs/competitions.md).
 
-    - Round robins: points first, then the displayed rating (mu - 3 sigma).
-    - Swiss: points (byes included), then its own tie-breaks (see ``_swiss_order``).
+    The order is the format's tie-break chain (:func:`standings_chain`,
+    ``tournaments.ratings.tiebreaks``):
+
+    - Round robins: points, then head-to-head among the tied, then Sonneborn-Berger
+      (the duplicate score when the matches are duplicate), then the displayed rating
+      (mu - 3 sigma) to two decimals.
+    - Swiss: points (byes included), then Buchholz, Sonneborn-Berger, head-to-head
+      among the still level (see ``_swiss_order``), then the rating.
     - Knockouts: placements (see ``_knockout_order``): the champion first, the
       runner-up second, then by the round of elimination, later rounds first; those
       out in the same round share a rank. Before the end the entries still in lead,
@@ -323,11 +347,14 @@ def standings_for_competition(
       rating are columns only.
     - Ladders: the displayed rating, then points.
 
-    Every row says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or
+    Rows that no step separates share a rank (``shared``); every other row says which
+    step put it below the row above (``separated_by``, None for the first). Every row
+    says what ordered it (``order``: ``points``, ``swiss``, ``placement`` or
     ``rating``) and whether the matches are ``duplicate`` (every deal once per seat
-    rotation). ``limit`` keeps only the top rows (live views of very large ladders);
-    without a re-ordering format one ordered query returning plain tuples: its cost
-    grows with the number of entries only, and equal keys share a rank.
+    rotation); round robins' and Swiss rows carry their ``tiebreaks`` values.
+    ``limit`` keeps only the top rows (live views of very large ladders): a ladder's
+    table is one ordered query returning plain tuples, its cost growing with the number
+    of entries only.
 
     ``trend`` is the change of the displayed rating over the entry's last
     :data:`TREND_MATCHES` rated matches (None before its first), in the same query.
@@ -357,11 +384,11 @@ def standings_for_competition(
             "partner__owner__username",
         )
     )
-    reorder = order in ("swiss", "placement")
-    if limit is not None and not reorder:  # Swiss and knockouts re-order the whole table
+    # Only a ladder's table is in the query's order (rating, then points); every other
+    # format is re-ordered by its chain, which needs the whole table.
+    if limit is not None and by_rating:
         rows = rows[:limit]
     out: list[dict[str, Any]] = []
-    previous = None
     for position, row in enumerate(rows, start=1):
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
             row[:13]
@@ -369,12 +396,9 @@ def standings_for_competition(
         name = name if owner is None else f"{owner}/{name}"
         if row[13] is not None:  # a team (fixed partnerships): named by its two bots
             name = f"{name} & {row[13] if row[14] is None else f'{row[14]}/{row[13]}'}"
-        key = (display, points) if by_rating else (points, display)
-        rank = out[-1]["rank"] if key == previous else position
-        previous = key
         out.append(
             {
-                "rank": rank,
+                "rank": position,
                 "entry": pk,
                 "bot": bot,
                 "name": name,
@@ -390,11 +414,98 @@ def standings_for_competition(
                 "duplicate": competition.duplicate,
             }
         )
+    chain = standings_chain(competition)
+    tables = _finished_tables(competition) if order in ("points", "swiss") else ([], {})
     if order == "swiss":
-        return _swiss_order(competition, out)[:limit]
-    if order == "placement":
-        return _knockout_order(competition, out)[:limit]
-    return out
+        out = _swiss_order(competition, out, tables[0])
+    elif order == "placement":
+        out = _knockout_order(competition, out)
+    divisions = (
+        dict(competition.entries.values_list("pk", "division"))
+        if competition.kind == Competition.Kind.LEAGUE_SEASON
+        else {}
+    )
+    return _apply_chain(out, chain, *tables, divisions=divisions)[:limit]
+
+
+def standings_chain(competition: Competition) -> tuple[str, ...]:
+    """The tie-break chain that orders the competition's standings
+    (``tournaments.ratings.tiebreaks.chain_for``)."""
+    return tiebreaks.chain_for(competition.format, duplicate=competition.duplicate)
+
+
+def _apply_chain(
+    rows: list[dict[str, Any]],
+    chain: tuple[str, ...],
+    results: list[TableResult],
+    scores: dict[int, float],
+    *,
+    divisions: dict[int, int],
+) -> list[dict[str, Any]]:
+    """``rows`` re-ordered by ``chain`` (``tiebreaks.order``), each with its ``rank``,
+    whether it is ``shared`` and the step that put it below the row above
+    (``separated_by``); a round robin's rows carry their ``tiebreaks`` values.
+    ``results`` and ``scores``: :func:`_finished_tables`. A league season's divisions
+    (``divisions``: entry -> division) are ordered each on its own, top division first:
+    a tie, and what separated two rows, is within a division."""
+    points = {row["entry"]: row["points"] for row in rows}
+    values: dict[str, dict[Any, float]] = {
+        "points": points,
+        "rating": {row["entry"]: round(row["rating"], 2) for row in rows},
+        "placement": {row["entry"]: -row["rank"] for row in rows},
+    }
+    for step in ("buchholz", "median_buchholz"):
+        values[step] = {row["entry"]: row.get("tiebreaks", {}).get(step, 0.0) for row in rows}
+    if "sonneborn_berger" in chain:
+        values["sonneborn_berger"] = tiebreaks.sonneborn_berger(results, points)
+    values["score"] = scores
+    by_entry = {row["entry"]: row for row in rows}
+    groups: dict[int, list[Any]] = {}
+    for entry in by_entry:
+        groups.setdefault(divisions.get(entry, 0), []).append(entry)
+    placed_rows = [
+        placed
+        for division in sorted(groups)
+        for placed in tiebreaks.order(groups[division], chain, values, results)
+    ]
+    ordered = []
+    for placed in placed_rows:
+        row = by_entry[placed.entry]
+        row.update(rank=placed.rank, shared=placed.shared, separated_by=placed.separated_by)
+        if row["order"] == "points":
+            row["tiebreaks"] = {"head_to_head": placed.head_to_head}
+            for step in ("sonneborn_berger", "score"):
+                if step in chain:
+                    row["tiebreaks"][step] = values[step].get(placed.entry, 0.0)
+        ordered.append(row)
+    return ordered
+
+
+def _finished_tables(competition: Competition) -> tuple[list[TableResult], dict[int, float]]:
+    """The finished tables of ``competition`` in the order they were created (as
+    ``pairing.finished_results``) and each entry's duplicate score: its total game score
+    over them (an entry at two seats of one table counts their mean). One query."""
+    teams = seat_teams(competition)
+    seats = (
+        MatchSeat.objects.filter(match__competition=competition, match__status=Match.Status.DONE)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "entry_id", "rank", "score")
+    )
+    by_match: dict[int, list[tuple[int, int, float | None]]] = {}
+    for match_id, entry, rank, score in seats:
+        by_match.setdefault(match_id, []).append((entry, rank, score))
+    results, scores = [], {}
+    for rows in by_match.values():
+        results.append(
+            TableResult(tuple(e for e, _, _ in rows), tuple(r for _, r, _ in rows), teams)
+        )
+        mine: dict[int, list[float]] = {}
+        for entry, _, score in rows:
+            if score is not None:
+                mine.setdefault(entry, []).append(score)
+        for entry, values in mine.items():
+            scores[entry] = scores.get(entry, 0.0) + sum(values) / len(values)
+    return results, scores
 
 
 def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -422,11 +533,12 @@ def _knockout_order(competition: Competition, rows: list[dict[str, Any]]) -> lis
     return ordered
 
 
-def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _swiss_order(
+    competition: Competition, rows: list[dict[str, Any]], results: list[TableResult]
+) -> list[dict[str, Any]]:
     """Swiss standings: points (byes included), then Buchholz, Sonneborn-Berger, head-to-head."""
     entries = list(competition.entries.order_by("seed_order", "id").values_list("id", flat=True))
     byes = [e for r in competition.rounds.all() for e in r.byes.values_list("id", flat=True)]
-    results = [result for _, result in finished_results(competition)]
     table = swiss_standings(
         entries,
         results,
@@ -450,6 +562,106 @@ def _swiss_order(competition: Competition, rows: list[dict[str, Any]]) -> list[d
         )
         ordered.append(row)
     return ordered
+
+
+#: The formats with a crosstable: every entry meets every other.
+CROSSTABLE_FORMATS = (Competition.Format.ROUND_ROBIN, Competition.Format.DOUBLE_ROUND_ROBIN)
+
+
+def crosstable_for_competition(
+    *, competition: Competition, standings: list[dict[str, Any]] | None = None
+) -> dict[str, Any] | None:
+    """A round robin's crosstable: a row and a column per entry, both in standings order;
+    the cell of row A and column B is A's result against B. None for other formats.
+
+    ``{"entries": [{"entry", "name", "rank", "shared", "points"}], "rows": [{"entry",
+    "cells": [{"opponent", "meetings", "results", "score"}]}]}``: ``results`` A's pairwise
+    points against B at each finished table they shared, in playing order (1 ahead,
+    0.5 level, 0 behind), ``score`` their sum (None before they met); the diagonal cell
+    has ``opponent`` A and no meetings. Partners are not opponents. ``standings``: the
+    whole table of ``standings_for_competition`` if the caller read it already.
+    """
+    if competition.format not in CROSSTABLE_FORMATS:
+        return None
+    if standings is None:
+        standings = standings_for_competition(competition=competition)
+    met: dict[tuple[int, int], list[float]] = {}
+    for result in _finished_tables(competition)[0]:
+        for a in result.entries():
+            for b in result.opponents(a):
+                met.setdefault((a, b), []).append(pair_score(result, a, b))
+    order = [row["entry"] for row in standings]
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            results = met.get((a, b), [])
+            cells.append(
+                {
+                    "opponent": b,
+                    "meetings": len(results),
+                    "results": results,
+                    "score": sum(results) if results else None,
+                }
+            )
+        rows.append({"entry": a, "cells": cells})
+    keys = ("entry", "name", "rank", "shared", "points")
+    return {"entries": [{k: row[k] for k in keys} for row in standings], "rows": rows}
+
+
+def round_results(*, competition: Competition, last: int | None = None) -> list[dict[str, Any]]:
+    """Every round in order (the ``last`` ones with ``last``), each with its tables and
+    byes: ``{"number", "status", "byes": [{"entry", "name"}], "matches": [{"match",
+    "table", "node", "status", "seats": [{"seat", "entry", "name", "rank", "score",
+    "points"}]}]}``; seats in seat order (``seat`` is the protocol's index, from 0), a
+    seat's ``rank``, ``score`` and ``points`` None until its match is done. Three queries.
+    """
+    names = {
+        pk: name if owner is None else f"{owner}/{name}"
+        for pk, name, owner in competition.entries.values_list(
+            "pk", "bot__name", "bot__owner__username"
+        )
+    }
+    every = competition.rounds.prefetch_related("byes")
+    if last:
+        rounds = list(every.order_by("-number")[:last])[::-1]
+    else:
+        rounds = list(every.order_by("number"))
+    matches = (
+        competition.matches.filter(round__in=rounds)
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("seat")))
+        .order_by("table", "id")
+    )
+    by_round: dict[int, list[dict[str, Any]]] = {}
+    for match in matches:
+        by_round.setdefault(match.round_id, []).append(
+            {
+                "match": match.pk,
+                "table": match.table,
+                "node": match.node,
+                "status": match.status,
+                "seats": [
+                    {
+                        "seat": s.seat,
+                        "entry": s.entry_id,
+                        "name": names.get(s.entry_id, str(s.entry_id)),
+                        "rank": s.rank,
+                        "score": s.score,
+                        "points": s.points,
+                    }
+                    for s in match.seats.all()
+                ],
+            }
+        )
+    return [
+        {
+            "number": r.number,
+            "status": r.status,
+            "byes": [{"entry": e.pk, "name": names.get(e.pk, str(e.pk))} for e in r.byes.all()],
+            "matches": by_round.get(r.pk, []),
+        }
+        for r in rounds
+    ]
 
 
 def league_seasons(*, competition: Competition) -> list[Competition]:
@@ -770,6 +982,8 @@ STANDINGS_COLUMNS = (
     "entry",
     "division",
     "move",
+    "shared",
+    "separated_by",
 )
 #: The columns of a match results download in CSV: one row per seat of a finished match.
 MATCH_COLUMNS = (

@@ -50,9 +50,9 @@ def enter_copies(
 
 
 def cli_rows(out: str) -> list[tuple[int, str]]:
-    """(rank, name) of each line of ``run_competition``'s final table."""
+    """(rank, name) of each line of ``run_competition``'s final table (a shared rank "5=")."""
     table = out[out.index("rank  bot") :].splitlines()[1:]
-    return [(int(m[1]), m[2]) for line in table if (m := re.match(r"\s*(\d+)\s+(\S+)", line))]
+    return [(int(m[1]), m[2]) for line in table if (m := re.match(r"\s*(\d+)=?\s+(\S+)", line))]
 
 
 @pytest.mark.parametrize("format", ["single-elimination", "double-elimination"])

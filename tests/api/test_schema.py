@@ -43,6 +43,8 @@ EXPECTED = {
     ("GET", "/api/competitions/{id}/results/"),
     ("GET", "/api/competitions/{id}/progress/"),
     ("GET", "/api/competitions/{id}/head-to-head/"),
+    ("GET", "/api/competitions/{id}/crosstable/"),
+    ("GET", "/api/competitions/{id}/rounds/"),
     ("GET", "/api/competitions/{id}/collusion/"),
     ("POST", "/api/competitions/{id}/keep-apart/"),
     ("POST", "/api/competitions/{id}/next-season/"),

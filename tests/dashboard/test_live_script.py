@@ -328,8 +328,15 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
     page = open_page(browser, painted.html)
     rows = painted.snapshot["standings"]
 
-    names = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
-    assert names == [r["name"] for r in rows]
+    cells = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
+    # Each name, and under it the tie-break that put the row below the one above when
+    # that was not the points ("on duplicate score").
+    labels = {"head_to_head": "head-to-head", "score": "duplicate score", "rating": "rating"}
+    expected = [
+        r["name"] + (f"\non {labels[r['separated_by']]}" if r["separated_by"] in labels else "")
+        for r in rows
+    ]
+    assert cells == expected
     trends = page.locator("#standings td.trend").all_inner_texts()
     for row, text in zip(rows, trends, strict=True):
         if row["trend"] is None:
@@ -368,3 +375,50 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
     times = "\N{MULTIPLICATION SIGN}"
     expected = f"x/bot: crashed {times} 1, made an illegal move {times} 2"
     assert page.inner_text("#problems") == expected
+
+
+def test_the_crosstable_and_the_round_results_follow_the_events(live, browser):
+    page = open_page(browser, live.html)
+    table = live.snapshot["crosstable"]
+    entries = [e["entry"] for e in table["entries"]]
+    done = next(t for t in live.snapshot["rounds"]["current"]["tables"] if t["id"] == live.match.pk)
+    played = {s["entry"] for s in done["seats"]}
+    # The one result so far: a table of three, so each of them met two others.
+    filled = page.locator("#crosstable tbody td[data-opponent]:not(:empty)")
+    assert filled.count() == 6 and {int(x) for x in _attrs(filled, "data-entry")} == played
+
+    # A standings update carries the crosstable: the first row beat the second.
+    a, b = entries[0], entries[1]
+    rows = []
+    for row in table["rows"]:
+        cells = []
+        for cell in row["cells"]:
+            met = {row["entry"], cell["opponent"]} == {a, b}
+            result = [1.0] if row["entry"] == a else [0.0]
+            cells.append(
+                {**cell, "meetings": 1, "results": result, "score": result[0]} if met else cell
+            )
+        rows.append({**row, "cells": cells})
+    update = {**table, "rows": rows}
+    event = {
+        "type": "standings.updated",
+        "competition": 1,
+        "standings": live.snapshot["standings"],
+        "progress": live.snapshot["progress"],
+        "crosstable": update,
+    }
+    deliver(page, event)
+
+    assert page.inner_text(f'#crosstable td[data-entry="{a}"][data-opponent="{b}"]') == "1"
+    assert page.inner_text(f'#crosstable td[data-entry="{b}"][data-opponent="{a}"]') == "0"
+
+    # A finished match fills its row of the results by round.
+    started, finished = started_and_finished(live.competition, live.match, live.snapshot)
+    deliver(page, started, finished)
+    row = page.locator(f'#round-results tr[data-match="{finished["match"]["id"]}"]')
+    assert row.locator("td").nth(3).inner_text() == "finished"
+    assert row.locator("td").nth(1).inner_text().startswith("1. ")
+
+
+def _attrs(locator, name: str) -> list[str]:
+    return [locator.nth(i).get_attribute(name) for i in range(locator.count())]

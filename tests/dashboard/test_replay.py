@@ -448,7 +448,7 @@ def test_without_the_rotation_the_seats_are_numbered():
 
     assert replay.seat_names(game=game, record=record) == bots
     record["seed"] += 1  # not the game the schedule played there
-    assert replay.seat_names(game=game, record=record) == ["seat 0", "seat 1", "seat 2"]
+    assert replay.seat_names(game=game, record=record) == ["seat 1", "seat 2", "seat 3"]
 
 
 @pytest.mark.django_db

@@ -34,11 +34,13 @@ from tournaments.models import (
     Round,
 )
 from tournaments.permissions import can_manage
+from tournaments.ratings.tiebreaks import STEP_LABELS
 from tournaments.selectors import (
     ENDED,
     competition_progress,
     competitions_visible_to,
     full_view_allowed,
+    standings_chain,
     trace_readers,
 )
 from tournaments.services import PLAYOFF_GAMES_MAX
@@ -151,6 +153,10 @@ class CompetitionDetailSerializer(CompetitionSerializer):
     progress = serializers.SerializerMethodField(
         help_text="Matches done out of the whole schedule (see the progress action)."
     )
+    tiebreak_chain = serializers.SerializerMethodField(
+        help_text="The steps that order the standings, in order: each later step orders "
+        "only the rows level on every step before it (docs/competitions.md)."
+    )
     next_season = serializers.SerializerMethodField(
         help_text="League seasons: the id of the season made from this one's end "
         "(`next-season`), if any and visible to you."
@@ -165,8 +171,12 @@ class CompetitionDetailSerializer(CompetitionSerializer):
             "deals",
             "can_manage",
             "progress",
+            "tiebreak_chain",
         ]
         read_only_fields = fields
+
+    def get_tiebreak_chain(self, competition: Competition) -> list[str]:
+        return list(standings_chain(competition))
 
     @extend_schema_field(ScheduleProgressSerializer)
     def get_progress(self, competition: Competition) -> dict[str, Any]:
@@ -483,6 +493,9 @@ class MatchSeatSerializer(serializers.ModelSerializer):
             "log",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "seat": {"help_text": "The protocol's seat index, from 0 (the site shows seat + 1)."}
+        }
 
     def get_bot(self, seat: MatchSeat) -> str:
         return str(seat.entry.bot_at(seat.seat))  # a team's partner at its second seat
@@ -619,7 +632,9 @@ class LiveMatchSerializer(serializers.Serializer):
 
 
 class MatchResultSeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
+    seat = serializers.IntegerField(
+        help_text="The protocol's seat index, from 0 (the site shows seat + 1)."
+    )
     bot = serializers.CharField()
     owner = serializers.CharField(help_text='The owner\'s username; "built-in" for ours.')
     rank = serializers.IntegerField(allow_null=True, help_text="1 = first.")
@@ -637,8 +652,86 @@ class MatchResultSerializer(serializers.Serializer):
     seats = MatchResultSeatSerializer(many=True)
 
 
-class StandingSerializer(serializers.Serializer):
+class RoundSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(
+        help_text="The protocol's seat index, from 0 (the site shows seat + 1)."
+    )
+    entry = serializers.IntegerField()
+    name = serializers.CharField()
+    rank = serializers.IntegerField(allow_null=True, help_text="1 = first; null until done.")
+    score = serializers.FloatField(allow_null=True)
+    points = serializers.FloatField(allow_null=True, help_text="Game points of the match.")
+
+
+class RoundTableSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    table = serializers.IntegerField(help_text="The table's index in its round, from 0.")
+    node = serializers.CharField(help_text="The bracket node of a knockout match; else empty.")
+    status = serializers.CharField()
+    seats = RoundSeatSerializer(many=True)
+
+
+class RoundByeSerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RoundResultsSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    byes = RoundByeSerializer(many=True)
+    matches = RoundTableSerializer(many=True, help_text="Every table of the round.")
+
+
+class CrosstableEntrySerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    name = serializers.CharField()
     rank = serializers.IntegerField()
+    shared = serializers.BooleanField()
+    points = serializers.FloatField()
+
+
+class CrosstableCellSerializer(serializers.Serializer):
+    opponent = serializers.IntegerField()
+    meetings = serializers.IntegerField(help_text="Finished tables the two shared.")
+    results = serializers.ListField(
+        child=serializers.FloatField(),
+        help_text="The row entry's pairwise points against the opponent at each of them, "
+        "in playing order: 1 ahead, 0.5 level, 0 behind.",
+    )
+    score = serializers.FloatField(allow_null=True, help_text="Their sum; null before they met.")
+
+
+class CrosstableRowSerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    cells = CrosstableCellSerializer(
+        many=True, help_text="One per entry, in the order of `entries`: this row's results."
+    )
+
+
+class CrosstableSerializer(serializers.Serializer):
+    entries = CrosstableEntrySerializer(
+        many=True, help_text="Rows and columns, in standings order."
+    )
+    rows = CrosstableRowSerializer(many=True)
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(
+        help_text="Place in the table, 1 = top; rows no tie-break separates share it (1, 2, 2, 4)."
+    )
+    shared = serializers.BooleanField(
+        required=False, help_text="Whether another row has the same rank (shown 2=)."
+    )
+    separated_by = serializers.ChoiceField(
+        choices=sorted(STEP_LABELS),
+        required=False,
+        allow_null=True,
+        help_text="The step of the competition's tie-break chain (`tiebreak_chain`) that put "
+        "this row below the row above: points, head_to_head, sonneborn_berger, buchholz, "
+        "median_buchholz, score, rating or placement; null for the first row and for a "
+        "row sharing the rank above. docs/competitions.md.",
+    )
     entry = serializers.IntegerField()
     bot = serializers.IntegerField()
     name = serializers.CharField()
@@ -658,7 +751,10 @@ class StandingSerializer(serializers.Serializer):
     tiebreaks = serializers.DictField(
         child=serializers.FloatField(),
         required=False,
-        help_text="Swiss only: buchholz, median_buchholz, sonneborn_berger, head_to_head.",
+        help_text="Swiss: buchholz, median_buchholz, sonneborn_berger, head_to_head. Round "
+        "robins: head_to_head (points against the others level with it when that step "
+        "was applied), then sonneborn_berger, or score (the duplicate score) for duplicate "
+        "matches.",
     )
     rating_low = serializers.FloatField(
         help_text="Lower end of the 95 % interval of the skill mu: mu - 1.96 sigma."

@@ -36,6 +36,7 @@ from tournaments.api.serializers import (
     CompetitionDetailSerializer,
     CompetitionSerializer,
     CompetitionUpdateSerializer,
+    CrosstableSerializer,
     EntryCreateSerializer,
     EntryDivisionSerializer,
     EntrySerializer,
@@ -49,6 +50,7 @@ from tournaments.api.serializers import (
     NextSeasonSerializer,
     ProgressSerializer,
     RatingPointSerializer,
+    RoundResultsSerializer,
     RoundSerializer,
     SeasonSerializer,
     StandingSerializer,
@@ -118,6 +120,12 @@ class CompetitionFilter(FilterSet):
             return queryset.none() if value else queryset
         mine = Competition.objects.filter(Q(organisers=user) | Q(created_by=user)).values("pk")
         return queryset.filter(pk__in=mine) if value else queryset.exclude(pk__in=mine)
+
+
+class RoundResultsQuery(serializers.Serializer):
+    last = serializers.IntegerField(
+        required=False, min_value=1, max_value=1_000_000, help_text="Only the latest N rounds."
+    )
 
 
 @extend_schema(tags=["competitions"])
@@ -296,6 +304,51 @@ class CompetitionViewSet(
             return _csv_download(text, f"competition-{competition.pk}-matches.csv")
         matches = selectors.match_results_export(competition=competition)
         return Response(MatchResultSerializer(matches, many=True).data)
+
+    @extend_schema(
+        responses={
+            200: CrosstableSerializer,
+            404: OpenApiResponse(description="Not a round robin (or not visible)."),
+        },
+        filters=False,
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def crosstable(self, request: Request, pk: str) -> Response:
+        """A round robin's crosstable: rows and columns in standings order; the cell of
+        row A, column B is A's result against B (docs/competitions.md)."""
+        competition = self.get_object()
+        table = selectors.crosstable_for_competition(competition=competition)
+        if table is None:
+            raise exceptions.NotFound(
+                f"a {competition.format} has no crosstable: only round robins have one"
+            )
+        return Response(CrosstableSerializer(table).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "last", int, description="Only the latest this many rounds (a ladder has many)."
+            )
+        ],
+        responses={200: RoundResultsSerializer(many=True)},
+        filters=False,
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="rounds",
+        url_name="rounds",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def round_results(self, request: Request, pk: str) -> Response:
+        """Every round in order with every table (seats, places, scores) and its byes."""
+        competition = self.get_object()
+        query = RoundResultsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        last = query.validated_data.get("last")
+        rows = selectors.round_results(competition=competition, last=last)
+        return Response(RoundResultsSerializer(rows, many=True).data)
 
     @extend_schema(responses={200: HeadToHeadSerializer(many=True)}, filters=False)
     @action(

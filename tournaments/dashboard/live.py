@@ -71,7 +71,7 @@ def live_games(*, match: Match, head: LiveHead | None, names: list[str]) -> list
             status = statuses[s] if s < len(statuses) else {}
             seats.append(
                 {
-                    "name": names[player] if player < len(names) else f"seat {s}",
+                    "name": names[player] if player < len(names) else f"seat {s + 1}",
                     "score": game["scores"][s],
                     "rank": game["ranking"][s],
                     "fault": status.get("status", "ok") != "ok",
@@ -117,7 +117,7 @@ def live_game(
     if record is None:
         return None
     all_names = player_names(match=match)
-    names = [all_names[p] if p < len(all_names) else f"seat {s}" for s, p in enumerate(players)]
+    names = [all_names[p] if p < len(all_names) else f"seat {s + 1}" for s, p in enumerate(players)]
     # The seats of the viewer's bots at this game (the players rotate in duplicate).
     own = frozenset(s for s, p in enumerate(players) if p in seats)
     return {

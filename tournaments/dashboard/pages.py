@@ -24,6 +24,7 @@ from tournaments.dashboard.words import (
     status_words,
 )
 from tournaments.models import Competition, Match, RatingEvent
+from tournaments.ratings.tiebreaks import STEP_LABELS
 from tournaments.selectors import (
     competitions_visible_to,
     game_seat_players,
@@ -177,14 +178,14 @@ def match_page(*, match: Match) -> dict[str, Any]:
             names = seat_names(game=game, record=record)
             _add_times(times, game, record)
         except (ValueError, KeyError):
-            names = [f"seat {i}" for i in range(len(game.scores))]
+            names = [f"seat {i + 1}" for i in range(len(game.scores))]
         statuses = list(game.statuses or [])
         per_seat = []
         for i, score in enumerate(game.scores):
             status = statuses[i] if i < len(statuses) and isinstance(statuses[i], dict) else {}
             per_seat.append(
                 {
-                    "name": names[i] if i < len(names) else f"seat {i}",
+                    "name": names[i] if i < len(names) else f"seat {i + 1}",
                     "score": score,
                     "rank": game.ranking[i] if i < len(game.ranking) else None,
                     "fault": status.get("status", "ok") != "ok",
@@ -304,6 +305,7 @@ def page_words() -> dict[str, dict[str, str]]:
         "match": {str(k): v for k, v in MATCH_STATUS_WORDS.items()},
         "round": ROUND_STATUS_WORDS,
         "competition": COMPETITION_STATUS_WORDS,
+        "tiebreak": STEP_LABELS,
         "move": MOVE_WORDS,
     }
 

@@ -26,9 +26,13 @@ from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import planned_matches_of
 from tournaments.selectors import (
+    CROSSTABLE_FORMATS,
     competition_progress,
+    crosstable_for_competition,
     head_to_head_for_competition,
+    round_results,
     schedule_progress,
+    standings_chain,
     standings_for_competition,
 )
 
@@ -115,16 +119,19 @@ def competition_snapshot(
     queue["backlog"] = celery_backlog()
     if not admin:  # the workers panel is the operators' (staff and organisers)
         queue["workers"] = []
+    standings = standings_for_competition(competition=competition)
     payload: dict[str, Any] = {
         "name": competition.name,
         "status": competition.status,
         "closed_early": competition.closed_early,
         "format": competition.format,
-        "standings": standings_for_competition(competition=competition),
+        "chain": list(standings_chain(competition)),
+        "standings": standings,
         "progress": progress_from_queue(competition, queue),
         "matches": matches_for_dashboard(competition=competition),
         "problems": problem_bots(competition=competition),
         "rounds": rounds_view(competition=competition),
+        "crosstable": crosstable_for_competition(competition=competition, standings=standings),
         "chart": rating_series(competition=competition),
         "queue": queue,
         "admin": admin,
@@ -335,7 +342,10 @@ def rounds_view(*, competition: Competition) -> dict[str, Any]:
     ``rounds``: the latest :data:`ROUNDS_SHOWN` as ``{"number", "status", "matches",
     "done"}``, ``earlier`` how many more there are; ``current``: the first running round
     (else the last) with the byes and up to :data:`CURRENT_TABLES` tables (match rows
-    with seats); ``bracket``: :func:`bracket_view`, or None for other formats.
+    with seats); ``bracket``: :func:`bracket_view`, or None for other formats;
+    ``results`` (not for knockouts, whose bracket shows every match): every round's
+    tables and byes (``selectors.round_results``; a ladder's latest
+    :data:`ROUNDS_SHOWN`).
     """
     counted = competition.rounds.annotate(
         total=Count("matches"), done=Count("matches", filter=Q(matches__status=Match.Status.DONE))
@@ -355,6 +365,8 @@ def rounds_view(*, competition: Competition) -> dict[str, Any]:
     if competition.format in ELIMINATION:
         view["bracket"] = bracket_view(competition=competition, names=names)
         return view
+    last = ROUNDS_SHOWN if competition.format == Competition.Format.LADDER else None
+    view["results"] = round_results(competition=competition, last=last)
     current = competition.rounds.filter(status=Round.Status.RUNNING).order_by("number").first()
     current = current or (latest[-1] if latest else None)
     if current is not None:
@@ -680,12 +692,21 @@ LIVE_MATCHES = 50
 
 
 def standings_event(competition: Competition) -> dict[str, Any]:
-    """``standings.updated`` with the top of the standings and the progress."""
+    """``standings.updated`` with the top of the standings, the progress and a round
+    robin's crosstable (None for other formats)."""
+    if competition.format in CROSSTABLE_FORMATS:  # one read of the whole table for both
+        rows = standings_for_competition(competition=competition)
+        crosstable = crosstable_for_competition(competition=competition, standings=rows)
+        rows = rows[:LIVE_STANDINGS_ROWS]
+    else:
+        rows = standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS)
+        crosstable = None
     return event(
         events.STANDINGS_UPDATED,
         competition.pk,
-        standings=standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS),
+        standings=rows,
         progress=competition_progress(competition=competition),
+        crosstable=crosstable,
     )
 
 

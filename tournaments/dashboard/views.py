@@ -38,6 +38,7 @@ from tournaments.dashboard.selectors import (
 )
 from tournaments.dashboard.words import competition_status_words
 from tournaments.models import Competition, GameRecord, Match
+from tournaments.ratings.tiebreaks import describe_chain
 from tournaments.selectors import (
     competitions_visible_to,
     league_seasons,
@@ -107,6 +108,7 @@ def competition_detail(request: HttpRequest, competition_id: int) -> HttpRespons
         "status_words": competition_status_words(competition.shown_status),
         "words": page_words(),
         "compare": _comparison(request, competition),
+        "chain_words": describe_chain(snapshot["chain"]),
         "seasons": _seasons(request, competition),
     }
     return render(request, "dashboard/competition_detail.html", context)

@@ -31,5 +31,5 @@ def seat_names(*, game: GameRecord, record: dict[str, Any]) -> list[str]:
     players = games.load(record["variant"], **record["options"]).num_players
     seats = game_seat_players(game=game, record=record)
     if seats is None or len(bots) != players:
-        return [f"seat {s}" for s in range(players)]
+        return [f"seat {s + 1}" for s in range(players)]  # seats from 1 for people
     return [bots[player] for player in seats]

@@ -557,7 +557,7 @@ class Command(BaseCommand):
             ["rank", "bot", "points", "rating", "games"],
             [
                 (
-                    r["rank"],
+                    f"{r['rank']}=" if r.get("shared") else r["rank"],
                     names.get(r["bot"], r["name"]),
                     f"{r['points']:.1f}",
                     f"{r['rating']:.2f}",

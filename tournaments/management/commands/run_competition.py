@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tournaments import execution, selectors
 from tournaments.dashboard.words import move_words
 from tournaments.models import Competition, Match
+from tournaments.ratings import tiebreaks
 
 BAR = 30
 
@@ -133,26 +134,19 @@ class Command(BaseCommand):
         sys.stdout.flush()
 
 
-#: How each standings order is named above the table (selectors.STANDINGS_ORDER).
-ORDER_NAMES = {
-    "points": "by points, then rating",
-    "swiss": "by points, then Swiss tie-breaks",
-    "placement": "by placement: champion, runner-up, then round of elimination",
-    "rating": "by rating (mu - 3 sigma), then points",
-}
-
-
 def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
-    """The lines of the final table: the rows of ``standings_for_competition`` as they are."""
-    order = rows[0]["order"] if rows else selectors.STANDINGS_ORDER[competition.format]
+    """The lines of the final table: the rows of ``standings_for_competition`` as they are,
+    a shared rank as "2=", and the tie-break that put a row below the one above when it
+    was not the chain's first step ("on head-to-head")."""
+    chain = selectors.standings_chain(competition)
     dealing = (
         "duplicate (every deal once per seat rotation)"
         if competition.duplicate
         else ("not duplicate")
     )
-    knockout = order == "placement"
+    knockout = chain == ("placement",)
     lines = [
-        f"standings {ORDER_NAMES[order]}; matches {dealing}",
+        f"standings by {tiebreaks.describe_chain(chain)}; matches {dealing}",
         f"{'rank':>4}  {'bot':<24} {'points':>7} {'rating':>7} {'games':>6}"
         + ("  out at" if knockout else ""),
     ]
@@ -161,12 +155,15 @@ def standings_table(competition: Competition, rows: list[dict]) -> list[str]:
     for i, row in enumerate(rows):
         if divided and (i == 0 or rows[i - 1]["division"] != row["division"]):
             lines.append(f"division {row['division'] + 1}")
+        rank = f"{row['rank']}=" if row.get("shared") else str(row["rank"])
         line = (
-            f"{row['rank']:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
+            f"{rank:>4}  {row['name'][:24]:<24} {row['points']:>7.1f} "
             f"{row['rating']:>7.2f} {row['games']:>6}"
         )
         if knockout:
             line += f"  {row.get('eliminated_at') or ('champion' if row['rank'] == 1 else '-')}"
+        elif row.get("separated_by") not in (None, chain[0]):
+            line += f"  on {tiebreaks.STEP_LABELS[row['separated_by']]}"
         if row.get("move"):
             line += f"  {move_words(row['move'], finished=finished)}"
         lines.append(line)

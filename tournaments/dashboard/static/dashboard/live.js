@@ -154,6 +154,7 @@
       state.standings = snapshot.standings || [];
       state.progress = snapshot.progress;
       state.format = snapshot.format;
+      state.chain = snapshot.chain || state.chain || [];
       state.status = snapshot.status || (snapshot.progress && snapshot.progress.competition);
       state.closedEarly = Boolean(snapshot.closed_early);
       state.counts = null;
@@ -165,6 +166,7 @@
       state.headToHead = snapshot.head_to_head || state.headToHead || { rows: [], more: 0 };
       state.failed = snapshot.failed || [];
       state.rounds = snapshot.rounds || null;
+      state.crosstable = snapshot.crosstable || null;
       state.queue = snapshot.queue || null;
       history.clear();
       if (snapshot.chart) {
@@ -201,27 +203,57 @@
       for (const part of parts) renderers[part]();
     }
 
-    const STANDINGS_HEAD = [
-      ["#", "Place in the standings; equal places share a number"],
-      ["Bot", null],
-      ["Rating (μ−3σ)", "A cautious estimate of skill: μ (the model's guess) less three times σ"],
-      ["σ", "The uncertainty of the skill estimate; it shrinks with every rated match"],
-      ["Games", "Games played"],
-      ["Points", "Match points: 1 for each opponent finished ahead of in a match, ½ for each level"],
-      ["Trend", "Change of the rating over the last 5 rated matches"],
-      ["μ 95 %", "95 % interval of the skill μ: μ ± 1.96σ (docs/ratings.md)"],
-      ["P(> next)", "The rating model's probability that this entry is stronger than the next one below"],
-    ];
+    // The standings columns; the sort key (the chain's first step: points, or a ladder's
+    // rating) comes right after the bot, so that a phone shows it without scrolling.
+    const STANDINGS_COLUMNS = {
+      rating: ["Rating (μ−3σ)", "A cautious estimate of skill: μ (the model's guess) less three times σ",
+        (row) => el("td", { class: "num" }, fixed(row.rating, 2))],
+      sigma: ["σ", "The uncertainty of the skill estimate; it shrinks with every rated match",
+        (row) => el("td", { class: "num" }, fixed(row.sigma, 2))],
+      games: ["Games", "Games played", (row) => el("td", { class: "num" }, String(row.games))],
+      points: ["Points", "Match points: 1 for each opponent finished ahead of in a match, ½ for each level",
+        (row) => el("td", { class: "num" }, points(row.points))],
+      trend: ["Trend", "Change of the rating over the last 5 rated matches", (row) => trendCell(row.trend)],
+      interval: ["μ 95 %", "95 % interval of the skill μ: μ ± 1.96σ (docs/ratings.md)", intervalCell],
+      pNext: ["P(> next)", "The rating model's probability that this entry is stronger than the next one below",
+        (row) => pNextCell(row.p_above_next)],
+    };
+
+    function standingsColumns() {
+      const key = (state.chain || [])[0] === "rating" ? "rating" : "points";
+      const rest = ["rating", "points", "games", "sigma", "trend", "interval", "pNext"].filter((c) => c !== key);
+      return [key, ...rest];
+    }
+
+    // "2=" for a shared rank; the tie-break that put a row below the one above, when it was
+    // not the first step of the chain ("on head-to-head").
+    function rankCell(row) {
+      return el("td", { class: "num rank" }, `${row.rank}${row.shared ? "=" : ""}`);
+    }
+    function tiebreakNote(row) {
+      const step = row.separated_by;
+      if (!step || step === (state.chain || [])[0]) return null;
+      const first = words("tiebreak", (state.chain || [])[0]);
+      return el(
+        "span",
+        { class: "tiebreak-note", title: `Level with the row above on ${first}; placed below it on ${words("tiebreak", step)}` },
+        `on ${words("tiebreak", step)}`,
+      );
+    }
 
     function renderStandings() {
       const table = document.getElementById("standings");
       const before = rendered.games;
+      const columns = standingsColumns();
       const head = el(
         "tr",
         {},
-        ...STANDINGS_HEAD.map(([label, title], i) => {
-          const attrs = i === 1 ? {} : { class: "num" };
-          if (title) attrs.title = title;
+        el("th", { class: "num", title: "Place in the standings; rows no tie-break separates share it (3=)" }, "#"),
+        el("th", {}, "Bot"),
+        ...columns.map((key, i) => {
+          const [label, title] = STANDINGS_COLUMNS[key];
+          const attrs = { class: i === 0 ? "num sort-key" : "num", title, "data-column": key };
+          if (i === 0) attrs["aria-sort"] = "descending";
           return el("th", attrs, label);
         }),
       );
@@ -239,25 +271,21 @@
             ),
           );
         }
-        const name = el("td", {}, botName(row.entry, row.name));
+        const name = el("td", { class: "name" }, botName(row.entry, row.name));
         if (row.disqualified) name.append(" ", el("span", { class: "muted" }, "(disqualified)"));
         else if (row.withdrawn) name.append(" ", el("span", { class: "muted" }, "(withdrawn)"));
         if (row.move) {
           const said = words("move", finished ? `${row.move}-final` : row.move);
           name.append(" ", el("span", { class: `badge move-${row.move}` }, said));
         }
+        const note = tiebreakNote(row);
+        if (note) name.append(note);
         const tr = el(
           "tr",
           { "data-entry": row.entry, "data-division": row.division ?? "", "data-move": row.move || "" },
-          el("td", { class: "num" }, String(row.rank)),
+          rankCell(row),
           name,
-          el("td", { class: "num" }, fixed(row.rating, 2)),
-          el("td", { class: "num" }, fixed(row.sigma, 2)),
-          el("td", { class: "num" }, String(row.games)),
-          el("td", { class: "num" }, points(row.points)),
-          trendCell(row.trend),
-          intervalCell(row),
-          pNextCell(row.p_above_next),
+          ...columns.map((key) => STANDINGS_COLUMNS[key][2](row)),
         );
         if (before.size && before.get(row.entry) !== row.games) tr.classList.add("flash");
         rows.push(tr);
@@ -522,6 +550,93 @@
       }
     }
 
+    // A round robin's crosstable: rows and columns in standings order; the cell of row A,
+    // column B is A's result against B (every meeting's pairwise points, and their sum).
+    function renderCrosstable() {
+      const section = document.getElementById("crosstable-view");
+      const table = state.crosstable;
+      if (!section) return;
+      if (!table) {
+        section.replaceChildren();
+        return;
+      }
+      const position = new Map(table.entries.map((e, i) => [e.entry, i + 1]));
+      const names = new Map(table.entries.map((e) => [e.entry, e.name]));
+      const head = el(
+        "tr",
+        {},
+        el("th", { class: "num" }, "#"),
+        el("th", {}, "Bot"),
+        ...table.entries.map((e, i) => el("th", { class: "num", title: e.name, "data-column": e.entry }, String(i + 1))),
+        el("th", { class: "num sort-key" }, "Points"),
+      );
+      const rows = table.rows.map((row, i) => {
+        const entry = table.entries[i];
+        const cells = row.cells.map((cell) => {
+          if (cell.opponent === row.entry) return el("td", { class: "num self", "aria-label": "itself" }, "×");
+          const attrs = { class: "num", "data-entry": row.entry, "data-opponent": cell.opponent };
+          if (cell.score == null) return el("td", attrs, "");
+          const each = cell.results.map((r) => pointsText(r)).join(", ");
+          attrs.title = `${names.get(row.entry)} against ${names.get(cell.opponent)} (#${position.get(cell.opponent)}): ${each}`;
+          return el("td", attrs, pointsText(cell.score));
+        });
+        return el(
+          "tr",
+          { "data-entry": row.entry },
+          el("td", { class: "num" }, `${entry.rank}${entry.shared ? "=" : ""}`),
+          el("td", { class: "name" }, botName(row.entry, entry.name)),
+          ...cells,
+          el("td", { class: "num" }, points(entry.points)),
+        );
+      });
+      section.replaceChildren(
+        el("h2", {}, "Crosstable"),
+        el("p", { class: "muted" }, "Each row's result against each column: 1 finished ahead, ½ level, 0 behind (summed over their meetings)."),
+        el("div", { class: "scroll" }, el("table", { id: "crosstable" }, el("thead", {}, head), el("tbody", {}, ...rows))),
+      );
+    }
+
+    // Seats in the order of their places (ties, and seats without a place yet, in seat order).
+    function inPlaceOrder(seats) {
+      return [...seats].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+    }
+
+    // Every round's tables with their places and game points, both in the order of the
+    // places (the page's record of results).
+    function roundResults(view) {
+      if (!view.results || !view.results.length) return null;
+      const rounds = view.results.map((r) => {
+        const rows = r.matches.map((m) =>
+          el(
+            "tr",
+            { "data-match": m.match },
+            el("td", { class: "num" }, link(pageUrl(urls.match, m.match), String(m.table + 1))),
+            el("td", {}, ...seatNames({ seats: m.seats }, true)),
+            el("td", { class: "num" }, scoreLine(inPlaceOrder(m.seats)) || ""),
+            el("td", {}, el("span", { class: `badge ${m.status}` }, words("match", m.status))),
+          ),
+        );
+        const part = el(
+          "div",
+          { class: "round-results", "data-round": r.number },
+          el("h3", {}, `Round ${r.number}`),
+          el(
+            "div",
+            { class: "scroll" },
+            el(
+              "table",
+              { class: "results" },
+              el("thead", {}, el("tr", {}, el("th", { class: "num" }, "Table"), el("th", {}, "Places"), el("th", { class: "num", title: "Game points, in the order of the places" }, "Game points"), el("th", {}, "Status"))),
+              el("tbody", {}, ...rows),
+            ),
+          ),
+        );
+        if (r.byes.length) part.append(el("p", { class: "muted" }, `byes: ${r.byes.map((b) => b.name).join(", ")}`));
+        return part;
+      });
+      return el("details", { id: "round-results", open: "" }, el("summary", {}, "Results by round"), ...rounds);
+    }
+
     function renderRounds() {
       const view = state.rounds;
       const section = document.getElementById("rounds-view");
@@ -594,6 +709,8 @@
         if (c.byes && c.byes.length) current.append(el("p", { class: "muted" }, `byes: ${c.byes.join(", ")}`));
         parts.push(current);
       }
+      const results = roundResults(view);
+      if (results) parts.push(results);
       section.replaceChildren(...parts);
       drawConnectors();
     }
@@ -607,6 +724,7 @@
       chart: renderChart,
       queue: renderQueue,
       rounds: renderRounds,
+      crosstable: renderCrosstable,
     };
     const ALL = Object.keys(renderers);
 
@@ -634,6 +752,9 @@
         const round = view.rounds.find((r) => r.number === match.round);
         if (round && round.done < round.matches) round.done += 1;
       }
+      const results = (view.results || []).find((r) => r.number === match.round);
+      const row = results && results.matches.find((m) => m.match === match.id);
+      if (row) Object.assign(row, { status: match.status, seats: match.seats });
       if (view.bracket && match.node) {
         for (const part of view.bracket.sections) {
           for (const column of part.columns) {
@@ -696,6 +817,10 @@
         invalidate(...ALL);
       },
       "standings.updated"(event) {
+        if ("crosstable" in event) {
+          state.crosstable = event.crosstable;
+          invalidate("crosstable");
+        }
         state.standings = event.standings;
         takeBots(event.standings);
         state.progress = event.progress;

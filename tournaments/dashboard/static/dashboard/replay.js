@@ -65,8 +65,13 @@
     return el("span", { class: `suit-sign ${meta.pack} suit-${suit}`, title: suitName }, `${sign} ${suitName}`);
   }
 
+  // Seats are numbered from 1 for people; the protocol, the API and the data count from 0.
+  function seatLabel(seat) {
+    return `seat ${seat + 1}`;
+  }
+
   function seatName(seat) {
-    return el("span", { class: "seat-name" }, seat == null ? "—" : names[seat] ?? `seat ${seat}`);
+    return el("span", { class: "seat-name" }, seat == null ? "—" : names[seat] ?? seatLabel(seat));
   }
 
   // An action label with its card labels drawn as small coloured cards (the move list).
@@ -126,8 +131,8 @@
     const classes = ["table-seat", `place-${(PLACES[names.length] || [])[seat] || "bottom"}`];
     if (step.table.turn === seat) classes.push("turn");
     if (step.actor === seat) classes.push("actor");
-    const head = el("div", { class: "seat-head" }, el("strong", {}, names[seat] ?? `seat ${seat}`),
-      el("span", { class: "muted" }, ` seat ${seat}`));
+    const head = el("div", { class: "seat-head" }, el("strong", {}, names[seat] ?? seatLabel(seat)),
+      el("span", { class: "muted" }, ` ${seatLabel(seat)}`));
     if (step.table.turn === seat) head.append(el("span", { class: "tag turn-tag" }, "to play"));
     for (const badge of box.badges) head.append(el("span", { class: "tag" }, badge));
     const facts = el("div", { class: "facts" });
@@ -150,7 +155,7 @@
     for (const [seat, label] of area.plays) {
       const won = area.winner === seat;
       row.append(el("div", { class: `play${won ? " winner" : ""}` }, card(label),
-        el("div", { class: "play-seat", title: names[seat] ?? "" }, names[seat] ?? `seat ${seat}`),
+        el("div", { class: "play-seat", title: names[seat] ?? "" }, names[seat] ?? seatLabel(seat)),
         el("div", { class: "play-note" }, won ? (area.complete ? "takes it" : "winning") : "")));
     }
     node.append(row);
@@ -183,7 +188,7 @@
     box.replaceChildren(el("h2", {}, "Final result"), el("table", {},
       el("tr", {}, el("th", { class: "num" }, "rank"), el("th", {}, "bot"), el("th", { class: "num" }, "score")),
       ...order.map(([rank, seat]) => el("tr", {}, el("td", { class: "num" }, String(rank)),
-        el("td", {}, names[seat] ?? `seat ${seat}`), el("td", { class: "num" }, String(res.scores[seat]))))));
+        el("td", {}, names[seat] ?? seatLabel(seat)), el("td", { class: "num" }, String(res.scores[seat]))))));
   }
 
   function draw(step) {
@@ -211,7 +216,7 @@
     const marks = trace ? [trace.over ? "over" : "", trace.fault ? "faulted" : ""].join(" ").trim() : "";
     return el("li", marks ? { class: marks } : {},
       el("a", { href: `#step-${step.index}`, "data-step": String(step.index) },
-        el("span", { class: "move-seat" }, names[step.actor] ?? `seat ${step.actor}`), " ", labelled(step.table.move)));
+        el("span", { class: "move-seat" }, names[step.actor] ?? seatLabel(step.actor)), " ", labelled(step.table.move)));
   }
   moves.replaceChildren(...steps.slice(1).map(moveItem));
 
@@ -228,7 +233,7 @@
       box.replaceChildren(el("p", { class: "muted" }, step.index ? "No decision: a forced move, or a move no trace was kept of." : "Before the first move."));
       return;
     }
-    const pairs = [["seat", names[trace.seat] ?? `seat ${trace.seat}`], ["charged", ms(trace.charged_ms)],
+    const pairs = [["seat", names[trace.seat] ?? seatLabel(trace.seat)], ["charged", ms(trace.charged_ms)],
       ["wall clock", ms(trace.wall_ms)], ["CPU", trace.cpu_ms == null ? "not counted" : ms(trace.cpu_ms)],
       ["bank left", ms(trace.bank_ms)]];
     const parts = [el("dl", {}, ...pairs.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))];
@@ -245,7 +250,7 @@
   if (traced.traces.length) {
     traceBox.hidden = false;
     const seats = [...new Set(traced.traces.map((t) => t.seat))].sort((a, b) => a - b);
-    follow.replaceChildren(...seats.map((s) => el("option", { value: String(s) }, names[s] ?? `seat ${s}`)));
+    follow.replaceChildren(...seats.map((s) => el("option", { value: String(s) }, names[s] ?? seatLabel(s))));
     if (traced.mine.length) follow.value = String(traced.mine[0]);
     nextMine.textContent = traced.mine.length ? "my next decision ›" : "next decision of ›";
     nextMine.hidden = false;
