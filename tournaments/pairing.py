@@ -20,6 +20,7 @@ from bots.selectors import passed_variant
 from tournaments.formats.common import derive_seed
 from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
 from tournaments.formats.ladder import RECENT_TABLES_PER_ENTRY, LadderEntry, ladder_tables
+from tournaments.formats.league import division_sizes
 from tournaments.formats.round_robin import round_robin, scheduled_tables
 from tournaments.formats.swiss import swiss_pair
 from tournaments.models import Competition, Entry, Match, MatchSeat, OwnerLink, TableExclusion
@@ -260,8 +261,13 @@ def _planned(competition: Competition, entries: list[tuple[int, int]]) -> int | 
     k = len(seat_teams(competition)) if competition.fixed_teams else competition.seats_per_table
     if competition.format in (Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN):
         legs = 2 if competition.format == Format.DOUBLE_ROUND_ROBIN else 1
-        sizes = Counter(division for _, division in entries)
-        return sum(scheduled_tables(n, k, legs) for n in sizes.values())
+        sizes = list(Counter(division for _, division in entries).values())
+        first_draft = competition.status == Competition.Status.DRAFT and not (
+            competition.previous_season_id
+        )
+        if competition.division_size and first_draft:  # cut at the start: its sizes now
+            sizes = division_sizes(len(entries), competition.division_size)
+        return sum(scheduled_tables(n, k, legs) for n in sizes)
     if competition.format == Format.SWISS:
         return (competition.rounds_planned or 0) * (len(entries) // k)
     if competition.format in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION):

@@ -40,9 +40,13 @@ def test_a_season_is_played_and_the_next_one_moves_one_up_and_one_down(as_organi
     league = create(as_organiser)
     assert (league["division_size"], league["promote"], league["season"]) == (4, 1, 1)
     enter_copies(as_organiser, league["id"], greedy=4, random=4)
+    detail = f"/api/competitions/{league['id']}/"
+    planned = as_organiser.get(detail).json()["progress"]  # the draft: two divisions of 4
     assert as_organiser.post(f"/api/competitions/{league['id']}/start/").status_code == 200
     early = as_organiser.post(f"/api/competitions/{league['id']}/next-season/")
     call_command("run_competition", str(league["id"]), "--inline")
+    played = as_organiser.get(detail).json()["progress"]
+    assert planned["total"] == played["total"] == played["done"]  # right from the draft on
 
     standings = anon.get(f"/api/competitions/{league['id']}/standings/").json()
     top, bottom = by_division(standings)

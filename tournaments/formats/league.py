@@ -48,16 +48,22 @@ def league_divisions(
         if missing:
             raise ValueError(f"no rating for entries {missing}")
         items = sorted(items, key=lambda e: -ratings[e])
-    count = -(-len(items) // division_size)
-    base, extra = divmod(len(items), count)
-    if base < sides:
-        raise ValueError(f"{len(items)} entries in {count} divisions leave one below {sides}")
+    sizes = division_sizes(len(items), division_size)
+    if sizes[-1] < sides:
+        raise ValueError(f"{len(items)} entries in {len(sizes)} divisions leave one below {sides}")
     out, start = [], 0
-    for d in range(count):
-        size = base + (d < extra)
+    for size in sizes:
         out.append(tuple(items[start : start + size]))
         start += size
     return out
+
+
+def division_sizes(entries: int, division_size: int) -> list[int]:
+    """The sizes of the divisions ``entries`` entries are cut into: ``ceil(entries /
+    division_size)`` of them, differing by at most one, larger ones on top."""
+    count = max(1, -(-entries // division_size))
+    base, extra = divmod(entries, count)
+    return [base + (d < extra) for d in range(count)]
 
 
 def league_schedule(
