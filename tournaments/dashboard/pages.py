@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Case, IntegerField, Value, When
 
 import games
+from bots import builtin
+from bots.allowances import ALLOWANCES, allowance_limit
 from tournaments.dashboard.live import current_number, live_games, match_live_head
 from tournaments.dashboard.replay import seat_names
 from tournaments.dashboard.selectors import progress_by_competition
@@ -23,8 +26,9 @@ from tournaments.dashboard.words import (
     move_words,
     status_words,
 )
+from tournaments.ladders import STANDING_LADDERS
 from tournaments.models import Competition, Match, RatingEvent
-from tournaments.ratings.tiebreaks import STEP_LABELS
+from tournaments.ratings.tiebreaks import STEP_LABELS, chain_for
 from tournaments.selectors import (
     competitions_visible_to,
     game_seat_players,
@@ -319,3 +323,42 @@ def champion(*, competition: Competition, standings: list[dict[str, Any]]) -> di
     first = [row["name"] for row in standings if row["rank"] == standings[0]["rank"]]
     label = "Leader when it closed" if competition.closed_early else "Champion"
     return {"label": label, "names": first}
+
+
+def help_page(*, user) -> dict[str, Any]:
+    """The help page's figures: the variants with their players, the built-in opponents,
+    the tie-break chains, the open ladders, and the allowances (the reader's own when
+    signed in, else the installation's defaults)."""
+    signed_in = user is not None and user.is_authenticated
+    allowances = [
+        {
+            "name": a.name,
+            "label": a.label,
+            "daily": a.daily,
+            "limit": (
+                allowance_limit(user=user, name=a.name)
+                if signed_in
+                else getattr(settings, a.setting)
+            ),
+        }
+        for a in ALLOWANCES.values()
+    ]
+    formats = (
+        ("Round robin", "round-robin", False),
+        ("Round robin of duplicate matches", "round-robin", True),
+        ("Swiss", "swiss", False),
+        ("Knockouts", "single-elimination", False),
+        ("Ladders", "ladder", False),
+    )
+    return {
+        "variants": [games.variant_info(v) for v in games.variants()],
+        "builtins": builtin.names(),
+        "strengths": builtin.strengths(),
+        "ladders": STANDING_LADDERS,
+        "allowances": allowances,
+        "own_allowances": signed_in,
+        "chains": [
+            (label, [STEP_LABELS[step] for step in chain_for(format_, duplicate=duplicate)])
+            for label, format_, duplicate in formats
+        ],
+    }

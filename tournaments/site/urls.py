@@ -1,4 +1,5 @@
-"""URLs of the site: the home page at ``/`` and the account pages under ``/accounts/``."""
+"""URLs of the site: the home page at ``/``, the help at ``/help/`` and the account pages
+under ``/accounts/``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ app_name = "site"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("help/", views.help_, name="help"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/confirm/resend/", views.confirm_resend, name="confirm-resend"),
     path("accounts/confirm/<str:token>/", views.confirm, name="confirm"),

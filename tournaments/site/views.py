@@ -16,13 +16,19 @@ from django.views.decorators.http import require_POST
 
 from bots import accounts
 from config.throttles import RegisterThrottle, login_blocked_for, login_failed
-from tournaments.dashboard.pages import home_page
+from tournaments.dashboard.pages import help_page, home_page
 from tournaments.site.forms import SignupForm
 
 
 def home(request: HttpRequest) -> HttpResponse:
     """Public competitions (live first), a ladder's top ten, recent upsets."""
     return render(request, "cardroom/home.html", home_page(user=request.user))
+
+
+def help_(request: HttpRequest) -> HttpResponse:
+    """How to bring a bot and how to run a competition, with this installation's figures
+    (the variants, the built-ins, the reader's own allowances)."""
+    return render(request, "cardroom/help.html", help_page(user=request.user))
 
 
 def _next_url(request: HttpRequest) -> str:
