@@ -264,7 +264,8 @@ def measure(args) -> dict[str, Any]:
     user, tested = flooder_ready(args)
     workers = start_workers(args, tmp)
     try:
-        alone = play_round_robin(round_robin(args, organiser, "alone"), organiser, args.timeout, tmp)
+        comp = round_robin(args, organiser, "alone")
+        alone = play_round_robin(comp, organiser, args.timeout, tmp)
         flood_started = time.monotonic()
         sent = flood(args, user, tested)
         sending_s = time.monotonic() - flood_started
@@ -327,7 +328,10 @@ def report(r: dict[str, Any]) -> None:
     validations = f["stallers"] + f["uploads"]
     games = f["version_tests"] * f["version_test_games"]
     print("  the flood's progress while the round robin played (and in all by its end):")
-    print(f"    validations finished {during['validations']:6}  ({after['validations']} of {validations})")
+    print(
+        f"    validations finished {during['validations']:6}"
+        f"  ({after['validations']} of {validations})"
+    )
     print(
         f"    version-test games   {during['version_test_games']:6}"
         f"  ({after['version_test_games']} of at most {games})"
@@ -355,7 +359,9 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds the workers take the flood before the round robin starts",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds a round robin may take")
+    parser.add_argument(
+        "--timeout", type=float, default=3600.0, help="seconds a round robin may take"
+    )
     parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
