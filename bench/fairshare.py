@@ -122,8 +122,9 @@ def round_robin(args, organiser, label: str):
 
 
 def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, Any]:
-    """Launch ``comp`` and wait for its last result: matches, seconds, matches a minute."""
-    from django.db.models import Max
+    """Launch ``comp`` and wait for its last result: matches, seconds and matches a minute
+    from the launch to it, and seconds from the launch to the first result."""
+    from django.db.models import Max, Min
 
     from tournaments import execution
     from tournaments.models import Competition, Match
@@ -137,10 +138,15 @@ def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, 
         if time.monotonic() > deadline:
             raise RuntimeError(f"{comp.name} did not finish in {timeout_s:.0f} s: see {tmp}")
         time.sleep(0.5)
-    last = comp.matches.aggregate(last=Max("finished_at"))["last"]
-    seconds = last.timestamp() - started
+    times = comp.matches.aggregate(first=Min("finished_at"), last=Max("finished_at"))
+    seconds = times["last"].timestamp() - started
     matches = comp.matches.filter(status=Match.Status.DONE).count()
-    return {"matches": matches, "seconds": seconds, "matches_per_min": matches * 60 / seconds}
+    return {
+        "matches": matches,
+        "seconds": seconds,
+        "matches_per_min": matches * 60 / seconds,
+        "first_result_s": times["first"].timestamp() - started,
+    }
 
 
 def upload(bot, name: str, content: bytes, variant: str, *, queue: bool):
@@ -313,7 +319,8 @@ def report(r: dict[str, Any]) -> None:
         row = r[name]
         print(
             f"  {name:<8} {row['matches_per_min']:7.1f} matches/min"
-            f"  ({row['matches']} matches in {row['seconds']:.1f} s)"
+            f"  ({row['matches']} matches in {row['seconds']:.1f} s,"
+            f" the first result after {row['first_result_s']:.1f} s)"
         )
     print(f"  flooded / alone {r['ratio']:.2f}  (target >= 0.80)")
     print(
