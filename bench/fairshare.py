@@ -256,6 +256,17 @@ def progress(sent: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def stallers(sent: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """The staller uploads' validations so far: status and the seconds they held a slot."""
+    from bots.models import BotVersion
+
+    rows = BotVersion.objects.filter(pk__in=sent["versions"][:count]).order_by("pk")
+    return [
+        {"status": v.status, "duration_s": (v.validation_report or {}).get("duration_s")}
+        for v in rows
+    ]
+
+
 def measure(args) -> dict[str, Any]:
     import django
 
@@ -280,6 +291,7 @@ def measure(args) -> dict[str, Any]:
         comp = round_robin(args, organiser, "flooded")
         flooded = play_round_robin(comp, organiser, args.timeout, tmp)
         after = progress(sent)
+        held = stallers(sent, args.stallers)
     finally:
         for worker in workers:
             worker.stop()
@@ -305,6 +317,7 @@ def measure(args) -> dict[str, Any]:
             "before": before,
             "after": after,
             "during": {key: after[key] - before[key] for key in after},
+            "staller_validations": held,
         },
     }
 
@@ -344,6 +357,11 @@ def report(r: dict[str, Any]) -> None:
         f"  ({after['version_test_games']} of at most {games})"
     )
     print(f"    ladder matches       {during['ladder_matches']:6}  ({after['ladder_matches']})")
+    held = ", ".join(
+        f"{v['status']}" + (f" after {v['duration_s']:.1f} s" if v["duration_s"] else "")
+        for v in f["staller_validations"]
+    )
+    print(f"  the stallers' validations by then: {held}")
 
 
 def main(argv: list[str] | None = None) -> None:
