@@ -337,8 +337,8 @@ def report(r: dict[str, Any]) -> None:
         )
     print(f"  flooded / alone {r['ratio']:.2f}  (target >= 0.80)")
     print(
-        f"  the flood: {f['stallers']} uploads of a staller, {f['uploads']} other uploads,"
-        f" {f['version_tests']} version tests of {f['version_test_games']} games, a ladder of"
+        f"  the flood: staller uploads {f['stallers']}, other uploads {f['uploads']},"
+        f" version tests {f['version_tests']} of {f['version_test_games']} games, a ladder of"
         f" {f['ladder_entries']} builtin:{f['ladder_bot']} (sent in {f['sending_s']:.1f} s,"
         f" then {f['warmup_s']:.0f} s before the round robin)"
     )

@@ -30,7 +30,7 @@ pytestmark = [
 #: The flood of the benchmark, smaller: staller and other uploads, a version test, a ladder.
 SMALL = [
     "--entries", "6", "--stallers", "1", "--uploads", "3", "--version-tests", "1",
-    "--version-test-games", "2000", "--ladder", "10", "--warmup", "5", "--timeout", "600",
+    "--version-test-games", "2000", "--ladder", "10", "--timeout", "600",
 ]  # fmt: skip
 
 
