@@ -193,15 +193,21 @@ def cores_busy(before: dict[str, float], after: dict[str, float], seconds: float
 
 
 class Worker:
-    """``celery -A config worker --concurrency 1`` on the bench queue."""
+    """``celery -A config worker --concurrency 1`` on the bench queue (or on ``queues``,
+    listened to in that order)."""
 
     def __init__(
-        self, log: Path, pool: str = "prefork", extra: str = "", env: dict | None = None
+        self,
+        log: Path,
+        pool: str = "prefork",
+        extra: str = "",
+        env: dict | None = None,
+        queues: list[str] | None = None,
     ) -> None:
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-P", pool]
         argv += extra.split()
         argv += ["-n", f"bench-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "-Q"]
-        argv += [os.environ["CARDROOM_MATCH_QUEUE"]]
+        argv += [",".join(queues or [os.environ["CARDROOM_MATCH_QUEUE"]])]
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         self.log = log
         with open(log, "wb") as out:

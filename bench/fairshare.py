@@ -1,0 +1,423 @@
+"""Fair share: does an organiser's round robin keep its pace while another user floods the fleet?
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python -m bench.fairshare [--json]
+
+Two worker processes (``--workers``, ``--concurrency 1`` each: the machine's two cores)
+listen to every kind's queue, most urgent first (``CARDROOM_QUEUES``, docs/queues.md),
+and a third, small one runs the periodic tasks on their own queue (``--pool solo``,
+with the beat), as deployed. The queues have names of their own on the Redis of
+``REDIS_URL`` (``CARDROOM_QUEUE_PREFIX``); a scratch PostgreSQL database is created and
+dropped at the end (``bench.bulk``'s machinery).
+
+1. **Alone**: an organiser's round robin of ``--entries`` built-in bots (``--bot``,
+   one-game matches of ``--variant``) is played on the idle workers.
+2. **Flooded**: another user, whose allowances staff raised, floods the fleet through
+   the services the API calls (so every allowance is checked): ``--stallers`` uploads
+   of ``tests/bots/hostile/staller.py`` (it sleeps to the wall-clock ceiling on every
+   decision), ``--uploads`` uploads of an honest program, each queued for validation
+   as ``POST /api/bots/{id}/versions/`` queues it; ``--version-tests`` version tests of
+   ``--version-test-games`` games (``POST /api/bots/{id}/sprt/``) between two versions
+   it validated beforehand; and a ladder of ``--ladder`` entries that it organises. The
+   workers take that work for ``--warmup`` seconds, then the same round robin (the same
+   seed, a new competition) is launched and played again.
+
+Printed: the round robin's matches per minute alone and flooded (each measured from its
+launch to its last result), their ratio (target >= 0.8), and how much of the flood's
+work progressed while the round robin played (validations finished, version-test games
+played, ladder matches played: it must not stop). Challenges are not sent: this
+installation has none yet (the output says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench.bulk import Worker, drop_database, scratch_database
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The hostile bot of the flood: it sleeps just under each decision's ceiling.
+STALLER = ROOT / "tests" / "bots" / "hostile" / "staller.py"
+#: The honest program of the flood's other uploads and of its version tests.
+HONEST = """import json, random, sys
+rng = random.Random({seed})
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({{"ready": True}}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({{"action": rng.choice(message["legal"])}}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+#: Allowances staff raise for the flooding user (the defaults would refuse the flood).
+RAISED = (
+    "bots",
+    "versions_per_day",
+    "upload_bytes_per_day",
+    "version_test_games_per_day",
+    "open_version_tests",
+    "ladder_entries",
+)
+
+
+def challenges_exist() -> bool:
+    """Whether this installation has challenges (a service that sends them)."""
+    from tournaments import services
+
+    return hasattr(services, "challenge_create")
+
+
+def start_workers(args, tmp: Path) -> list[Worker]:
+    """``args.workers`` workers on every queue, most urgent first, and one on the
+    periodic queue with the beat."""
+    from django.conf import settings
+
+    queues = [queue for _, queue in settings.CARDROOM_QUEUES]
+    workers = [
+        Worker(tmp / f"worker-{i}.log", "prefork", args.worker_args, queues=queues)
+        for i in range(args.workers)
+    ]
+    beat = f"-B -s {tmp / 'beat-schedule'}"
+    workers.append(
+        Worker(tmp / "periodic.log", "solo", beat, queues=[settings.CARDROOM_PERIODIC_QUEUE])
+    )
+    for worker in workers:
+        worker.wait_ready()
+    return workers
+
+
+def builtin_bots(label: str, kind: str, count: int) -> list:
+    """``count`` rows of the built-in ``kind`` (as ``bench.bulk`` makes them)."""
+    from bots.models import Bot
+
+    return [Bot.objects.create(name=f"{label}-{i}", builtin=kind) for i in range(count)]
+
+
+def round_robin(args, organiser, label: str):
+    from django.db import transaction
+
+    from tournaments import services
+
+    comp = services.competition_create(
+        created_by=organiser,
+        name=f"club round robin {label}",
+        kind="tournament",
+        variant=args.variant,
+        format="round-robin",
+        games_per_match=1,
+        duplicate=False,
+        seed=args.seed,
+    )
+    for bot in builtin_bots(f"club-{label}", args.bot, args.entries):
+        with transaction.atomic():  # as the API's request is
+            services.entry_create(competition=comp, bot=bot, by=organiser)
+    return comp
+
+
+def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, Any]:
+    """Launch ``comp`` and wait for its last result: matches, seconds and matches a minute
+    from the launch to it, and seconds from the launch to the first result."""
+    from django.db.models import Max, Min
+
+    from tournaments import execution
+    from tournaments.models import Competition, Match
+
+    started = time.time()
+    execution.competition_launch(competition=comp, by=organiser)
+    deadline = time.monotonic() + timeout_s
+    while Competition.objects.filter(pk=comp.pk, status=Competition.Status.RUNNING).exists():
+        if comp.matches.filter(status=Match.Status.FAILED).exists():
+            raise RuntimeError(f"a match of {comp.name} failed: see {tmp}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{comp.name} did not finish in {timeout_s:.0f} s: see {tmp}")
+        time.sleep(0.5)
+    times = comp.matches.aggregate(first=Min("finished_at"), last=Max("finished_at"))
+    seconds = times["last"].timestamp() - started
+    matches = comp.matches.filter(status=Match.Status.DONE).count()
+    return {
+        "matches": matches,
+        "seconds": seconds,
+        "matches_per_min": matches * 60 / seconds,
+        "first_result_s": times["first"].timestamp() - started,
+    }
+
+
+def upload(bot, name: str, content: bytes, variant: str, *, queue: bool):
+    """A version of ``bot`` stored as the API stores an upload; queued for its validation
+    (after commit, on the validations' queue) if ``queue``."""
+    from django.db import transaction
+
+    from bots import services
+
+    with transaction.atomic():
+        version = services.bot_version_upload(
+            bot=bot, filename=name, content=content, variants=[variant]
+        )
+        if queue:
+            version = services.bot_version_queue(version=version)
+    return version
+
+
+def flooder_ready(args):
+    """The flooding user, its allowances raised by staff, and its bot with two versions
+    validated (here, before the workers start) for the version tests."""
+    from django.contrib.auth import get_user_model
+
+    from bots import services
+    from bots.models import BotVersion, UserAllowance
+
+    user = get_user_model().objects.create_user("flooder", password="flood-pw-123")
+    for name in RAISED:
+        UserAllowance.objects.create(
+            user=user, allowance=name, value=10**9, note="bench.fairshare's flood"
+        )
+    tested = services.bot_create(owner=user, name="tested")
+    for number in (1, 2):
+        code = HONEST.format(seed=number).encode()
+        version = upload(tested, "bot.py", code, args.variant, queue=False)
+        services.bot_version_validate(version=version)
+        version.refresh_from_db()
+        if version.status != BotVersion.Status.READY:
+            raise RuntimeError(f"the tested bot's version {number}: {version.validation_report}")
+    return user, tested
+
+
+def flood(args, user, tested) -> dict[str, Any]:
+    """Send the flood of ``user``; returns what was sent and the ids to follow."""
+    from django.db import transaction
+
+    from bots import services as bot_services
+    from tournaments import execution, services
+    from tournaments.version_tests import version_test_create
+
+    staller = bot_services.bot_create(owner=user, name="staller")
+    honest = bot_services.bot_create(owner=user, name="honest")
+    versions = [
+        upload(staller, "staller.py", STALLER.read_bytes() + f"# {i}\n".encode(), args.variant,
+               queue=True).pk
+        for i in range(args.stallers)
+    ]  # fmt: skip
+    versions += [
+        upload(honest, "bot.py", HONEST.format(seed=100 + i).encode(), args.variant, queue=True).pk
+        for i in range(args.uploads)
+    ]
+    tests = []
+    for _ in range(args.version_tests):
+        with transaction.atomic():  # as the API's request is
+            tests.append(
+                version_test_create(
+                    bot=tested, new=2, old=1, variant=args.variant,
+                    max_games=args.version_test_games, by=user,
+                ).pk
+            )  # fmt: skip
+    ladder = services.competition_create(
+        created_by=user,
+        name="flood ladder",
+        kind="ladder",
+        format="ladder",
+        variant=args.variant,
+        games_per_match=1,
+        duplicate=False,
+        seed=args.seed,
+    )
+    for bot in builtin_bots("flood-ladder", args.ladder_bot, args.ladder):
+        with transaction.atomic():
+            services.entry_create(competition=ladder, bot=bot, by=user)
+    execution.competition_launch(competition=ladder, by=user)
+    return {"versions": versions, "version_tests": tests, "ladder": ladder.pk}
+
+
+def progress(sent: dict[str, Any]) -> dict[str, int]:
+    """How much of the flood is done: validations finished, version-test games played,
+    ladder matches played."""
+    from bots.models import BotVersion
+    from tournaments.models import Match, VersionTest
+    from tournaments.version_tests import players_of
+
+    finished = (BotVersion.Status.READY, BotVersion.Status.REJECTED)
+    return {
+        "validations": BotVersion.objects.filter(
+            pk__in=sent["versions"], status__in=finished
+        ).count(),
+        "version_test_games": sum(
+            test.trials * players_of(test)
+            for test in VersionTest.objects.filter(pk__in=sent["version_tests"])
+        ),
+        "ladder_matches": Match.objects.filter(
+            competition_id=sent["ladder"], status=Match.Status.DONE
+        ).count(),
+    }
+
+
+def stallers(sent: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """The staller uploads' validations so far: status and the seconds they held a slot."""
+    from bots.models import BotVersion
+
+    rows = BotVersion.objects.filter(pk__in=sent["versions"][:count]).order_by("pk")
+    return [
+        {"status": v.status, "duration_s": (v.validation_report or {}).get("duration_s")}
+        for v in rows
+    ]
+
+
+def measure(args) -> dict[str, Any]:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardroom-fairshare-{os.getpid()}"
+    tmp.mkdir(parents=True, exist_ok=True)
+    organiser = get_user_model().objects.create_user("organiser", password="club-pw-123")
+    user, tested = flooder_ready(args)
+    workers = start_workers(args, tmp)
+    try:
+        comp = round_robin(args, organiser, "alone")
+        alone = play_round_robin(comp, organiser, args.timeout, tmp)
+        flood_started = time.monotonic()
+        sent = flood(args, user, tested)
+        sending_s = time.monotonic() - flood_started
+        time.sleep(args.warmup)
+        before = progress(sent)
+        comp = round_robin(args, organiser, "flooded")
+        flooded = play_round_robin(comp, organiser, args.timeout, tmp)
+        after = progress(sent)
+        held = stallers(sent, args.stallers)
+    finally:
+        for worker in workers:
+            worker.stop()
+    return {
+        "variant": args.variant,
+        "bot": args.bot,
+        "entries": args.entries,
+        "workers": args.workers,
+        "cpus": len(os.sched_getaffinity(0)),
+        "alone": alone,
+        "flooded": flooded,
+        "ratio": flooded["matches_per_min"] / alone["matches_per_min"],
+        "flood": {
+            "stallers": args.stallers,
+            "uploads": args.uploads,
+            "version_tests": args.version_tests,
+            "version_test_games": args.version_test_games,
+            "ladder_entries": args.ladder,
+            "ladder_bot": args.ladder_bot,
+            "challenges": args.challenges if challenges_exist() else None,
+            "sending_s": sending_s,
+            "warmup_s": args.warmup,
+            "before": before,
+            "after": after,
+            "during": {key: after[key] - before[key] for key in after},
+            "staller_validations": held,
+        },
+    }
+
+
+def report(r: dict[str, Any]) -> None:
+    f = r["flood"]
+    print(
+        f"{r['variant']}: round robin of {r['entries']} builtin:{r['bot']}, one-game matches,"
+        f" {r['workers']} workers on {r['cpus']} CPUs"
+    )
+    for name in ("alone", "flooded"):
+        row = r[name]
+        print(
+            f"  {name:<8} {row['matches_per_min']:7.1f} matches/min"
+            f"  ({row['matches']} matches in {row['seconds']:.1f} s,"
+            f" the first result after {row['first_result_s']:.1f} s)"
+        )
+    print(f"  flooded / alone {r['ratio']:.2f}  (target >= 0.80)")
+    print(
+        f"  the flood: staller uploads {f['stallers']}, other uploads {f['uploads']},"
+        f" version tests {f['version_tests']} of {f['version_test_games']} games, a ladder of"
+        f" {f['ladder_entries']} builtin:{f['ladder_bot']} (sent in {f['sending_s']:.1f} s,"
+        f" then {f['warmup_s']:.0f} s before the round robin)"
+    )
+    if f["challenges"] is None:
+        print("  challenges: none sent (this installation has no challenges yet)")
+    during, after = f["during"], f["after"]
+    validations = f["stallers"] + f["uploads"]
+    games = f["version_tests"] * f["version_test_games"]
+    print("  the flood's progress while the round robin played (and in all by its end):")
+    print(
+        f"    validations finished {during['validations']:6}"
+        f"  ({after['validations']} of {validations})"
+    )
+    print(
+        f"    version-test games   {during['version_test_games']:6}"
+        f"  ({after['version_test_games']} of at most {games})"
+    )
+    print(f"    ladder matches       {during['ladder_matches']:6}  ({after['ladder_matches']})")
+    held = ", ".join(
+        f"{v['status']}" + (f" after {v['duration_s']:.1f} s" if v["duration_s"] else "")
+        for v in f["staller_validations"]
+    )
+    print(f"  the stallers' validations by then: {held}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="money-jordan")
+    parser.add_argument("--bot", default="ismcts", help="the round robin's built-in bots")
+    parser.add_argument("--entries", type=int, default=8, help="the round robin's entries")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes, one slot each")
+    parser.add_argument("--stallers", type=int, default=2, help="uploads of the staller")
+    parser.add_argument("--uploads", type=int, default=50, help="other uploads")
+    parser.add_argument("--version-tests", type=int, default=5)
+    parser.add_argument("--version-test-games", type=int, default=20_000)
+    parser.add_argument(
+        "--challenges", type=int, default=20, help="challenges (when the installation has them)"
+    )
+    parser.add_argument("--ladder", type=int, default=100, help="the flood ladder's entries")
+    parser.add_argument("--ladder-bot", default="greedy", help="the flood ladder's built-ins")
+    parser.add_argument(
+        "--warmup", type=float, default=20.0,
+        help="seconds the workers take the flood before the round robin starts",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--timeout", type=float, default=3600.0, help="seconds a round robin may take"
+    )
+    parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith("postgres") or not os.environ.get("REDIS_URL"):
+        sys.exit("bench.fairshare needs DATABASE_URL (PostgreSQL) and REDIS_URL")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    prefix = f"bench-fairshare-{uuid.uuid4().hex[:8]}-"
+    for variable in [v for v in os.environ if v.startswith("CARDROOM_") and v.endswith("_QUEUE")]:
+        del os.environ[variable]  # every queue named after the prefix, here and in the workers
+    os.environ["CARDROOM_QUEUE_PREFIX"] = prefix
+    url, name = scratch_database(base)
+    os.environ["DATABASE_URL"] = url  # this process and the workers share it
+    try:
+        result = measure(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(base, name)
+        import redis
+
+        client = redis.Redis.from_url(os.environ["REDIS_URL"])
+        keys = list(client.scan_iter(f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        report(result)
+
+
+if __name__ == "__main__":
+    main()
