@@ -19,13 +19,13 @@ dropped at the end (``bench.bulk``'s machinery).
    ``--version-test-games`` games (``POST /api/bots/{id}/sprt/``) between two versions
    it validated beforehand; and a ladder of ``--ladder`` entries that it organises. The
    workers take that work for ``--warmup`` seconds, then the same round robin (the same
-   seed, a new competition) is launched and played again.
+   seed, a new competition) is launched and played again. ``--challenges`` challenges
+   of 12 games against ``builtin:greedy`` (``POST /api/challenges/``) join the flood.
 
 Printed: the round robin's matches per minute alone and flooded (each measured from its
 launch to its last result), their ratio (target >= 0.8), and how much of the flood's
 work progressed while the round robin played (validations finished, version-test games
-played, ladder matches played: it must not stop). Challenges are not sent: this
-installation has none yet (the output says so).
+played, ladder matches played, challenge matches played: it must not stop).
 """
 
 from __future__ import annotations
@@ -64,14 +64,11 @@ RAISED = (
     "version_test_games_per_day",
     "open_version_tests",
     "ladder_entries",
+    "challenge_games_per_day",
+    "open_challenges",
 )
-
-
-def challenges_exist() -> bool:
-    """Whether this installation has challenges (a service that sends them)."""
-    from tournaments import services
-
-    return hasattr(services, "challenge_create")
+#: The games of each challenge of the flood (against ``builtin:greedy``, duplicate).
+CHALLENGE_GAMES = 12
 
 
 def start_workers(args, tmp: Path) -> list[Worker]:
@@ -193,8 +190,10 @@ def flood(args, user, tested) -> dict[str, Any]:
     """Send the flood of ``user``; returns what was sent and the ids to follow."""
     from django.db import transaction
 
+    import games
     from bots import services as bot_services
     from tournaments import execution, services
+    from tournaments.challenges import challenge_create
     from tournaments.version_tests import version_test_create
 
     staller = bot_services.bot_create(owner=user, name="staller")
@@ -231,7 +230,20 @@ def flood(args, user, tested) -> dict[str, Any]:
         with transaction.atomic():
             services.entry_create(competition=ladder, bot=bot, by=user)
     execution.competition_launch(competition=ladder, by=user)
-    return {"versions": versions, "version_tests": tests, "ladder": ladder.pk}
+    seats = games.load(args.variant).num_players
+    challenges = [
+        challenge_create(
+            bot=tested, by=user, opponents=["builtin:greedy"] * (seats - 1),
+            variant=args.variant, games=CHALLENGE_GAMES - CHALLENGE_GAMES % seats,
+        ).competition_id
+        for _ in range(args.challenges)
+    ]  # fmt: skip
+    return {
+        "versions": versions,
+        "version_tests": tests,
+        "ladder": ladder.pk,
+        "challenges": challenges,
+    }
 
 
 def progress(sent: dict[str, Any]) -> dict[str, int]:
@@ -252,6 +264,9 @@ def progress(sent: dict[str, Any]) -> dict[str, int]:
         ),
         "ladder_matches": Match.objects.filter(
             competition_id=sent["ladder"], status=Match.Status.DONE
+        ).count(),
+        "challenge_matches": Match.objects.filter(
+            competition_id__in=sent["challenges"], status=Match.Status.DONE
         ).count(),
     }
 
@@ -311,7 +326,7 @@ def measure(args) -> dict[str, Any]:
             "version_test_games": args.version_test_games,
             "ladder_entries": args.ladder,
             "ladder_bot": args.ladder_bot,
-            "challenges": args.challenges if challenges_exist() else None,
+            "challenges": args.challenges,
             "sending_s": sending_s,
             "warmup_s": args.warmup,
             "before": before,
@@ -342,8 +357,7 @@ def report(r: dict[str, Any]) -> None:
         f" {f['ladder_entries']} builtin:{f['ladder_bot']} (sent in {f['sending_s']:.1f} s,"
         f" then {f['warmup_s']:.0f} s before the round robin)"
     )
-    if f["challenges"] is None:
-        print("  challenges: none sent (this installation has no challenges yet)")
+    print(f"  and {f['challenges']} challenges of {CHALLENGE_GAMES} games against builtin:greedy")
     during, after = f["during"], f["after"]
     validations = f["stallers"] + f["uploads"]
     games = f["version_tests"] * f["version_test_games"]
@@ -357,6 +371,10 @@ def report(r: dict[str, Any]) -> None:
         f"  ({after['version_test_games']} of at most {games})"
     )
     print(f"    ladder matches       {during['ladder_matches']:6}  ({after['ladder_matches']})")
+    print(
+        f"    challenge matches    {during['challenge_matches']:6}"
+        f"  ({after['challenge_matches']})"
+    )
     held = ", ".join(
         f"{v['status']}" + (f" after {v['duration_s']:.1f} s" if v["duration_s"] else "")
         for v in f["staller_validations"]
@@ -375,7 +393,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--version-tests", type=int, default=5)
     parser.add_argument("--version-test-games", type=int, default=20_000)
     parser.add_argument(
-        "--challenges", type=int, default=20, help="challenges (when the installation has them)"
+        "--challenges", type=int, default=20, help="challenges against builtin:greedy"
     )
     parser.add_argument("--ladder", type=int, default=100, help="the flood ladder's entries")
     parser.add_argument("--ladder-bot", default="greedy", help="the flood ladder's built-ins")
