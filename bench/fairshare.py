@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 import uuid
@@ -282,6 +283,33 @@ def stallers(sent: dict[str, Any], count: int) -> list[dict[str, Any]]:
     ]
 
 
+def start_live(args, tmp: Path) -> subprocess.Popen | None:
+    """``bench.live`` at ``--live-clients`` clients (and its one-client baseline) in a
+    process of its own, started with the flooded round robin: live pushes measured while
+    the workers play the flood."""
+    if not args.live_clients:
+        return None
+    command = [sys.executable, "-m", "bench.live", "--json"]
+    command += ["--sizes", f"1,{args.live_clients}", "--seconds", str(args.live_seconds)]
+    return subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=(tmp / "live.log").open("w"), text=True
+    )
+
+
+def finish_live(live: subprocess.Popen | None) -> dict[str, Any] | None:
+    """The live figures at the most clients: p50, p95, max and events lost."""
+    if live is None:
+        return None
+    out, _ = live.communicate(timeout=900)
+    if live.returncode:
+        raise RuntimeError(f"bench.live failed (exit {live.returncode}); see its live.log")
+    report = json.loads(out)
+    row = max(report["sizes"], key=lambda r: r["clients"])
+    one = min(report["sizes"], key=lambda r: r["clients"])
+    keys = ("clients", "p50_ms", "p95_ms", "max_ms", "lost")
+    return {**{k: row[k] for k in keys}, "one_client_p95_ms": one["p95_ms"]}
+
+
 def measure(args) -> dict[str, Any]:
     import django
 
@@ -303,10 +331,12 @@ def measure(args) -> dict[str, Any]:
         sending_s = time.monotonic() - flood_started
         time.sleep(args.warmup)
         before = progress(sent)
+        live = start_live(args, tmp)
         comp = round_robin(args, organiser, "flooded")
         flooded = play_round_robin(comp, organiser, args.timeout, tmp)
         after = progress(sent)
         held = stallers(sent, args.stallers)
+        live = finish_live(live)  # the flood goes on until it has measured
     finally:
         for worker in workers:
             worker.stop()
@@ -319,6 +349,7 @@ def measure(args) -> dict[str, Any]:
         "alone": alone,
         "flooded": flooded,
         "ratio": flooded["matches_per_min"] / alone["matches_per_min"],
+        "live": live,
         "flood": {
             "stallers": args.stallers,
             "uploads": args.uploads,
@@ -380,6 +411,14 @@ def report(r: dict[str, Any]) -> None:
         for v in f["staller_validations"]
     )
     print(f"  the stallers' validations by then: {held}")
+    live = r["live"]
+    if live is not None:
+        print(
+            f"  live pushes while the flood ran (bench.live, {live['clients']} clients): p50"
+            f" {live['p50_ms']:.1f} ms, p95 {live['p95_ms']:.1f} ms (target < 200), max"
+            f" {live['max_ms']:.1f} ms, {live['lost']} lost; one client p95"
+            f" {live['one_client_p95_ms']:.1f} ms"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -401,6 +440,11 @@ def main(argv: list[str] | None = None) -> None:
         "--warmup", type=float, default=20.0,
         help="seconds the workers take the flood before the round robin starts",
     )  # fmt: skip
+    parser.add_argument(
+        "--live-clients", type=int, default=500,
+        help="bench.live's clients during the flood (0: not measured)",
+    )  # fmt: skip
+    parser.add_argument("--live-seconds", type=float, default=15.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--timeout", type=float, default=3600.0, help="seconds a round robin may take"

@@ -26,6 +26,7 @@ from celery.signals import (
     after_setup_logger,
     task_postrun,
     task_prerun,
+    worker_init,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -69,6 +70,17 @@ def _per_task_lines_at_warning(**_: object) -> None:
     level = os.environ.get("CARDROOM_TASK_LOG_LEVEL", "WARNING").upper()
     for name in PER_TASK_LOGGERS:
         logging.getLogger(name).setLevel(level)
+
+
+@worker_init.connect
+def _lower_the_workers_priority(**_: object) -> None:
+    """The worker's niceness, ``CARDROOM_WORKER_NICE``, before its pool starts (its
+    processes and their bots inherit it); never raised back if it is nicer already."""
+    from django.conf import settings
+
+    wanted = settings.CARDROOM_WORKER_NICE
+    if os.getpriority(os.PRIO_PROCESS, 0) < wanted:
+        os.setpriority(os.PRIO_PROCESS, 0, wanted)
 
 
 @worker_ready.connect

@@ -27,6 +27,8 @@ instance on SQLite):
 - ``CARDROOM_CACHE_URL``: the cache's Redis (default: ``REDIS_URL``'s server, the next
   database number); ``CARDROOM_WS_PER_CLIENT`` (20), ``CARDROOM_WS_MAX_FRAME_BYTES`` (4096).
 - ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
+- ``CARDROOM_WORKER_NICE``: the CPU niceness a worker takes at start (0..19, default 10;
+  its pool processes inherit it), so that on a shared machine the web tier answers first.
 - Queues by kind, most urgent first (``CARDROOM_QUEUES``): ``CARDROOM_PERIODIC_QUEUE``,
   ``_MATCH_QUEUE``, ``_LADDER_QUEUE``, ``_VALIDATE_QUEUE``, ``_CHALLENGE_QUEUE``,
   ``_VERSION_TEST_QUEUE``, ``_DEFAULT_QUEUE`` (``periodic``, ``matches``, ``ladders``,
@@ -475,6 +477,18 @@ CARDROOM_PRUNE_EVERY_S = _env_allowance("CARDROOM_PRUNE_EVERY_S", 6 * 3600)
 # gathered from their processes through PROMETHEUS_MULTIPROC_DIR (config.metrics).
 CARDROOM_METRICS_TOKEN = os.environ.get("CARDROOM_METRICS_TOKEN", "")
 CARDROOM_WORKER_METRICS_PORT = _env_allowance("CARDROOM_WORKER_METRICS_PORT", 0)
+
+# --- Workers ---
+# A worker lowers its own CPU priority (its pool processes inherit it): where workers
+# share a machine with the web tier (a club's one machine, the demo), pages and live
+# pushes are served before bulk matches. Bots lose nothing: they run in cgroups whose
+# weight the sandbox sets, are charged their CPU time, and the time they waited for a CPU
+# is not charged. 0 keeps the priority.
+CARDROOM_WORKER_NICE = _env_allowance("CARDROOM_WORKER_NICE", 10)
+if CARDROOM_WORKER_NICE > 19:
+    raise ImproperlyConfigured(
+        f"CARDROOM_WORKER_NICE must be a whole number from 0 to 19, got {CARDROOM_WORKER_NICE}"
+    )
 
 # --- Celery ---
 # Work is queued by kind, one queue each (names below; CARDROOM_QUEUE_PREFIX goes before

@@ -31,7 +31,8 @@ pytestmark = [
 #: ladder, challenges.
 SMALL = [
     "--entries", "6", "--stallers", "1", "--uploads", "3", "--version-tests", "1",
-    "--version-test-games", "2000", "--ladder", "10", "--challenges", "2", "--timeout", "600",
+    "--version-test-games", "2000", "--ladder", "10", "--challenges", "2",
+    "--live-clients", "0", "--timeout", "600",
 ]  # fmt: skip
 
 

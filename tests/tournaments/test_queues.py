@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import uuid
+from pathlib import Path
 
 import pytest
 import redis
@@ -216,3 +217,35 @@ def test_the_dashboards_backlog_counts_the_messages_of_matches_of_every_competit
     client.rpush(names["ladder"], "a ladder's match", "another")
     client.rpush(names["version-test"], "not a match")
     assert events.celery_backlog() == 3
+
+
+def niceness(pid: int) -> int:
+    """The nice value of process ``pid`` (field 19 of ``/proc/<pid>/stat``)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[16])
+
+
+def test_a_worker_and_its_pool_run_nicer_than_the_web_tier(start):
+    """Where workers share a machine with the web tier, pages and live pushes come first."""
+    default = start(concurrency=1)
+    kept = start(concurrency=1, CARDROOM_WORKER_NICE="0")
+
+    main = default.proc.pid
+    pool = [int(p) for p in Path(f"/proc/{main}/task/{main}/children").read_text().split()]
+    assert niceness(default.proc.pid) == 10 and pool and {niceness(p) for p in pool} == {10}
+    assert niceness(kept.proc.pid) == niceness(os.getpid())  # 0: the priority kept
+
+
+def test_a_niceness_out_of_range_is_refused_at_start_with_the_settings_name(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CARDROOM_WORKER_NICE": "25"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "CARDROOM_WORKER_NICE must be a whole number from 0 to 19, got 25" in done.stderr
