@@ -407,6 +407,11 @@ SPECTACULAR_SETTINGS = {
         "CompetitionStatusEnum": "tournaments.models.Competition.Status",
         "RoundStatusEnum": "tournaments.models.Round.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
+        "CompetitionKindEnum": "tournaments.models.Competition.Kind",
+        "CompetitionFormatEnum": "tournaments.models.Competition.Format",
+        # What an organiser may create (a challenge's competition is made by its challenge).
+        "OrganisedKindEnum": "tournaments.models.ORGANISED_KINDS",
+        "OrganisedFormatEnum": "tournaments.models.ORGANISED_FORMATS",
     },
 }
 
