@@ -95,7 +95,7 @@ def channel(*, games: int, step_ms: float, pace_ms: int, seed: int = 1) -> dict[
     ]
     clock = TimeControl(move_ms=2_000, bank_ms=20_000, pace_ms=pace_ms)
     started = time.perf_counter()
-    play_match(VARIANT, players, games_count=games, seed=seed, time_control=clock)
+    result = play_match(VARIANT, players, games_count=games, seed=seed, time_control=clock)
     seconds = time.perf_counter() - started
 
     samples: list[tuple[float, int]] = []  # (gap ms, the one bit sent in it)
@@ -117,7 +117,8 @@ def channel(*, games: int, step_ms: float, pace_ms: int, seed: int = 1) -> dict[
         "error": error,
         "bits": 1 - entropy(error),
         "seconds": seconds,
-        "decisions": len(sender.decisions) + len(receiver.gaps),
+        # Every seat's decisions (each game's record traces them all).
+        "decisions": sum(len(g.record["traces"]) for g in result.games),
     }
 
 

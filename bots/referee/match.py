@@ -52,12 +52,13 @@ class TimeControl:
     stretch a long match past any worker's time limit. Past it, the bot times out
     and forfeits the rest of the match, which ends and is recorded.
 
-    ``pace_ms`` (0: off) paces what players are sent: a player's next ``act`` goes
-    out a whole number of ``pace_ms`` quanta (at least one) after its last answer.
-    The time between a bot's answer and its next turn then tells it how many quanta
-    the other seats' decisions took, not how long each took: a bot cannot read
-    another's think time as a message (a timing channel between colluders). It
-    costs the match up to one quantum a decision, charged to nobody.
+    ``pace_ms`` (0: off) paces what players are sent: each ``act`` of a game goes out
+    a whole number of ``pace_ms`` quanta (at least one) after the one before it,
+    whoever's it was. The time between a bot's answer and its next turn then tells
+    it how many quanta the other seats' decisions took, not how long each took: a
+    decision shorter than a quantum is one quantum, however long it was, so a bot
+    cannot read another's think time as a message (a timing channel between
+    colluders). It costs the match up to one quantum a decision, charged to nobody.
     """
 
     move_ms: int = 2_000
@@ -221,8 +222,8 @@ class Referee:
         self.auto_forced = auto_forced
         self.banks = [time_control.bank_ms] * len(players)
         self.walls = [0.0] * len(players)  # wall-clock ms spent in decisions so far
-        #: When each player's last answer was read (``time.perf_counter``), for pacing.
-        self.answered: list[float | None] = [None] * len(players)
+        #: When the game's last ``act`` went out (``time.perf_counter``), for pacing.
+        self.released: float | None = None
         #: The decision traces of the game being played (``bots.referee.traces``), or
         #: None when they are not kept.
         self.traces: list[dict[str, Any]] | None = [] if traces else None
@@ -267,6 +268,7 @@ class Referee:
         state = self.game.new_game(seed, dealer=dealer)
         statuses = [{"status": OK, "reason": ""} for _ in seats]
         self.ply = 0
+        self.released = None
         if self.traces is not None:
             self.traces = []
         while not state.is_over():
@@ -332,7 +334,7 @@ class Referee:
         if budget_ms is not None:
             allowed_ms = min(allowed_ms, max(0.0, budget_ms))
         if self.tc.pace_ms:
-            self._pace(p)
+            self._pace()
         waits_before = player.wait_snapshot() if cpu_before is not None else None
         started = time.perf_counter()
         bank_before = self.banks[p]
@@ -346,7 +348,6 @@ class Referee:
             player.close()
             return fault
         answered = time.perf_counter()
-        self.answered[p] = answered
         wall_ms = (answered - started) * 1000
         self.walls[p] += wall_ms
         if budget_ms is not None and wall_ms >= budget_ms:
@@ -430,17 +431,21 @@ class Referee:
                 trace["over"] = True
         self.traces.append(trace)
 
-    def _pace(self, p: int) -> None:
-        """Hold player ``p``'s next ``act`` until a whole number of quanta (at least one)
-        has passed since its last answer (``TimeControl.pace_ms``)."""
-        last = self.answered[p]
-        if last is None:
-            return
-        quantum = self.tc.pace_ms / 1000
-        elapsed = time.perf_counter() - last
-        wait = quantum * max(1, math.ceil(elapsed / quantum)) - elapsed
-        if wait > 0:
-            time.sleep(wait)
+    def _pace(self) -> None:
+        """Hold the next ``act`` until a whole number of quanta (at least one) has passed
+        since the game's last one went out (``TimeControl.pace_ms``): every decision, with
+        the referee's work around it, fills whole quanta of one grid, so a decision shorter
+        than a quantum looks the same to every other seat however long it took."""
+        last = self.released
+        if last is not None:
+            quantum = self.tc.pace_ms / 1000
+            elapsed = time.perf_counter() - last
+            wait = quantum * max(1, math.ceil(elapsed / quantum)) - elapsed
+            if wait > 0:
+                time.sleep(wait)
+            self.released = last + quantum * max(1, math.ceil(elapsed / quantum))
+        else:
+            self.released = time.perf_counter()
 
     def _waited_ms(
         self, player: Player, waits_before: Any, wall_ms: float, cpu_ms: float | None

@@ -233,10 +233,10 @@ class CompetitionCreateSerializer(serializers.Serializer):
         min_value=0,
         max_value=1_000,
         default=0,
-        help_text="Pacing quantum (0: off): each bot's next turn comes a whole number of "
-        "quanta after its last answer, so the time between its turns does not tell it how "
-        "long the other bots thought (a timing channel between colluders). Costs the match "
-        "up to one quantum a decision.",
+        help_text="Pacing quantum (0: off): every turn of a game comes a whole number of "
+        "quanta after the one before it, so the time between a bot's turns does not tell "
+        "it how long the other bots thought (a timing channel between colluders). Costs "
+        "the match up to one quantum a decision.",
     )
     rounds_planned = serializers.IntegerField(
         min_value=1, max_value=1000, required=False, allow_null=True, default=None

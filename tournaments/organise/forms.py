@@ -93,9 +93,9 @@ class CompetitionForm(forms.Form):
         initial=0,
         required=False,
         label="Pacing (ms)",
-        help_text="0: off. Each bot's turn comes a whole number of these after its last "
-        "answer, so no bot can read another's thinking time (collusion by timing); "
-        "costs up to this much a decision.",
+        help_text="0: off. Every turn comes a whole number of these after the one before "
+        "it, so no bot can read another's thinking time (collusion by timing); costs up "
+        "to this much a decision.",
     )
     rounds_planned = forms.IntegerField(
         min_value=1,
