@@ -189,12 +189,15 @@ TEMPLATES = [
 # The claim and the recording run as prepared statements (planned once per connection);
 # off for a connection pooler in transaction mode that cannot keep them.
 CARDROOM_PREPARED_STATEMENTS = _env_bool("CARDROOM_PREPARED_STATEMENTS", True)
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cardroom.sqlite3'}"),
-        conn_max_age=60,
-    )
-}
+# An empty DATABASE_URL is as good as none: SQLite in the var directory.
+_DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'cardroom.sqlite3'}"
+try:
+    DATABASES = {"default": dj_database_url.parse(_DATABASE_URL, conn_max_age=60)}
+except ValueError as exc:  # an unknown scheme too
+    raise ImproperlyConfigured(
+        f"DATABASE_URL is not a database URL Cardroom can use ({exc}): e.g. "
+        "postgres://user:password@host:5432/name or sqlite:////path/to/file.sqlite3"
+    ) from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     if DATABASES["default"]["NAME"] and DATABASES["default"]["NAME"] != ":memory:":
         private_sqlite_database(Path(DATABASES["default"]["NAME"]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,26 @@ def test_host_packages_is_silent_when_everything_is_there_and_refuses_an_unknown
     assert "redis-server" in host_packages("ci", full).stderr
     refused = host_packages("deploy", full)
     assert refused.returncode == 2 and "usage:" in refused.stderr
+
+
+def test_an_empty_database_url_means_none_and_a_bad_one_is_named(tmp_path):
+    """Bad input at start-up: a clear error naming the setting, not a traceback deep in
+    a library; an empty value (as ``DATABASE_URL= make demo`` gives) is the default."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    probe = "import config.settings as s; print(s.DATABASES['default']['ENGINE'])"
+
+    def start(url: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", probe],
+            env={**env, "DATABASE_URL": url, "CARDROOM_VAR_DIR": str(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    empty, bad = start(""), start("nope://somewhere/db")
+    assert empty.returncode == 0 and empty.stdout.strip() == "django.db.backends.sqlite3"
+    assert bad.returncode != 0
+    assert "ImproperlyConfigured: DATABASE_URL is not a database URL Cardroom can use" in (
+        bad.stderr
+    )
