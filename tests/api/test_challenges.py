@@ -5,29 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot, BotVersion
-from bots.services import builtin_bots_ensure
 from tests.api.conftest import results
 from tests.tournaments.test_version_tests import version
-from tournaments import execution, tasks
+from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry, RatingEvent
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 
 GREEDY = {"opponents": ["builtin:greedy"], "variant": "money-jordan", "games": 4}
-
-
-@pytest.fixture(autouse=True)
-def _builtins():
-    builtin_bots_ensure()
-
-
-@pytest.fixture(autouse=True)
-def sent(monkeypatch) -> list:
-    """The matches' tasks sent (after commit); the tests play the worker."""
-    messages: list = []
-    for task in (tasks.match_run, tasks.matches_run):
-        monkeypatch.setattr(task, "apply_async", lambda args, **kw: messages.append(args))
-    return messages
 
 
 @pytest.fixture

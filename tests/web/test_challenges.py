@@ -7,27 +7,12 @@ import pytest
 from django.urls import reverse
 
 from bots.models import Bot
-from bots.services import builtin_bots_ensure
 from tests.tournaments.test_version_tests import version
 from tests.web.conftest import logged_in, make_user, once_value
-from tournaments import execution, tasks
+from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _builtins():
-    builtin_bots_ensure()
-
-
-@pytest.fixture(autouse=True)
-def sent(monkeypatch) -> list:
-    """The matches' tasks sent (after commit); the tests play the worker."""
-    messages: list = []
-    for task in (tasks.match_run, tasks.matches_run):
-        monkeypatch.setattr(task, "apply_async", lambda args, **kw: messages.append(args))
-    return messages
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 
 
 @pytest.fixture
