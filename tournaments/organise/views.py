@@ -8,6 +8,7 @@ calls one service; its ``ValidationError`` is shown next to the field it names.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -194,20 +195,14 @@ def match_retry(request: HttpRequest, competition_id: int, match_id: int) -> Htt
     """Play a failed match again (``services.match_retry``), queued at once if running."""
     competition = _competition(request, competition_id)
     match = get_object_or_404(competition.matches, pk=match_id)
-    here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := once.repeated(request, here)) is not None:
-        return repeated
-    try:
+
+    def retry() -> None:
         with transaction.atomic():
             services.match_retry(match=match, by=request.user)
             if competition.status == Competition.Status.RUNNING:
                 execution.matches_enqueue(competition=competition)
-    except ValidationError as error:
-        once.release(once.submitted(request))
-        competition.refresh_from_db()
-        return _competition_page(request, competition, action_errors=error.messages, status=400)
-    once.settle(once.submitted(request), here)
-    return redirect(here + "#failed")
+
+    return _page_action(request, competition, retry, "#failed")
 
 
 MATCH_KEYS = ("pending", "queued", "running", "done", "failed")
@@ -243,17 +238,10 @@ def entry_remove(request: HttpRequest, competition_id: int, entry_id: int) -> Ht
     above the controls, once the competition has started."""
     competition = _competition(request, competition_id)
     entry = get_object_or_404(competition.entries.select_related("bot__owner"), pk=entry_id)
-    here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := once.repeated(request, here)) is not None:
-        return repeated
-    try:
-        services.entry_remove(entry=entry, by=request.user)
-    except ValidationError as error:
-        once.release(once.submitted(request))
-        competition.refresh_from_db()
-        return _competition_page(request, competition, action_errors=error.messages, status=400)
-    once.settle(once.submitted(request), here)
-    return redirect(here + "#entries")
+    return _page_action(
+        request, competition, lambda: services.entry_remove(entry=entry, by=request.user),
+        "#entries",
+    )  # fmt: skip
 
 
 @login_required
@@ -263,18 +251,12 @@ def entry_division(request: HttpRequest, competition_id: int, entry_id: int) -> 
     (``services.entry_move_division``); a refusal is shown above the controls."""
     competition = _competition(request, competition_id)
     entry = get_object_or_404(competition.entries, pk=entry_id)
-    here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := once.repeated(request, here)) is not None:
-        return repeated
-    try:
+
+    def move() -> None:
         division = _division(request.POST.get("division"))
         services.entry_move_division(entry=entry, division=division, by=request.user)
-    except ValidationError as error:
-        once.release(once.submitted(request))
-        competition.refresh_from_db()
-        return _competition_page(request, competition, action_errors=error.messages, status=400)
-    once.settle(once.submitted(request), here)
-    return redirect(here + "#entries")
+
+    return _page_action(request, competition, move, "#entries")
 
 
 @login_required
@@ -310,20 +292,32 @@ def competition_action(request: HttpRequest, competition_id: int, action: str) -
     if action not in ACTIONS:
         raise Http404("no such action")
     competition = _competition(request, competition_id)
-    here = reverse("organise:competition", args=[competition.pk])
-    if (repeated := once.repeated(request, here)) is not None:
-        return repeated
-    try:
+
+    def act() -> None:
         if action == "close" and request.POST.get("confirm") != "yes":
             raise ValidationError("closing cannot be undone: tick the box beside the button")
         with transaction.atomic():
             _act(action, competition, request.user)
+
+    return _page_action(request, competition, act)
+
+
+def _page_action(
+    request: HttpRequest, competition: Competition, act: Callable[[], Any], anchor: str = ""
+) -> HttpResponse:
+    """Run ``act`` once for a form of the competition's page (``once``): back to the page
+    at ``anchor``, or the page again with the refusal above its controls (400)."""
+    here = reverse("organise:competition", args=[competition.pk])
+    if (repeated := once.repeated(request, here)) is not None:
+        return repeated
+    try:
+        act()
     except ValidationError as error:
         once.release(once.submitted(request))
         competition.refresh_from_db()
         return _competition_page(request, competition, action_errors=error.messages, status=400)
     once.settle(once.submitted(request), here)
-    return redirect(here)
+    return redirect(here + anchor)
 
 
 def _act(action: str, competition: Competition, user) -> None:
