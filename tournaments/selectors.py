@@ -40,12 +40,14 @@ from tournaments.models import (
     MatchSeat,
     RatingEvent,
     Round,
+    display_rating_expression,
 )
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
 from tournaments.ratings import (
     TableResult,
     collusion,
+    display_rating,
     head_to_head,
     pair_score,
     soft_play,
@@ -244,7 +246,7 @@ def _rating_before_recent_matches() -> Coalesce:
     Two correlated subqueries, each a short backward scan of the (entry, sequence) index,
     so the cost does not grow with the length of the history.
     """
-    before = F("mu_before") - 3 * F("sigma_before")
+    before = display_rating_expression("mu_before", "sigma_before")
     history = RatingEvent.objects.filter(entry=OuterRef("pk")).annotate(before=before)
     back = history.order_by("-sequence").values("before")[TREND_MATCHES - 1 : TREND_MATCHES]
     first = history.order_by("sequence").values("before")[:1]
@@ -363,7 +365,7 @@ def standings_for_competition(
     by_rating = order == "rating"
     fields = ("-display", "-points") if by_rating else ("-points", "-display")
     rows = (
-        competition.entries.annotate(display=F("mu") - 3 * F("sigma"))
+        competition.entries.annotate(display=display_rating_expression())
         .annotate(trend=F("display") - _rating_before_recent_matches())
         .order_by(*fields, "seed_order", "id")
         .values_list(
@@ -741,7 +743,7 @@ def rating_history_for_entry(*, entry: Entry) -> list[dict[str, Any]]:
             "sequence": e.sequence,
             "mu": e.mu_after,
             "sigma": e.sigma_after,
-            "rating": e.mu_after - 3 * e.sigma_after,
+            "rating": display_rating(e.mu_after, e.sigma_after),
             "at": e.created_at.isoformat(),
         }
         for e in events
