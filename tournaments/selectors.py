@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 import games
-from bots.models import Bot
+from bots.models import Bot, bot_display_name
 from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
 from tournaments.formats.common import PARTNER_TABLE_SIZE
@@ -395,9 +395,9 @@ def standings_for_competition(
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
             row[:13]
         )
-        name = name if owner is None else f"{owner}/{name}"
+        name = bot_display_name(name, owner)
         if row[13] is not None:  # a team (fixed partnerships): named by its two bots
-            name = f"{name} & {row[13] if row[14] is None else f'{row[14]}/{row[13]}'}"
+            name = f"{name} & {bot_display_name(row[13], row[14])}"
         out.append(
             {
                 "rank": position,
@@ -619,7 +619,7 @@ def round_results(*, competition: Competition, last: int | None = None) -> list[
     seat's ``rank``, ``score`` and ``points`` None until its match is done. Three queries.
     """
     names = {
-        pk: name if owner is None else f"{owner}/{name}"
+        pk: bot_display_name(name, owner)
         for pk, name, owner in competition.entries.values_list(
             "pk", "bot__name", "bot__owner__username"
         )

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
+from bots.models import bot_display_name
 from tournaments import events, pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
 from tournaments.formats.common import PARTNER_TABLE_SIZE
@@ -70,7 +71,7 @@ def problem_bots(*, competition: Competition) -> list[dict[str, Any]]:
     for seat, name, owner, partner, partner_owner, statuses in seats:
         if partner is not None and seat >= PARTNER_TABLE_SIZE // 2:  # as Entry.bot_at
             name, owner = partner, partner_owner
-        label = name if owner is None else f"{owner}/{name}"
+        label = bot_display_name(name, owner)
         for status, count in (statuses or {}).items():
             if status != OK and count:
                 faults.setdefault(label, Counter())[status] += count
