@@ -21,7 +21,8 @@ import pytest
 from bots import services as bot_services
 from bots.models import BotVersion
 from bots.tasks import version_validate
-from tests.tournaments.test_tasks import (
+from tests.factories import make_competition
+from tests.workers import (
     ROOT,
     SERVICES,
     WORKER_ENV,
@@ -29,7 +30,6 @@ from tests.tournaments.test_tasks import (
     assert_ratings_equal_a_recompute,
     assert_recorded_exactly_once,
     finished,
-    make_competition,
     redis_url,
     wait_for,
 )
@@ -122,7 +122,7 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
     settings.MEDIA_ROOT = web_media = tmp_path / "web" / "media"
     settings.CARDROOM_BOT_CACHE_DIR = web_cache = tmp_path / "web" / "cache"
     owner = django_user_model.objects.create_user(username="uploader")
-    competition = make_competition(variant="money-jordan", entries=0, games=2)
+    competition = make_competition(variant="money-jordan", entries=0, games=2, duplicate=False)
     versions = []
     for i in range(4):
         bot = bot_services.bot_create(owner=owner, name=f"cheap-{i}")
