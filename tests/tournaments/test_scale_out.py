@@ -165,7 +165,9 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
     assert_ratings_equal_a_recompute(competition)
     assert competition.matches.count() == 6  # a round robin of four: every pair once
     seats = [seat for match in competition.matches.all() for seat in match.seats.all()]
-    assert all(seat.statuses == {"ok": 2} for seat in seats)  # the uploads really played
+    assert all(seat.statuses == {"ok": 2} for seat in seats), [  # the uploads really played
+        (seat.statuses, seat.log[-300:]) for seat in seats
+    ]
     for machine in (a, b):
         assert "'recorded'" in machine.log.read_text(), f"{machine.home.name} played no match"
         uploads = machine.cached_uploads()
