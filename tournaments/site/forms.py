@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from bots.accounts import confirmation_required
-from config.api import RegistrationSerializer
+from bots.api.accounts import RegistrationSerializer
 
 
 class SignupForm(forms.Form):
