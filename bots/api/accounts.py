@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.urls import URLPattern, path, reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, permissions, serializers, status
@@ -23,10 +21,21 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from bots.accounts import account_confirm, account_register, confirmation_send, pending_email
+from bots.accounts import (
+    USERNAME_INVALID,
+    USERNAME_PATTERN,
+    USERNAME_TAKEN,
+    account_confirm,
+    account_register,
+    confirmation_send,
+    password_problems,
+    pending_email,
+    username_taken,
+)
 from config.api import ApiDefaults
 from config.authentication import token_expires_at, token_for_user
 from config.throttles import RegisterThrottle, TokenThrottle, login_blocked_for, login_failed
+from tournaments.permissions import is_organiser
 
 
 class UserSerializer(serializers.Serializer):
@@ -41,32 +50,32 @@ class UserSerializer(serializers.Serializer):
     )
 
     def get_can_organise(self, user: AbstractBaseUser) -> bool:
-        return bool(user.is_staff or user.has_perm("tournaments.organise_competitions"))
+        return is_organiser(user)
 
     def get_confirmed(self, user: AbstractBaseUser) -> bool:
         return pending_email(user=user) is None
 
 
 class RegistrationSerializer(serializers.Serializer):
+    """A new account's details, checked as ``bots.accounts.registration_errors`` says."""
+
     username = serializers.RegexField(
-        r"^[\w.@+-]+\Z",
-        max_length=150,
-        error_messages={"invalid": "Letters, digits and @/./+/-/_ only."},
+        USERNAME_PATTERN, max_length=150, error_messages={"invalid": USERNAME_INVALID}
     )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
     password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
 
     def validate_username(self, value: str) -> str:
-        if get_user_model().objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError("That username is taken.")
+        if username_taken(value):
+            raise serializers.ValidationError(USERNAME_TAKEN)
         return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        user = get_user_model()(username=attrs["username"], email=attrs["email"])
-        try:
-            password_validation.validate_password(attrs["password"], user)
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError({"password": exc.messages}) from None
+        problems = password_problems(
+            username=attrs["username"], email=attrs["email"], password=attrs["password"]
+        )
+        if problems:
+            raise serializers.ValidationError({"password": problems})
         return attrs
 
 
