@@ -27,10 +27,10 @@ from bots.selectors import bots_playing
 from bots.web import once, words
 from bots.web.forms import add_service_errors
 from tournaments import execution, pairing, services
-from tournaments.api.permissions import is_organiser
 from tournaments.models import Competition, Match
 from tournaments.organise import services as organise_services
 from tournaments.organise.forms import CompetitionForm, EntryAddForm, NextSeasonForm
+from tournaments.permissions import is_organiser
 from tournaments.selectors import collusion_report_for_competition, competitions_visible_to
 
 HERE = Path(__file__).resolve().parent
