@@ -396,8 +396,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, on, off, slow in (
         ("sandboxed bots", "sandboxed_matches_per_s", "sandboxed_traces_off_matches_per_s",
          "sandboxed_slowdown"),
-        ("in-process bots (CPU time)", "in_process_matches_per_s", "in_process_traces_off_matches_per_s",
-         "in_process_slowdown"),
+        ("in-process bots (CPU time)", "in_process_matches_per_s",
+         "in_process_traces_off_matches_per_s", "in_process_slowdown"),
         ("noting bots (stderr + note)", "noting_matches_per_s",
          "noting_traces_off_matches_per_s", "noting_slowdown"),
     ):  # fmt: skip
