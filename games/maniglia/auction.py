@@ -1,11 +1,12 @@
 """maniglia-3, maniglia-4, maniglia-5: everyone for himself, an auction for the trump call.
 
-Rules MANIGLIA-GEN-1..7, MANIGLIA-AUC-1..9 and LIMIT-4. Each deal starts with
+Rules MANIGLIA-GEN-1..7, MANIGLIA-AUC-1..8 and LIMIT-4. Each deal starts with
 an auction from the dealer's right; the highest bidder (the declarer) names
 trump and plays alone against a coalition of all the others. He scores his
 bid if his card points + tricks reach it; otherwise every other player scores
 it. The first player to the target (the value of one deal) ends the game.
-MANIGLIA-AUC-9 (the ``maniglia.ranks`` option, not a rule of the real game) keeps
+The small deck (the ``maniglia.ranks`` option, not a rule of the real game,
+docs/games/maniglia.md) keeps
 fewer ranks per suit, for methods that need a small game: the hands, the value of a
 deal, the highest bid and the target's default follow the smaller pack.
 """
@@ -64,7 +65,7 @@ def options_for(players: int) -> tuple[Option, ...]:
             "maniglia.ranks",
             ranks[-1],
             ranks,
-            doc="MANIGLIA-AUC-9 (not a rule of the real game): the ranks per suit kept, "
+            doc="Small deck, not a rule of the real game: the ranks per suit kept, "
             f"the highest; fewer make a small game for tabular methods ({ranks[-1]}: the "
             "real pack).",
         ),
@@ -87,11 +88,11 @@ class AuctionState(ManigliaState):
 
     @classmethod
     def _pack_of(cls, game: Game) -> int:
-        return auction_pack(game.options["maniglia.ranks"])  # MANIGLIA-GEN-1, -AUC-9
+        return auction_pack(game.options["maniglia.ranks"])  # MANIGLIA-GEN-1, or a small deck
 
     def _init_game(self) -> None:
         self.totals = [0] * self.n
-        # MANIGLIA-AUC-2: MAX is the value of one deal (MANIGLIA-AUC-9: of the pack in use).
+        # MANIGLIA-AUC-2: MAX is the value of one deal (of the pack in use).
         self.max_bid = deal_value(self.n, self.game.options["maniglia.ranks"])
 
     def _begin_deal(self) -> None:

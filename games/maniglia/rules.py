@@ -66,7 +66,7 @@ def card_points(cards: int) -> int:
 def deal_value(players: int, ranks: int | None = None) -> int:
     """MANIGLIA-GEN-2: 60 card points + 1 per trick = 72 / 70 / 68 for 3 / 4 / 5 players.
 
-    MANIGLIA-AUC-9: with ``ranks`` per suit kept (``maniglia.ranks``), the card points
+    A small deck of ``ranks`` per suit (``maniglia.ranks``): the card points
     of that pack + its tricks (the hand size).
     """
     if ranks is None:
@@ -74,14 +74,14 @@ def deal_value(players: int, ranks: int | None = None) -> int:
     return card_points(auction_pack(ranks)) + 4 * ranks // players
 
 
-#: MANIGLIA-AUC-9 (``maniglia.ranks``, not a rule of the real game): the ranks per suit
+#: The small deck (``maniglia.ranks``, not a rule of the real game): the ranks per suit
 #: each auction variant's deck may keep, its highest ones (every hand the same size);
 #: the last is the real game's pack (MANIGLIA-GEN-1).
 AUCTION_RANKS = {3: (3, 6, 9), 4: tuple(range(1, 11)), 5: (5, 10)}
 
 
 def auction_pack(ranks: int) -> int:
-    """MANIGLIA-GEN-1, MANIGLIA-AUC-9: the pack of the ``ranks`` highest ranks per suit
+    """MANIGLIA-GEN-1 and the small deck: the pack of the ``ranks`` highest ranks per suit
     (9: the 36 cards of maniglia-3, 10: the whole 40)."""
     return LATIN_LAYOUT.top_ranks(ranks)
 
@@ -182,7 +182,7 @@ def deal_hands(deck: list[int], dealer: int, players: int) -> list[int]:
     Packets of ``PACKET_SIZES[players]`` cards go round counter-clockwise from the
     dealer's right, the dealer last, until the deck is used up; the last card of
     the deck is therefore the dealer's final card (the turn-up of MANIGLIA-4P-2).
-    The smaller hands of a small deck (MANIGLIA-AUC-9) come in the largest packets no
+    The smaller hands of a small deck (``maniglia.ranks``) come in the largest packets no
     bigger than those that deal them in whole rounds (``games.cards.packet_size``).
     """
     size = packet_size(len(deck) // players, PACKET_SIZES[players])

@@ -1,9 +1,9 @@
 """manni-basic: three players, 48 cards, a 12-card Manni, trump by deal number.
 
-Rules MANNI-BASIC-1..10 and LIMIT-3 of the rules specification. MANNI-BASIC-10 (the
-``manni.ranks`` option, not a rule of the real game) keeps fewer ranks per suit, for
-methods that need a small game: hands, the Manni, the trick par and the target scale
-with it.
+Rules MANNI-BASIC-1..9 and LIMIT-3 of the rules specification. The small deck (the
+``manni.ranks`` option, not a rule of the real game, docs/games/manni.md) keeps fewer
+ranks per suit, for methods that need a small game: hands, the Manni, the trick par
+and the target scale with it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ OPTIONS = (
         "manni.ranks",
         12,
         BASIC_RANKS,
-        doc="MANNI-BASIC-10 (not a rule of the real game): the ranks per suit kept, the "
+        doc="Small deck, not a rule of the real game: the ranks per suit kept, the "
         "highest; fewer make a small game for tabular methods (12: the real 48-card pack).",
     ),
 )
@@ -58,16 +58,16 @@ class ManniBasicState(ManniState):
 
     @classmethod
     def _pack_of(cls, game: Game) -> int:
-        return basic_pack(game.options["manni.ranks"])  # MANNI-BASIC-2, -10
+        return basic_pack(game.options["manni.ranks"])  # MANNI-BASIC-2, or a small deck
 
     def _init_game(self) -> None:
         ranks = self.game.options["manni.ranks"]
-        self.par = basic_par(ranks)  # MANNI-BASIC-7, -10
-        self.target = basic_target(ranks, TARGET)  # MANNI-BASIC-8, -10
+        self.par = basic_par(ranks)  # MANNI-BASIC-7: 4, a third of the tricks
+        self.target = basic_target(ranks, TARGET)  # MANNI-BASIC-8: 10, scaled to the tricks
 
     def _deal_cards(self, deck: list[int]) -> None:
         # MANNI-BASIC-4: packets of 4 to L, R, D until each has 12; 12 left are the Manni.
-        # MANNI-BASIC-10: a quarter of a small deck each, in packets of 3 when 4 do not fit.
+        # A small deck: a quarter each, in packets of 3 when 4 do not fit.
         left = (self.dealer + 1) % 3
         hand = len(deck) // 4
         dealt = packet_masks(deck, packet_size(hand, 4), 3, 3 * hand)

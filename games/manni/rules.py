@@ -14,7 +14,7 @@ SUIT_MASKS: tuple[int, ...] = FRENCH_LAYOUT.masks
 FULL_PACK = (1 << 52) - 1
 #: MANNI-BASIC-2: the 48-card pack without the four 2s (rank 0).
 PACK_WITHOUT_TWOS = FULL_PACK & ~sum(FRENCH_LAYOUT.with_suit(1, s) for s in range(4))
-#: MANNI-BASIC-10 (``manni.ranks``, not a rule of the real game): the ranks per suit a
+#: The small deck (``manni.ranks``, not a rule of the real game): the ranks per suit a
 #: manni-basic deck may keep, its highest ones; 12 (3 to A) is the real game's pack.
 BASIC_RANKS = (3, 6, 9, 12)
 
@@ -77,18 +77,18 @@ def playable(hand: int, led: int | None) -> int:
 
 
 def basic_pack(ranks: int) -> int:
-    """MANNI-BASIC-2, -10: the manni-basic pack of the ``ranks`` highest ranks per suit."""
+    """MANNI-BASIC-2 and the small deck: the pack of the ``ranks`` highest ranks per suit."""
     return FRENCH_LAYOUT.top_ranks(ranks)
 
 
 def basic_par(ranks: int) -> int:
-    """MANNI-BASIC-7, -10: the tricks a deal's score counts from (4 of 12: a third)."""
+    """MANNI-BASIC-7 and the small deck: the tricks a deal's score counts from (a third)."""
     return ranks // 3
 
 
 def basic_target(ranks: int, target: int = 10) -> int:
-    """MANNI-BASIC-8, -10: the total that ends the game, scaled to ``ranks`` tricks a deal
-    (``target`` for 12 tricks; rounded up: 3 / 5 / 8 / 10 for 3 / 6 / 9 / 12 ranks)."""
+    """MANNI-BASIC-8 and the small deck: the total that ends the game, scaled to ``ranks``
+    tricks a deal (``target`` for 12; rounded up: 3 / 5 / 8 / 10 for 3 / 6 / 9 / 12 ranks)."""
     return -(-target * ranks // 12)
 
 

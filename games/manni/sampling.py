@@ -110,7 +110,7 @@ class BasicPlan:
             raise SamplingError("a card is seen twice")
         unknown = _unknown(d.pack, known)
         taker_known = d.taker == d.viewer and d.current
-        pool = 0 if taker_known else len(d.rest)  # the Manni (MANNI-BASIC-4, -10)
+        pool = 0 if taker_known else len(d.rest)  # the Manni (MANNI-BASIC-4)
         self.dealer = ConstrainedDeal(unknown, d.unknown_hands(unknown), [pool])
 
     def draw(self, rng: random.Random) -> tuple[list[str], list[str]]:

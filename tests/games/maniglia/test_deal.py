@@ -141,7 +141,7 @@ def test_later_decks_come_from_the_seed():
     ],
 )
 def test_option_defaults(variant, defaults):
-    """COMMON-8, MANIGLIA-GEN-5, MANIGLIA-AUC-3, MANIGLIA-AUC-7, MANIGLIA-AUC-9, MANIGLIA-4P-6:
+    """COMMON-8, MANIGLIA-GEN-5, MANIGLIA-AUC-3, MANIGLIA-AUC-7, MANIGLIA-4P-6:
     defaults (the whole pack: 9 ranks for maniglia-3, 10 for the others)."""
     assert games.load(variant).options == defaults
 
