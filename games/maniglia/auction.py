@@ -14,6 +14,7 @@ deal, the highest bid and the target's default follow the smaller pack.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from games.core import Game, Option, parse_int
@@ -75,9 +76,17 @@ def options_for(players: int) -> tuple[Option, ...]:
             parse=parse_int("maniglia.target", 1, 10_000),
             doc="MANIGLIA-AUC-7: points a player needs to end the game (default: the "
             "value of one deal, MAX).",
-            derived=lambda values: deal_value(players, values["maniglia.ranks"]),
+            derived=partial(_target_of, players),
         ),
     )
+
+
+def _target_of(players: int, values: dict[str, Any]) -> int:
+    """MANIGLIA-AUC-7: the target's default, the value of one deal of the pack in use.
+
+    A module function (bound with ``partial``): options stay copyable, compiled too.
+    """
+    return deal_value(players, values["maniglia.ranks"])
 
 
 class AuctionState(ManigliaState):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -124,3 +125,11 @@ def test_random_small_games_score_the_whole_small_deal(variant, ranks):
             played += 1
         assert max(state.scores()) >= value or state.deal_number() == 100
     assert played >= 80
+
+
+def test_a_small_deck_game_copies_compiled_or_pure():
+    """Wrappers deep-copy states holding the game (OpenSpiel's clone): the options' derived
+    target must copy too, also from the compiled build (build_engines.py)."""
+    game = copy.deepcopy(games.load("maniglia-4", maniglia_ranks=3))
+    assert game.options["maniglia.target"] == 51
+    assert copy.deepcopy(game.new_game(1)).observation(0)["max_bid"] == 51
