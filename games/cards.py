@@ -65,6 +65,17 @@ def packet_masks(deck: list[int], size: int, hands: int, count: int) -> list[int
     return [sum(map(bit, pick(deck))) for pick in pickers]
 
 
+def packet_size(hand: int, usual: int) -> int:
+    """The packet size that deals a hand of ``hand`` cards in equal packets: the largest
+    divisor of ``hand`` no bigger than the game's ``usual`` packet.
+
+    A full hand's packets are the usual ones (12 in 4s, 10 in 5s, 8 in 4s); the smaller
+    hands of a small deck (``manni.ranks``, ``maniglia.ranks``) get the nearest size that
+    still deals every hand in whole rounds.
+    """
+    return max(d for d in range(1, min(hand, usual) + 1) if hand % d == 0)
+
+
 #: Per (size, hands, count): for each hand, what picks its cards out of a deck.
 _PICKERS: dict[tuple[int, int, int], tuple[itemgetter, ...]] = {}
 

@@ -36,7 +36,10 @@ class Option:
 
     ``choices`` lists the allowed values of an enumerated option; for other
     options ``parse`` turns a raw value into the canonical one or raises
-    ``ValueError``.
+    ``ValueError``. ``derived``, when set, computes the value of an option the
+    game was not given from the other options' values (e.g. a target that is
+    the value of one deal of the pack in use); ``default`` is then its value
+    under the other options' defaults.
     """
 
     name: str
@@ -44,6 +47,7 @@ class Option:
     choices: tuple[Any, ...] = ()
     parse: Callable[[Any], Any] | None = None
     doc: str = ""
+    derived: Callable[[dict[str, Any]], Any] | None = None
 
     def canonical(self, value: Any) -> Any:
         if self.parse is not None:
@@ -173,6 +177,7 @@ class Game:
     @staticmethod
     def _resolve(variant: Variant, given: dict[str, Any]) -> dict[str, Any]:
         values = {opt.name: opt.default for opt in variant.options}
+        given_names: set[str] = set()
         for raw_name, value in given.items():
             name = raw_name if "." in raw_name else raw_name.replace("_", ".", 1)
             if name in variant.fixed:
@@ -187,6 +192,10 @@ class Game:
                     f"(known options: {known})"
                 )
             values[name] = opt.canonical(value)
+            given_names.add(name)
+        for opt in variant.options:
+            if opt.derived is not None and opt.name not in given_names:
+                values[opt.name] = opt.derived(values)
         return values
 
     @property

@@ -95,6 +95,13 @@ class SuitLayout:
     def card(self, suit: int, rank: int) -> int:
         return self.shifts[suit] + rank
 
+    def top_ranks(self, count: int) -> int:
+        """The hand mask of the ``count`` highest ranks of every suit (a small deck)."""
+        if not 0 <= count <= self.width:
+            raise ValueError(f"a suit has {self.width} ranks, not {count}")
+        pattern = self.full ^ ((1 << (self.width - count)) - 1)
+        return sum(self.with_suit(pattern, s) for s in range(SUITS))
+
     def suit_lists(self, hand: int) -> list[list[int]]:
         """The cards of ``hand`` as one ascending list per suit (what playouts pop from)."""
         full, cards = self.full, self.cards
@@ -148,6 +155,17 @@ def trick_keys(
         )
         for led in range(len(layout.shifts))
     )
+
+
+#: The cards of each pack mask a game has used, ascending (``TrickState.deck_cards``).
+_PACKS: dict[int, tuple[int, ...]] = {}
+
+
+def _cards_of_pack(pack: int) -> tuple[int, ...]:
+    cards = _PACKS.get(pack)
+    if cards is None:
+        cards = _PACKS[pack] = tuple(bits_of(pack))
+    return cards
 
 
 class PublicHistory:
@@ -205,7 +223,8 @@ class TrickState(State):
     PLAY_STEP: ClassVar[int] = 1
     #: The deal cap: the game ends after this many deals whatever the score.
     MAX_DEALS: ClassVar[int] = 100
-    #: Made for each subclass from the above: the cards of one deck, ascending, and
+    #: Made for each subclass from the above: the cards of one deck (of ``PACK``, the
+    #: pack a game uses unless ``_pack_of`` says otherwise), ascending, and
     #: ``AFTER[seat]``, the seat that plays after ``seat`` in a trick.
     PACK_CARDS: ClassVar[tuple[int, ...]] = ()
     AFTER: ClassVar[tuple[int, ...]] = ()
@@ -215,6 +234,7 @@ class TrickState(State):
         "deal",
         "deal_starts",
         "dealer",
+        "deck_cards",
         "decks",
         "first_dealer",
         "forfeited",
@@ -227,6 +247,7 @@ class TrickState(State):
         "led",
         "legal_mask",
         "n",
+        "pack_mask",
         "phase",
         "seed",
         "to_move",
@@ -245,6 +266,7 @@ class TrickState(State):
     deal: int
     deal_starts: list[int]
     dealer: int
+    deck_cards: tuple[int, ...]
     decks: list[list[int]]
     first_dealer: int
     forfeited: tuple[int, str] | None
@@ -256,6 +278,7 @@ class TrickState(State):
     led: int
     legal_mask: int
     n: int
+    pack_mask: int
     phase: int
     to_move: int
     trick: list[int]
@@ -273,8 +296,10 @@ class TrickState(State):
         self.seed = seed
         self.n = n = cls.PLAYERS
         self.after = cls.AFTER
+        self.pack_mask = pack = cls._pack_of(game)
+        self.deck_cards = cls.PACK_CARDS if pack == cls.PACK else _cards_of_pack(pack)
         self.given_decks = [
-            parse_deck(deck, cls.CARD_INDEX, cls.PACK, f"deck {i}")
+            parse_deck(deck, cls.CARD_INDEX, pack, f"deck {i}")
             for i, deck in enumerate(decks or ())
         ]
         self.first_dealer = rng.draw(n, seed, "dealer") if dealer is None else dealer
@@ -290,6 +315,12 @@ class TrickState(State):
         self._start_deal()
         return self
 
+    @classmethod
+    def _pack_of(cls, game: Game) -> int:
+        """Hook: the cards of one deck of ``game`` (a mask): ``PACK`` unless an option
+        keeps fewer ranks (``manni.ranks``, ``maniglia.ranks``)."""
+        return cls.PACK
+
     def _init_family(self) -> None:
         """Hook: per-game fields of the family."""
 
@@ -304,7 +335,8 @@ class TrickState(State):
 
     @classmethod
     def pack_cards(cls) -> tuple[int, ...]:
-        """The cards of one deck, ascending."""
+        """The cards of one deck of the variant's full pack, ascending (a game's own
+        deck, which an option may make smaller, is ``deck_cards``)."""
         return cls.PACK_CARDS
 
     def _next_deck(self) -> list[int]:
@@ -313,7 +345,7 @@ class TrickState(State):
         if index < len(self.given_decks):
             deck = self.given_decks[index]
         else:
-            deck = rng.shuffled(self.PACK_CARDS, self.seed, f"deck/{self.deal}")
+            deck = rng.shuffled(self.deck_cards, self.seed, f"deck/{self.deal}")
         self.decks.append(deck)
         return deck
 

@@ -10,8 +10,10 @@
 
 The game's parameters are the variant's options, named with ``_`` for ``.``
 (``manni.tie`` is ``manni_tie``); an option whose default is none is a string parameter
-(``"none"`` or a number such as ``"6"``). The first node is a chance node choosing
-the deal's seed among
+(``"none"`` or a number such as ``"6"``). A small deck is a parameter too
+(``{"manni_ranks": 3}``, ``{"maniglia_ranks": 3}``); the Maniglia target left at its
+parameter default then follows the small deck (the value of one of its deals). The
+first node is a chance node choosing the deal's seed among
 :data:`DEAL_SEEDS` equally likely seeds (the engine deals every later deal of the
 game from it: that randomness is inside the engine). Actions are the engine's action
 ids (``State.legal_ids``, ``Variant.num_distinct_actions`` of them); utilities are
@@ -62,6 +64,21 @@ def _parameter(value: Any) -> Any:
     return "none" if value is None else value
 
 
+def _options(variant_id: str, params: dict | None) -> dict[str, Any]:
+    """The engine options of the game parameters (OpenSpiel fills in every default).
+
+    A derived option (``Option.derived``: the Maniglia target, the value of one deal of
+    the pack in use) at its parameter default is left to the engine, which derives it
+    from the others (a small deck's target is its own deal's value).
+    """
+    options = dict(params or {})
+    for opt in variant_info(variant_id).options:
+        name = opt.name.replace(".", "_")
+        if opt.derived is not None and options.get(name) == _parameter(opt.default):
+            del options[name]
+    return options
+
+
 def _game_type(variant_id: str) -> pyspiel.GameType:
     v = variant_info(variant_id)
     return pyspiel.GameType(
@@ -105,8 +122,7 @@ class CardroomGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None) -> None:
         super().__init__(_game_type(self.variant_id), _game_info(self.variant_id), params or {})
-        options = {k: v for k, v in self.get_parameters().items()}
-        self.cardroom: Game = load(self.variant_id, **options)
+        self.cardroom: Game = load(self.variant_id, **_options(self.variant_id, params))
         self.encoder = Encoder(self.cardroom)
 
     def new_initial_state(self) -> CardroomState:

@@ -5,19 +5,26 @@ an auction from the dealer's right; the highest bidder (the declarer) names
 trump and plays alone against a coalition of all the others. He scores his
 bid if his card points + tricks reach it; otherwise every other player scores
 it. The first player to the target (the value of one deal) ends the game.
+The small deck (the ``maniglia.ranks`` option, not a rule of the real game,
+docs/games/maniglia.md) keeps
+fewer ranks per suit, for methods that need a small game: the hands, the value of a
+deal, the highest bid and the target's default follow the smaller pack.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from games.core import Option, parse_int
+from games.core import Game, Option, parse_int
 from games.maniglia.rules import (
+    AUCTION_RANKS,
     OPPONENT,
     PACK_WITHOUT_TWOS,
     STRICT,
     auction_deal_points,
+    auction_pack,
     deal_value,
 )
 from games.maniglia.state import (
@@ -37,7 +44,9 @@ TRUMP_LABELS = [LABELS[a] for a in TRUMP_IDS]
 
 
 def options_for(players: int) -> tuple[Option, ...]:
-    """The options of the auction variant for ``players`` (its target default is MAX)."""
+    """The options of the auction variant for ``players`` (its target default is MAX,
+    the value of one deal of the pack in use)."""
+    ranks = AUCTION_RANKS[players]
     return (
         Option(
             "maniglia.overtake",
@@ -54,22 +63,46 @@ def options_for(players: int) -> tuple[Option, ...]:
             "the dealer, last to speak, bid 20 (dealer-forced).",
         ),
         Option(
+            "maniglia.ranks",
+            ranks[-1],
+            ranks,
+            doc="Small deck, not a rule of the real game: the ranks per suit kept, "
+            f"the highest; fewer make a small game for tabular methods ({ranks[-1]}: the "
+            "real pack).",
+        ),
+        Option(
             "maniglia.target",
             deal_value(players),
             parse=parse_int("maniglia.target", 1, 10_000),
-            doc="MANIGLIA-AUC-7: points a player needs to end the game.",
+            doc="MANIGLIA-AUC-7: points a player needs to end the game (default: the "
+            "value of one deal, MAX).",
+            derived=partial(_target_of, players),
         ),
     )
+
+
+def _target_of(players: int, values: dict[str, Any]) -> int:
+    """MANIGLIA-AUC-7: the target's default, the value of one deal of the pack in use.
+
+    A module function (bound with ``partial``): options stay copyable, compiled too.
+    """
+    return deal_value(players, values["maniglia.ranks"])
 
 
 class AuctionState(ManigliaState):
     """State of a maniglia-3/-4/-5 game; subclasses fix the number of players."""
 
-    MAX_BID = 70
-    __slots__ = ("contract", "declarer", "high_bid", "high_bidder", "passed", "totals")
+    __slots__ = ("contract", "declarer", "high_bid", "high_bidder", "max_bid", "passed", "totals")
+    max_bid: int
+
+    @classmethod
+    def _pack_of(cls, game: Game) -> int:
+        return auction_pack(game.options["maniglia.ranks"])  # MANIGLIA-GEN-1, or a small deck
 
     def _init_game(self) -> None:
         self.totals = [0] * self.n
+        # MANIGLIA-AUC-2: MAX is the value of one deal (of the pack in use).
+        self.max_bid = deal_value(self.n, self.game.options["maniglia.ranks"])
 
     def _begin_deal(self) -> None:
         self.phase = P_AUCTION
@@ -99,14 +132,14 @@ class AuctionState(ManigliaState):
         if self._forced():
             return [BID]
         # MANIGLIA-AUC-2: bid max(20, highest + 1) .. MAX, or pass.
-        return [*range(BID + self.min_bid() - MIN_BID, BID + self.MAX_BID - MIN_BID + 1), PASS]
+        return [*range(BID + self.min_bid() - MIN_BID, BID + self.max_bid - MIN_BID + 1), PASS]
 
     def _legal_other_labels(self) -> list[str]:
         if self.phase == P_TRUMP:
             return list(TRUMP_LABELS)
         if self._forced():
             return [LABELS[BID]]
-        return [*LABELS[BID + self.min_bid() - MIN_BID : BID + self.MAX_BID - MIN_BID + 1], "pass"]
+        return [*LABELS[BID + self.min_bid() - MIN_BID : BID + self.max_bid - MIN_BID + 1], "pass"]
 
     def _is_legal_other(self, action: int) -> bool:
         if self.phase == P_TRUMP:
@@ -115,7 +148,7 @@ class AuctionState(ManigliaState):
             return action == BID
         if action == PASS:
             return True
-        return BID + self.min_bid() - MIN_BID <= action <= BID + self.MAX_BID - MIN_BID
+        return BID + self.min_bid() - MIN_BID <= action <= BID + self.max_bid - MIN_BID
 
     def _play_out_other(self, random: Callable[[], float]) -> None:
         """The auction and trump call at random, without building the legal lists.
@@ -130,7 +163,7 @@ class AuctionState(ManigliaState):
                 action = BID
             else:
                 first = BID + self.min_bid() - MIN_BID
-                count = self.MAX_BID - MIN_BID + BID - first + 1  # the bids, then pass
+                count = self.max_bid - MIN_BID + BID - first + 1  # the bids, then pass
                 k = int(random() * (count + 1))
                 action = first + k if k < count else PASS
             seat = self.to_move
@@ -154,7 +187,7 @@ class AuctionState(ManigliaState):
             self.high_bid = action - BID + MIN_BID
             self.high_bidder = seat
         bidder = self.high_bidder
-        if self.high_bid == self.MAX_BID or (
+        if self.high_bid == self.max_bid or (
             bidder >= 0 and self.passed == everyone ^ (1 << bidder)
         ):
             self._declare()
@@ -210,7 +243,7 @@ class AuctionState(ManigliaState):
         obs["high_bidder"] = self.high_bidder if self.high_bidder >= 0 else None
         obs["passed"] = [s for s in range(self.n) if self.passed >> s & 1]
         obs["min_bid"] = self.min_bid() if self.phase == P_AUCTION else None
-        obs["max_bid"] = self.MAX_BID
+        obs["max_bid"] = self.max_bid
         obs["declarer"] = d if d >= 0 else None
         obs["contract"] = self.contract or None
         obs["teams"] = None if d < 0 else [[d], [s for s in range(self.n) if s != d]]
@@ -223,7 +256,6 @@ class Maniglia3State(AuctionState):
 
     PLAYERS = 3
     PACK = PACK_WITHOUT_TWOS
-    MAX_BID = 72
     __slots__ = ()
 
 
@@ -231,7 +263,6 @@ class Maniglia4State(AuctionState):
     """maniglia-4: 40 cards, 10 each, MAX 70."""
 
     PLAYERS = 4
-    MAX_BID = 70
     __slots__ = ()
 
 
@@ -239,5 +270,4 @@ class Maniglia5State(AuctionState):
     """maniglia-5: 40 cards, 8 each, MAX 68."""
 
     PLAYERS = 5
-    MAX_BID = 68
     __slots__ = ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks
+from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks, packet_size
 from games.tricks import LATIN_LAYOUT, trick_keys
 
 COINS, CUPS, SWORDS, BATONS = range(4)
@@ -63,9 +63,27 @@ def card_points(cards: int) -> int:
     return total
 
 
-def deal_value(players: int) -> int:
-    """MANIGLIA-GEN-2: 60 card points + 1 per trick = 72 / 70 / 68 for 3 / 4 / 5 players."""
-    return 60 + (36 if players == 3 else 40) // players
+def deal_value(players: int, ranks: int | None = None) -> int:
+    """MANIGLIA-GEN-2: 60 card points + 1 per trick = 72 / 70 / 68 for 3 / 4 / 5 players.
+
+    A small deck of ``ranks`` per suit (``maniglia.ranks``): the card points
+    of that pack + its tricks (the hand size).
+    """
+    if ranks is None:
+        return 60 + (36 if players == 3 else 40) // players
+    return card_points(auction_pack(ranks)) + 4 * ranks // players
+
+
+#: The small deck (``maniglia.ranks``, not a rule of the real game): the ranks per suit
+#: each auction variant's deck may keep, its highest ones (every hand the same size);
+#: the last is the real game's pack (MANIGLIA-GEN-1).
+AUCTION_RANKS = {3: (3, 6, 9), 4: tuple(range(1, 11)), 5: (5, 10)}
+
+
+def auction_pack(ranks: int) -> int:
+    """MANIGLIA-GEN-1 and the small deck: the pack of the ``ranks`` highest ranks per suit
+    (9: the 36 cards of maniglia-3, 10: the whole 40)."""
+    return LATIN_LAYOUT.top_ranks(ranks)
 
 
 def beats(card: int, winning: int, trump: int) -> bool:
@@ -164,8 +182,11 @@ def deal_hands(deck: list[int], dealer: int, players: int) -> list[int]:
     Packets of ``PACKET_SIZES[players]`` cards go round counter-clockwise from the
     dealer's right, the dealer last, until the deck is used up; the last card of
     the deck is therefore the dealer's final card (the turn-up of MANIGLIA-4P-2).
+    The smaller hands of a small deck (``maniglia.ranks``) come in the largest packets no
+    bigger than those that deal them in whole rounds (``games.cards.packet_size``).
     """
-    dealt = packet_masks(deck, PACKET_SIZES[players], players, len(deck))
+    size = packet_size(len(deck) // players, PACKET_SIZES[players])
+    dealt = packet_masks(deck, size, players, len(deck))
     hands = [0] * players
     for i, seat in enumerate(deal_order(dealer, players)):
         hands[seat] = dealt[i]

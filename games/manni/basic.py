@@ -1,6 +1,9 @@
 """manni-basic: three players, 48 cards, a 12-card Manni, trump by deal number.
 
-Rules MANNI-BASIC-1..9 and LIMIT-3 of the rules specification.
+Rules MANNI-BASIC-1..9 and LIMIT-3 of the rules specification. The small deck (the
+``manni.ranks`` option, not a rule of the real game, docs/games/manni.md) keeps fewer
+ranks per suit, for methods that need a small game: hands, the Manni, the trick par
+and the target scale with it.
 """
 
 from __future__ import annotations
@@ -8,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from games.cards import packet_masks
-from games.core import Option
-from games.manni.rules import BASIC_TRUMPS, PACK_WITHOUT_TWOS, basic_game_over
+from games.cards import packet_masks, packet_size
+from games.core import Game, Option
+from games.manni.rules import (
+    BASIC_RANKS,
+    BASIC_TRUMPS,
+    PACK_WITHOUT_TWOS,
+    basic_game_over,
+    basic_pack,
+    basic_par,
+    basic_target,
+)
 from games.manni.state import KEEP, P_CHOICE, TAKE, ManniState
 
 MAX_DEALS = 100  # LIMIT-3
@@ -24,6 +35,13 @@ OPTIONS = (
         doc="MANNI-BASIC-8: tied leaders share rank 1 (share) or dealing goes on "
         "until one player alone leads (play-on).",
     ),
+    Option(
+        "manni.ranks",
+        12,
+        BASIC_RANKS,
+        doc="Small deck, not a rule of the real game: the ranks per suit kept, the "
+        "highest; fewer make a small game for tabular methods (12: the real 48-card pack).",
+    ),
 )
 
 
@@ -31,18 +49,31 @@ class ManniBasicState(ManniState):
     """State of a manni-basic game."""
 
     PACK = PACK_WITHOUT_TWOS
-    __slots__ = ("asked", "manni", "taker")
+    __slots__ = ("asked", "manni", "par", "taker", "target")
     asked: int
     manni: int
+    par: int
+    target: int
     taker: int | None
 
+    @classmethod
+    def _pack_of(cls, game: Game) -> int:
+        return basic_pack(game.options["manni.ranks"])  # MANNI-BASIC-2, or a small deck
+
+    def _init_game(self) -> None:
+        ranks = self.game.options["manni.ranks"]
+        self.par = basic_par(ranks)  # MANNI-BASIC-7: 4, a third of the tricks
+        self.target = basic_target(ranks, TARGET)  # MANNI-BASIC-8: 10, scaled to the tricks
+
     def _deal_cards(self, deck: list[int]) -> None:
-        # MANNI-BASIC-4: three rounds of 4-card packets to L, R, D; 12 left are the Manni.
+        # MANNI-BASIC-4: packets of 4 to L, R, D until each has 12; 12 left are the Manni.
+        # A small deck: a quarter each, in packets of 3 when 4 do not fit.
         left = (self.dealer + 1) % 3
-        dealt = packet_masks(deck, 4, 3, 36)
+        hand = len(deck) // 4
+        dealt = packet_masks(deck, packet_size(hand, 4), 3, 3 * hand)
         for i in range(3):
             self.hands[(left + i) % 3] = dealt[i]
-        self.manni = self.PACK & ~(dealt[0] | dealt[1] | dealt[2])  # the 12 cards left
+        self.manni = self.pack_mask & ~(dealt[0] | dealt[1] | dealt[2])  # the cards left
         self.taker = None
         self.asked = 0
         self.phase = P_CHOICE
@@ -53,7 +84,7 @@ class ManniBasicState(ManniState):
 
     def _apply_other(self, seat: int, action: int) -> None:
         if action == TAKE:
-            # MANNI-BASIC-5: the taker's 12 cards leave play; the phase ends at once.
+            # MANNI-BASIC-5: the taker's hand leaves play; the phase ends at once.
             self.out[seat] = self.hands[seat]
             self.hands[seat] = self.manni
             self.manni = 0
@@ -77,11 +108,12 @@ class ManniBasicState(ManniState):
 
     def _score_deal(self) -> bool:
         totals = self.totals
+        par = self.par
         for seat in range(3):
-            totals[seat] += self.won[seat] - 4  # MANNI-BASIC-7
+            totals[seat] += self.won[seat] - par  # MANNI-BASIC-7: tricks - 4
         if self.deal >= MAX_DEALS:  # LIMIT-3
             return True
-        return basic_game_over(totals, self.game.options["manni.tie"], TARGET)
+        return basic_game_over(totals, self.game.options["manni.tie"], self.target)
 
     def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
         obs["trump"] = "SHDC"[BASIC_TRUMPS[(self.deal - 1) % 4]]  # public before any decision

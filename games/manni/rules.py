@@ -14,6 +14,9 @@ SUIT_MASKS: tuple[int, ...] = FRENCH_LAYOUT.masks
 FULL_PACK = (1 << 52) - 1
 #: MANNI-BASIC-2: the 48-card pack without the four 2s (rank 0).
 PACK_WITHOUT_TWOS = FULL_PACK & ~sum(FRENCH_LAYOUT.with_suit(1, s) for s in range(4))
+#: The small deck (``manni.ranks``, not a rule of the real game): the ranks per suit a
+#: manni-basic deck may keep, its highest ones; 12 (3 to A) is the real game's pack.
+BASIC_RANKS = (3, 6, 9, 12)
 
 #: ``SUIT_CARDS[s][m]``: cards of the 13-bit pattern ``m`` of suit ``s``, ascending.
 SUIT_CARDS = FRENCH_LAYOUT.cards
@@ -71,6 +74,22 @@ def playable(hand: int, led: int | None) -> int:
         return hand
     follow = hand & SUIT_MASKS[led]
     return follow or hand
+
+
+def basic_pack(ranks: int) -> int:
+    """MANNI-BASIC-2 and the small deck: the pack of the ``ranks`` highest ranks per suit."""
+    return FRENCH_LAYOUT.top_ranks(ranks)
+
+
+def basic_par(ranks: int) -> int:
+    """MANNI-BASIC-7 and the small deck: the tricks a deal's score counts from (a third)."""
+    return ranks // 3
+
+
+def basic_target(ranks: int, target: int = 10) -> int:
+    """MANNI-BASIC-8 and the small deck: the total that ends the game, scaled to ``ranks``
+    tricks a deal (``target`` for 12; rounded up: 3 / 5 / 8 / 10 for 3 / 6 / 9 / 12 ranks)."""
+    return -(-target * ranks // 12)
 
 
 def basic_game_over(totals: list[int], tie: str, target: int = 10) -> bool:

@@ -110,14 +110,14 @@ class BasicPlan:
             raise SamplingError("a card is seen twice")
         unknown = _unknown(d.pack, known)
         taker_known = d.taker == d.viewer and d.current
-        pool = 0 if taker_known else 12
+        pool = 0 if taker_known else len(d.rest)  # the Manni (MANNI-BASIC-4)
         self.dealer = ConstrainedDeal(unknown, d.unknown_hands(unknown), [pool])
 
     def draw(self, rng: random.Random) -> tuple[list[str], list[str]]:
         d = self.deal
         *hidden, pool = self.dealer.draw(rng)
         holdings = [h + x for h, x in zip(self.holdings, hidden, strict=True)]
-        deck: list[str | None] = [None] * 48
+        deck: list[str | None] = [None] * len(d.pack)
         for seat in range(3):
             if seat == d.taker:
                 place(deck, d.hands[seat], self.old_hand or pool, rng)

@@ -30,7 +30,7 @@ def test_an_organiser_creates_a_competition(as_organiser):
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["status"] == "draft" and body["seats_per_table"] == 3
-    assert body["options"] == {"manni.tie": "play-on"}
+    assert body["options"] == {"manni.tie": "play-on", "manni.ranks": 12}  # defaults filled in
     assert body["created_by"] == "olga" and body["organisers"] == ["olga"]
     assert body["can_manage"] is True and body["seed"] == 0
 

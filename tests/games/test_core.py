@@ -30,10 +30,10 @@ def test_unknown_variant_is_named():
 
 def test_options_by_dotted_name_or_keyword_and_canonical_string():
     """COMMON-8: options are per-game configuration keys with defaults."""
-    assert games.load("manni-basic").options == {"manni.tie": "share"}
+    assert games.load("manni-basic").options == {"manni.tie": "share", "manni.ranks": 12}
     a = games.load("manni-basic", manni_tie="play-on")
     b = games.load("manni-basic", **{"manni.tie": "play-on"})
-    assert a.options == b.options == {"manni.tie": "play-on"}
+    assert a.options == b.options == {"manni.tie": "play-on", "manni.ranks": 12}
     assert a.canonical() == "manni-basic(manni.tie=play-on)"
     assert (
         games.load("laugavatnsmanni", laug_nullo_ace_low="true").options["laug.nullo_ace_low"]

@@ -319,3 +319,41 @@ def test_a_variant_without_world_sampling_is_refused_by_name():
     game = games.Game(dataclasses.replace(base, worlds=None), {})
     with pytest.raises(ValueError, match="no world sampling for variant maniglia-3"):
         games.WorldSampler(game, game.new_game(1).observation(0))
+
+
+SMALL_DECKS = [
+    ("manni-basic", {"manni.ranks": 3}, 3),
+    ("manni-basic", {"manni.ranks": 6}, 6),
+    # a high target: several deals, so earlier deals are sampled too
+    ("maniglia-3", {"maniglia.ranks": 3, "maniglia.target": 500}, 3),
+    ("maniglia-4", {"maniglia.ranks": 2, "maniglia.target": 500}, 2),
+    ("maniglia-5", {"maniglia.ranks": 5, "maniglia.target": 500}, 5),
+]
+
+
+@pytest.mark.parametrize(("variant", "options", "ranks"), SMALL_DECKS)
+def test_small_deck_worlds_deal_only_the_small_pack(variant, options, ranks):
+    """MANNI-BASIC-4, MANIGLIA-GEN-4 with fewer ranks: a world of a small-deck game shows
+    the seat what it saw and deals every deck from the small pack only (the highest
+    ranks), its hidden cards moving between worlds."""
+    order = "23456789TJQKA" if variant.startswith("manni") else "23456JNKA7"
+    kept = set(order[len(order) - ranks :])
+    game = games.load(variant, **options)
+    rng = random.Random(variant)
+    varied = 0
+    for position in range(6):
+        state = random_position(
+            game, random.Random(f"{variant}/{ranks}/{position}").getrandbits(32)
+        )
+        seat = position % game.num_players
+        seen = state.observation(seat)
+        sampler = games.WorldSampler(game, seen)
+        hidden = set()
+        for _ in range(40):
+            world = sampler.sample(rng)
+            assert world.observation(seat) == seen
+            decks = world.record()["decks"]
+            assert all(len(deck) == 4 * ranks and {c[0] for c in deck} <= kept for deck in decks)
+            hidden.add(tuple(tuple(world.observation(s)["hand"]) for s in range(game.num_players)))
+        varied += len(hidden) > 1  # a late position may leave one consistent deal
+    assert varied >= 2

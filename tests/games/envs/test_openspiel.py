@@ -120,3 +120,76 @@ def test_open_spiels_ismcts_bot_plays_a_whole_game(variant):
         assert action in state.legal_actions()
         state.apply_action(action)
     assert sum(state.returns()) == pytest.approx(0.0)
+
+
+#: Small decks (``manni.ranks``, ``maniglia.ranks``): games small enough for tabular
+#: methods. The Maniglia one is one deal with the least auction (docs/training.md).
+SMALL = {
+    "manni-basic": {"manni_ranks": 3},
+    "maniglia-4": {"maniglia_ranks": 1, "maniglia_target": 1, "maniglia_all_pass": "dealer-forced"},
+    "maniglia-3": {"maniglia_ranks": 3},
+}
+
+
+def load_small(variant: str) -> pyspiel.Game:
+    return pyspiel.load_game(cardroom_spiel.game_name(variant), SMALL[variant])
+
+
+def test_a_small_deck_is_a_game_parameter_and_a_bad_one_is_named():
+    game = pyspiel.load_game("python_cardroom_manni_basic", {"manni_ranks": 3})
+    assert game.cardroom.canonical() == "manni-basic(manni.ranks=3)"
+    assert (
+        game.num_distinct_actions()
+        == pyspiel.load_game("python_cardroom_manni_basic").num_distinct_actions()
+    )
+    game = pyspiel.load_game("python_cardroom_maniglia_4(maniglia_ranks=3)")
+    assert game.cardroom.options["maniglia.target"] == 51  # the value of one small deal
+    game = pyspiel.load_game(
+        "python_cardroom_maniglia_4", {"maniglia_ranks": 3, "maniglia_target": 90}
+    )
+    assert game.cardroom.options["maniglia.target"] == 90
+    with pytest.raises(ValueError, match=r"option manni\.ranks must be one of 3, 6, 9, 12, got 4"):
+        pyspiel.load_game("python_cardroom_manni_basic", {"manni_ranks": 4})
+    with pytest.raises(ValueError, match=r"option maniglia\.ranks must be one of 3, 6, 9, got 10"):
+        pyspiel.load_game("python_cardroom_maniglia_3", {"maniglia_ranks": 10})
+
+
+@pytest.mark.parametrize("variant", sorted(SMALL))
+def test_random_sim_test_passes_with_a_small_deck(variant):
+    pyspiel.random_sim_test(load_small(variant), num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("variant", sorted(SMALL))
+def test_small_deck_resampling_deals_only_the_small_pack(variant):
+    game = load_small(variant)
+    pack = set(game.cardroom.new_game(0).record()["decks"][0])
+    state = game.new_initial_state()
+    state.apply_action(5)
+    rnd = random.Random(5)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    while not state.is_terminal():
+        seat = state.current_player()
+        world = state.resample_from_infostate(seat, sampler)
+        assert world.information_state_string(seat) == state.information_state_string(seat)
+        assert all(set(deck) == pack for deck in world.engine.record()["decks"])
+        state.apply_action(rnd.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("variant", ["manni-basic", "maniglia-4"])
+def test_outcome_sampling_mccfr_runs_on_a_small_deck(variant):
+    """A tabular method runs: OpenSpiel's outcome-sampling MCCFR keeps a table of regrets
+    per information state; its average policy is a distribution over legal actions."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = load_small(variant)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    np.random.seed(1)
+    for _ in range(30):
+        solver.iteration()
+    assert len(solver._infostates) > 30  # the solver's table
+    policy = solver.average_policy()
+    state = game.new_initial_state()
+    state.apply_action(0)
+    probabilities = policy.action_probabilities(state)
+    assert set(probabilities) == set(state.legal_actions())
+    assert sum(probabilities.values()) == pytest.approx(1.0)

@@ -140,3 +140,55 @@ def test_layouts_are_contiguous_and_documented():
 @pytest.mark.slow
 def test_performance_benchmark_runs():
     performance_benchmark(env("manni-basic"))
+
+
+SMALL_DECKS = [
+    ("manni-basic", {"manni_ranks": 3}),
+    ("manni-basic", {"manni_ranks": 6}),
+    ("maniglia-3", {"maniglia_ranks": 3}),
+    ("maniglia-4", {"maniglia_ranks": 2}),
+]
+
+
+@pytest.mark.parametrize(("variant", "options"), SMALL_DECKS)
+def test_small_decks_pass_the_api_and_seed_tests(variant, options):
+    api_test(env(variant, **options), num_cycles=200)
+    seed_test(lambda: env(variant, **options), num_cycles=200)
+
+
+@pytest.mark.parametrize(("variant", "options"), SMALL_DECKS)
+def test_a_small_deck_keeps_the_full_layout_and_masks_only_its_cards(variant, options):
+    """The observation and the action space are the full deck's (a policy's shapes do not
+    change with the option); a card outside the small pack is never in a hand, a trick or
+    the mask."""
+    e = env(variant, **options)
+    full = env(variant)
+    assert e.encoder.size == full.encoder.size
+    assert e.action_space(e.possible_agents[0]).n == full.action_space(e.possible_agents[0]).n
+    ranks = next(iter(options.values()))
+    order = "23456789TJQKA" if variant.startswith("manni") else "23456JNKA7"
+    absent = {i for name, i in e.encoder.cards.items() if name[0] in order[: len(order) - ranks]}
+    labels = type(e.game.new_game(0)).LABELS
+    e.reset(seed=3)
+    rnd = random.Random(3)
+    for _agent in e.agent_iter():
+        obs, _, termination, truncation, _ = e.last()
+        vector = obs["observation"]
+        for name in ("hand", "trick", "played"):
+            _, start, length = next(f for f in e.encoder.layout if f[0] == name)
+            ones = {
+                (i - start) % len(e.encoder.cards)
+                for i in np.flatnonzero(vector[start : start + length])
+            }
+            assert not ones & absent, name
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        played = [labels[a][5:] for a in legal if labels[a].startswith("play ")]
+        assert not {e.encoder.cards[c] for c in played} & absent
+        e.step(None if termination or truncation else int(rnd.choice(legal)))
+
+
+def test_a_bad_small_deck_is_named():
+    with pytest.raises(ValueError, match=r"option manni\.ranks must be one of 3, 6, 9, 12, got 5"):
+        env("manni-basic", manni_ranks=5)
+    with pytest.raises(ValueError, match=r"option maniglia\.ranks must be one of 5, 10, got 3"):
+        env("maniglia-5", maniglia_ranks=3)

@@ -112,21 +112,37 @@ def test_later_decks_come_from_the_seed():
     [
         (
             "maniglia-3",
-            {"maniglia.overtake": "opponent", "maniglia.all_pass": "redeal", "maniglia.target": 72},
+            {
+                "maniglia.overtake": "opponent",
+                "maniglia.all_pass": "redeal",
+                "maniglia.ranks": 9,
+                "maniglia.target": 72,
+            },
         ),
         (
             "maniglia-4",
-            {"maniglia.overtake": "opponent", "maniglia.all_pass": "redeal", "maniglia.target": 70},
+            {
+                "maniglia.overtake": "opponent",
+                "maniglia.all_pass": "redeal",
+                "maniglia.ranks": 10,
+                "maniglia.target": 70,
+            },
         ),
         (
             "maniglia-5",
-            {"maniglia.overtake": "opponent", "maniglia.all_pass": "redeal", "maniglia.target": 68},
+            {
+                "maniglia.overtake": "opponent",
+                "maniglia.all_pass": "redeal",
+                "maniglia.ranks": 10,
+                "maniglia.target": 68,
+            },
         ),
         ("maniglia-4-partners", {"maniglia.overtake": "opponent", "maniglia.target_partners": 35}),
     ],
 )
 def test_option_defaults(variant, defaults):
-    """COMMON-8, MANIGLIA-GEN-5, MANIGLIA-AUC-3, MANIGLIA-AUC-7, MANIGLIA-4P-6: defaults."""
+    """COMMON-8, MANIGLIA-GEN-5, MANIGLIA-AUC-3, MANIGLIA-AUC-7, MANIGLIA-4P-6:
+    defaults (the whole pack: 9 ranks for maniglia-3, 10 for the others)."""
     assert games.load(variant).options == defaults
 
 

@@ -14,7 +14,7 @@ import pytest
 import games
 
 PINNED = {
-    "manni-basic": "4e8f7be51d3f6a45965a0ad034b89a1f7b5e0a1ed3aaa29981baaecd05e1bcb9",
+    "manni-basic": "3bb3c5a011fc826032300aef1192cba14afd9017505c19ed75c86f8e047afe86",
     "manni-hornafjordur": "30785abdeb091854611615f034754e1c8379994a2756ade6ef4a4942849f0033",
     "laugavatnsmanni": "0fcd323f48a03e43b524ad4c9d3ac9217d4504135e5a795ab9e662983466ceb4",
 }

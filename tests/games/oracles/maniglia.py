@@ -2,7 +2,9 @@
 
 Rebuilds hands from the decks by the deal pattern of MANIGLIA-GEN-4 (packets
 counter-clockwise from the dealer's right, dealer last; 3 players 4+4+4,
-4 players 5+5, 5 players 4+4), makes the turned-up card (the dealer's final
+4 players 5+5, 5 players 4+4; a small deck (``maniglia.ranks``) of N ranks per suit
+deals 4N / players cards each in the largest packets up to those that divide
+it), makes the turned-up card (the dealer's final
 card, MANIGLIA-4P-2) public in the partnership game, adds every played card
 as public, and follows deal ends (all cards played, or an auction where all
 pass under ``maniglia.all_pass = redeal``) from the action labels alone.
@@ -20,11 +22,17 @@ CASES = [
     ("maniglia-3", {"maniglia.overtake": "strict"}),
     ("maniglia-3", {"maniglia.all_pass": "dealer-forced"}),
     ("maniglia-3", {"maniglia.target": 150}),
+    ("maniglia-3", {"maniglia.ranks": 3}),
+    ("maniglia-3", {"maniglia.ranks": 6, "maniglia.all_pass": "dealer-forced"}),
     ("maniglia-4", {}),
     ("maniglia-4", {"maniglia.overtake": "strict", "maniglia.all_pass": "dealer-forced"}),
     ("maniglia-4", {"maniglia.target": 140}),
+    ("maniglia-4", {"maniglia.ranks": 1}),
+    ("maniglia-4", {"maniglia.ranks": 3, "maniglia.target": 120}),
+    ("maniglia-4", {"maniglia.ranks": 7, "maniglia.overtake": "strict"}),
     ("maniglia-5", {}),
     ("maniglia-5", {"maniglia.overtake": "strict"}),
+    ("maniglia-5", {"maniglia.ranks": 5}),
     ("maniglia-5", {"maniglia.all_pass": "dealer-forced", "maniglia.target": 136}),
     ("maniglia-4-partners", {}),
     ("maniglia-4-partners", {"maniglia.overtake": "strict"}),
@@ -37,9 +45,9 @@ _PACKET = {3: 4, 4: 5, 5: 4}
 
 
 def pack(variant_id: str, options: dict) -> list[str]:
-    if variant_id == "maniglia-3":
-        return [c for c in _ALL if c[0] != "2"]
-    return list(_ALL)
+    full = 9 if variant_id == "maniglia-3" else 10  # maniglia-3 has no 2s
+    kept = "23456JNKA7"[10 - options.get("maniglia.ranks", full) :]  # the highest ranks
+    return [c for c in _ALL if c[0] in kept]
 
 
 class Oracle:
@@ -59,7 +67,8 @@ class Oracle:
         self.plays = 0
         self.passes = 0
         self.bid = False
-        size = _PACKET[self.n]
+        hand = len(deck) // self.n
+        size = max(d for d in range(1, _PACKET[self.n] + 1) if hand % d == 0)
         for p in range(len(deck) // size):
             seat = (self.dealer - 1 - p) % self.n  # dealer's right first, dealer last
             self.known[seat].update(deck[size * p : size * p + size])

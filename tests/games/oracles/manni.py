@@ -1,7 +1,9 @@
 """Hidden-card oracle for manni-basic, manni-hornafjordur and laugavatnsmanni.
 
 Rebuilds hands from the decks by the deal patterns of MANNI-BASIC-4, HORN-5
-and LAUG-3, and follows takes, draws and plays from the action labels.
+and LAUG-3 (a small manni-basic deck, ``manni.ranks``, of N ranks gives N cards each
+in packets of 4 when they fit, else 3, and an N-card Manni), and follows takes,
+draws and plays from the action labels.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ MAX_DECKS = 100
 CASES = [
     ("manni-basic", {}),
     ("manni-basic", {"manni.tie": "play-on"}),
+    ("manni-basic", {"manni.ranks": 3}),
+    ("manni-basic", {"manni.ranks": 6, "manni.tie": "play-on"}),
+    ("manni-basic", {"manni.ranks": 9}),
     ("manni-hornafjordur", {}),
     ("manni-hornafjordur", {"horn.cut_table": "alt"}),
     ("laugavatnsmanni", {}),
@@ -28,13 +33,15 @@ _ALL = [r + s for s in "SHDC" for r in "23456789TJQKA"]
 
 def pack(variant_id: str, options: dict) -> list[str]:
     if variant_id == "manni-basic":
-        return [c for c in _ALL if c[0] != "2"]
+        kept = "23456789TJQKA"[13 - options.get("manni.ranks", 12) :]  # the highest ranks
+        return [c for c in _ALL if c[0] in kept]
     return list(_ALL)
 
 
 class Oracle:
     def __init__(self, variant_id: str, options: dict, dealer: int, decks: list[list[str]]):
         self.variant = variant_id
+        self.ranks = options.get("manni.ranks", 12)
         self.skat = options.get("laug.exchange") == "skat"
         self.decks = decks
         self.dealer = dealer
@@ -50,10 +57,12 @@ class Oracle:
         self.pending = 0  # cards discarded and not yet drawn back
         left = (self.dealer + 1) % 3
         if self.variant == "manni-basic":
-            for p in range(9):
-                self.known[(left + p) % 3].update(deck[4 * p : 4 * p + 4])
-            self.stock = deck[36:48]
-            self.tricks = 12
+            hand = self.ranks  # a quarter of the deck each, the Manni the last quarter
+            size = 4 if hand % 4 == 0 else 3
+            for p in range(3 * hand // size):
+                self.known[(left + p) % 3].update(deck[size * p : size * p + size])
+            self.stock = deck[3 * hand :]
+            self.tricks = hand
         elif self.variant == "manni-hornafjordur":
             stock = []
             for cyc in range(4):
