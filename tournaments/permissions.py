@@ -6,6 +6,8 @@ the dashboard views and the services themselves call these.
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+
 from tournaments.models import Competition
 
 
@@ -18,3 +20,10 @@ def can_manage(*, competition: Competition, user) -> bool:
         or competition.created_by_id == user.pk
         or competition.organisers.filter(pk=user.pk).exists()
     )
+
+
+def require_manager(competition: Competition, user) -> None:
+    """``PermissionDenied`` unless ``user`` may change ``competition`` (a service called
+    without a user, by the platform itself, is never refused)."""
+    if user is not None and not can_manage(competition=competition, user=user):
+        raise PermissionDenied("only the competition's organisers may do this")

@@ -11,13 +11,14 @@ import threading
 import uuid
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import OperationalError, connection, transaction
 
 from bots.models import Bot
 from tests.tournaments.test_tasks import SERVICES, assert_ratings_equal_a_recompute
 from tournaments import execution, recording, services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
-from tournaments.services import PlayedMatch
+from tournaments.services import PlayedMatch, rounds
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -131,7 +132,7 @@ def test_a_result_is_a_typed_object_and_a_result_that_does_not_fit_changes_nothi
     assert played.versions == [None, None]
 
     played.result.players.append("a ghost")  # three players for a two-seat match
-    with pytest.raises(services.ValidationError):
+    with pytest.raises(ValidationError):
         services.match_record_result(match=match, result=played)
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING
@@ -352,7 +353,7 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
     def pairer() -> None:
         try:
             with transaction.atomic():
-                services._locked_for_pairing(comp.pk)
+                rounds.locked_for_pairing(comp.pk)
                 pairing.set()
                 release.wait(30)
         finally:
@@ -368,7 +369,7 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
             match_id=first.pk, claimed_by="host/1/t", result=played, send=None, match=match
         )
         for wait in (
-            lambda: services._locked_for_pairing(comp.pk),
+            lambda: rounds.locked_for_pairing(comp.pk),
             lambda: services.competition_pause(competition=comp),
         ):
             with pytest.raises(OperationalError, match="lock timeout"), transaction.atomic():
@@ -388,7 +389,7 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
     with transaction.atomic():  # the pairing is over: the next one goes at once
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '1s'")
-        assert services._locked_for_pairing(comp.pk).status == Competition.Status.RUNNING
+        assert rounds.locked_for_pairing(comp.pk).status == Competition.Status.RUNNING
 
 
 def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_the_same(

@@ -31,6 +31,7 @@ from tournaments.api.permissions import is_organiser
 from tournaments.models import Competition, Match
 from tournaments.organise import services as organise_services
 from tournaments.organise.forms import CompetitionForm, EntryAddForm, NextSeasonForm
+from tournaments.permissions import can_manage
 from tournaments.selectors import collusion_report_for_competition, competitions_visible_to
 
 HERE = Path(__file__).resolve().parent
@@ -105,7 +106,7 @@ def _form_errors(form: CompetitionForm, error: ValidationError) -> None:
 def _competition(request: HttpRequest, competition_id: int) -> Competition:
     """The competition if the user runs it; 404 if they may not see it, 403 otherwise."""
     competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
-    if not services.can_manage(competition=competition, user=request.user):
+    if not can_manage(competition=competition, user=request.user):
         raise PermissionDenied("Only this competition's organisers may change it.")
     return competition
 
