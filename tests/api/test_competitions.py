@@ -388,7 +388,7 @@ def test_progress_counts_matches_by_status(db):
         services.entry_create(
             competition=comp, bot=Bot.objects.create(name=f"p{i}", builtin="random")
         )
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     client = APIClient()
     before = client.get(f"/api/competitions/{comp.pk}/progress/").json()
     assert before["pending"] == 1 and before["done"] == 0 and before["competition"] == "running"

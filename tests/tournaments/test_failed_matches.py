@@ -32,7 +32,7 @@ def cup(organiser) -> Competition:
         services.entry_create(
             competition=comp, bot=Bot.objects.create(name=f"r{i}", builtin="random")
         )
-    execution.competition_launch(competition=comp, send=None)
+    services.competition_start(competition=comp, send=None)
     return comp
 
 

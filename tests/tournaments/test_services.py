@@ -49,13 +49,16 @@ def competition(
 
 
 def play_all(comp: Competition, limit: int = 100) -> int:
-    """Play and record pending matches until none is left; returns how many were played."""
+    """Play and record waiting (pending or queued) matches until none is left, leaving
+    the rounds paired meanwhile pending; returns how many were played."""
     played = 0
+    waiting = [Match.Status.PENDING, Match.Status.QUEUED]
     while played < limit:
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = comp.matches.filter(status__in=waiting).order_by("id").first()
         if match is None:
             return played
-        assert services.match_record_result(match=match, result=services.match_play(match=match))
+        result = services.match_play(match=match)
+        assert services.match_record_result(match=match, result=result, send=None)
         played += 1
     return played
 
@@ -176,11 +179,11 @@ def test_ladder_keeps_scheduling_until_closed(organiser):
     comp = competition(organiser, kind="ladder", format="ladder", entries=5)
     services.competition_start(competition=comp)
     assert play_all(comp, limit=6) == 6
-    assert comp.matches.filter(status=Match.Status.PENDING).exists()
+    assert comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).exists()
     services.competition_close(competition=comp, by=organiser)
     comp.refresh_from_db()
     assert comp.status == Competition.Status.FINISHED
-    assert not comp.matches.filter(status=Match.Status.PENDING).exists()
+    assert not comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).exists()
 
 
 def test_only_organisers_run_a_competition(organiser):
@@ -241,7 +244,11 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
     entry = comp.matches.order_by("id").first().seats.get(seat=0).entry
     played = 0
     while played < 2:
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = (
+            comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
+            .order_by("id")
+            .first()
+        )
         result = services.match_play(match=match)
         seat = match.seats.filter(entry=entry).values_list("seat", flat=True).first()
         if seat is not None:

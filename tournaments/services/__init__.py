@@ -17,6 +17,11 @@ One module per sub-domain; this package's names are its interface:
 - :mod:`~tournaments.services.record` and :mod:`~tournaments.services.rating`:
   storing a result once, with its rating update.
 - :mod:`~tournaments.services.play`: playing a match through the referee.
+- :mod:`~tournaments.services.queue`: queuing matches for the workers. The services
+  that pair or free matches (start, resume, retry, a round's closing, a ladder's
+  batch) queue them themselves, once their transaction commits; their ``send``
+  parameter is the sender (None leaves the matches pending, for a caller that plays
+  them itself).
 """
 
 from tournaments.services.competitions import (

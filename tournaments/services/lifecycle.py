@@ -12,14 +12,19 @@ from tournaments.models import Challenge, Competition, Match, Round
 from tournaments.permissions import require_manager
 from tournaments.services.leagues import league_divisions_at_start
 from tournaments.services.notify import notify_on_commit
+from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 from tournaments.services.rounds import RoundClosing, close_round, pair_next
 
 Format = Competition.Format
 
 
 @transaction.atomic
-def competition_start(*, competition: Competition, by=None) -> list[Match]:
-    """Draft to running, and the first matches paired. Raises if it cannot start."""
+def competition_start(
+    *, competition: Competition, by=None, send: Sender | None = send_match_tasks
+) -> list[Match]:
+    """Draft to running, and the first matches paired and queued: their tasks go out
+    (``send``) when the start commits. With ``send=None`` they stay pending, for a
+    caller that plays them itself. Raises if it cannot start."""
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     require_manager(competition, by)
     if competition.status != Competition.Status.DRAFT:
@@ -57,6 +62,8 @@ def competition_start(*, competition: Competition, by=None) -> list[Match]:
     except ValueError as exc:  # e.g. a bracket these entries cannot fill
         raise ValidationError(f"cannot pair the first round: {exc}") from None
     notify_on_commit(competition.pk, events.COMPETITION_STARTED)
+    if send is not None:
+        matches_enqueue(competition=competition, send=send)
     return matches
 
 
@@ -109,9 +116,10 @@ def competition_close(*, competition: Competition, by=None) -> Competition:
 
 
 @transaction.atomic
-def match_retry(*, match: Match, by=None) -> Match:
+def match_retry(*, match: Match, by=None, send: Sender | None = send_match_tasks) -> Match:
     """Give a failed match another go: pending again, with its attempts and error
-    cleared; the caller queues it (``execution.matches_enqueue``) as after a start.
+    cleared, and queued as after a start if its competition runs (``send``; None leaves
+    it pending).
 
     A failed match holds up its round (a ladder's batch excepted), so this is how an
     organiser lets a round robin, Swiss or knockout go on once the cause is mended (a
@@ -137,6 +145,8 @@ def match_retry(*, match: Match, by=None) -> Match:
         update_fields=["status", "attempts", "error", "claimed_by", "lease_until", "finished_at"]
     )
     notify_on_commit(match.competition_id, events.QUEUE_CHANGED)
+    if send is not None:  # a paused competition's matches wait (matches_enqueue)
+        matches_enqueue(competition=match.competition, send=send)
     return match
 
 
@@ -145,7 +155,7 @@ def competition_pause(*, competition: Competition, by=None) -> Competition:
     """Running to paused; its queued matches go back to pending.
 
     A paused competition queues nothing: the reaper and
-    ``execution.matches_enqueue`` take only running competitions' matches, a
+    ``services.queue.matches_enqueue`` take only running competitions' matches, a
     ladder schedules no batch, and a worker that receives a task of a paused
     competition's match does not claim it (``execution.match_claim``). Matches
     already being played finish and count. Raises ``ValidationError`` unless it
@@ -168,10 +178,12 @@ def competition_pause(*, competition: Competition, by=None) -> Competition:
 
 
 @transaction.atomic
-def competition_resume(*, competition: Competition, by=None) -> Competition:
-    """Paused to running; the caller then queues its pending matches
-    (``execution.matches_enqueue``), as after a start. Raises ``ValidationError``
-    unless it is paused, ``PermissionDenied`` for a non-organiser.
+def competition_resume(
+    *, competition: Competition, by=None, send: Sender | None = send_match_tasks
+) -> Competition:
+    """Paused to running, and its pending matches queued as after a start (``send``;
+    None leaves them pending). Raises ``ValidationError`` unless it is paused,
+    ``PermissionDenied`` for a non-organiser.
 
     A round whose last result came in while the competition was paused was closed
     then, but its closing paired nothing (a paused competition pairs nothing): with
@@ -198,4 +210,6 @@ def competition_resume(*, competition: Competition, by=None) -> Competition:
         if closing.competition_finished:
             competition.status = locked.status = Competition.Status.FINISHED
             notify_on_commit(locked.pk, events.COMPETITION_FINISHED, round_=last[0])
+    if send is not None:
+        matches_enqueue(competition=locked, send=send)
     return locked

@@ -4,7 +4,7 @@ the match's games, and a level knockout match's play-off sets."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +19,7 @@ from tournaments import deals
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import KNOCKOUTS
 from tournaments.services.results import (
+    ClaimedSeat,
     PlayedMatch,
     PlayoffGame,
     match_decision,
@@ -27,11 +28,13 @@ from tournaments.services.results import (
 )
 
 
-def _players(match: Match, seed: int) -> tuple[list, list[int | None]]:
+def _players(
+    match: Match, seed: int, claimed: Sequence[ClaimedSeat] | None
+) -> tuple[list, list[int | None]]:
     """Fresh players for the seats of ``match`` (built-ins seeded from ``seed``), and the
-    bot version each uploaded bot plays (None for built-ins)."""
-    claimed = getattr(match, "claimed_seats", None)
-    if claimed and all(seat.builtin for seat in claimed):  # read by the claim
+    bot version each uploaded bot plays (None for built-ins). A table of built-ins whose
+    seats the claim read (``claimed``) is built from those, without a query."""
+    if claimed and all(seat.builtin for seat in claimed):
         players = [_builtin_player(s.builtin, seed, s.seat, s.bot_name) for s in claimed]
         return players, [None] * len(players)
     players, versions = [], []
@@ -60,13 +63,16 @@ def _builtin_player(builtin: str, seed: int, seat: int, name: str) -> InProcessP
 def match_play(
     *,
     match: Match,
+    claimed_seats: Sequence[ClaimedSeat] | None = None,
     on_game: Callable[[GameResult, int], None] | None = None,
     on_action: Callable[[int, Any], None] | None = None,
 ) -> PlayedMatch:
     """Play ``match`` with the referee (no database writes) and return it, typed.
 
     Built-in bots run in-process; uploaded bots run sandboxed from the version
-    the entry pins, else the bot's newest ready version. A knockout match that is
+    the entry pins, else the bot's newest ready version. ``claimed_seats``, if given,
+    are the seats as the claim read them (``execution.match_claim_with_seats``): a
+    table of built-ins is then seated without reading them again. A knockout match that is
     level at the cut after its games (on game points and total score) goes on with
     play-off sets in the same run, each on one fresh deal (played once per seat
     rotation if the competition is duplicate, by fresh players), until the cut is
@@ -79,7 +85,7 @@ def match_play(
     state)`` after each action, play-off games numbered as they are stored.
     """
     competition = match.competition
-    players, versions = _players(match, match.seed)
+    players, versions = _players(match, match.seed, claimed_seats)
     result = _play(
         competition, players, competition.games_per_match, match.seed,
         **_watchers(on_game, on_action, 0, 0),
@@ -94,7 +100,7 @@ def match_play(
             break
         number = len(out.playoff) // size + 1
         seed = deals.playoff_seed(match.seed, number)
-        fresh, _ = _players(match, seed)
+        fresh, _ = _players(match, seed, claimed_seats)
         first = len(result.games) + len(out.playoff)
         extra = _play(
             competition, fresh, size, seed, **_watchers(on_game, on_action, first, number)

@@ -3,6 +3,7 @@ transaction, then its round closed if it was the last open match."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,8 +16,10 @@ from tournaments.models import Competition, GameRecord, Match, MatchSeat
 from tournaments.ratings import PARTNER_SEATS, soft_play
 from tournaments.services.competitions import is_partnership
 from tournaments.services.notify import notify_on_commit
+from tournaments.services.queue import Sender, send_match_tasks
 from tournaments.services.rating import rate, rating_rows
 from tournaments.services.results import (
+    ClaimedSeat,
     PlayedMatch,
     Recording,
     match_decision,
@@ -29,10 +32,15 @@ Format = Competition.Format
 
 
 def match_record_result(
-    *, match: Match, result: PlayedMatch | dict[str, Any], claimed_by: str | None = None
+    *,
+    match: Match,
+    result: PlayedMatch | dict[str, Any],
+    claimed_by: str | None = None,
+    send: Sender | None = send_match_tasks,
 ) -> bool:
-    """Store a played match once, then close its round if it was the last open match;
-    True if stored, False if it was already recorded.
+    """Store a played match once, then close its round if it was the last open match
+    (the next round queued with ``send``; None leaves it pending); True if stored,
+    False if it was already recorded.
 
     :func:`match_record_played`, then :func:`round_close_if_complete` (its own
     transaction, once the result's has committed; inside an outer transaction it
@@ -41,7 +49,9 @@ def match_record_result(
     recording = match_record_played(match=match, played=result, claimed_by=claimed_by)
     if recording is None:
         return False
-    round_close_if_complete(competition=recording.competition, round_id=recording.round_id)
+    round_close_if_complete(
+        competition=recording.competition, round_id=recording.round_id, send=send
+    )
     return True
 
 
@@ -50,6 +60,7 @@ def match_record_played(
     match: Match,
     played: PlayedMatch | dict[str, Any],
     claimed_by: str | None = None,
+    claimed_seats: Sequence[ClaimedSeat] | None = None,
     synchronous_commit: bool = True,
 ) -> Recording | None:
     """Store a played match, its records and the rating update, once, in one transaction.
@@ -62,24 +73,23 @@ def match_record_played(
     lets the transaction commit without waiting for the disk (PostgreSQL only; see
     ``tournaments.execution``).
 
-    On PostgreSQL, for a match claimed by ``execution.match_claim`` (which read the
-    entries' ratings): one statement (``recording.match_store_rated``), which is a
-    transaction of its own unless the caller has one open (no ``BEGIN``, no
-    ``COMMIT``). If a rating changed since the claim, that statement writes nothing
-    and the result is recorded as for a match without a claim, in one transaction
-    (joining the caller's, without a savepoint): two statements whatever the seats and
-    games, the guarded ``UPDATE`` of the match with the games, the seats and the
-    entries locked (in entry order, so two recordings never deadlock); then the
-    entries' ratings with the competition's rating sequence, taken last so that the
-    competition row stays locked only for the last statement and the commit.
-    Elsewhere the same writes through the ORM. The round is not touched:
-    whoever records a result calls :func:`round_close_if_complete` once it has
-    committed (no lock shared by the matches of a round while they record). Two
-    results that share an entry are serialised by its row lock, so the sequence
-    order is the order in which their updates were applied (a recompute replays it).
-    The seats record the match's ranks (a knockout's with its tie-break, see
-    :func:`match_decision`); ratings and points follow the ranks of the match's own
-    games, where level seats stay level.
+    On PostgreSQL, for a match whose ``claimed_seats`` are given (as
+    ``execution.match_claim_with_seats`` read them, with the entries' ratings): one
+    statement (``recording.match_store_rated``), which is a transaction of its own unless
+    the caller has one open (no ``BEGIN``, no ``COMMIT``). If a rating changed since the
+    claim, that statement writes nothing and the result is recorded as for a match without a
+    claim, in one transaction (joining the caller's, without a savepoint): two statements
+    whatever the seats and games, the guarded ``UPDATE`` of the match with the games, the
+    seats and the entries locked (in entry order, so two recordings never deadlock); then
+    the entries' ratings with the competition's rating sequence, taken last so that the
+    competition row stays locked only for the last statement and the commit. Elsewhere the
+    same writes through the ORM. The round is not touched: whoever records a result calls
+    :func:`round_close_if_complete` once it has committed (no lock shared by the matches of
+    a round while they record). Two results that share an entry are serialised by its row
+    lock, so the sequence order is the order in which their updates were applied (a
+    recompute replays it). The seats record the match's ranks (a knockout's with its
+    tie-break, see :func:`match_decision`); ratings and points follow the ranks of the
+    match's own games, where level seats stay level.
     """
     played = played_of(played)
     competition = match.competition
@@ -96,7 +106,7 @@ def match_record_played(
     done = {"finished_at": timezone.now(), "decided_by": decision.decided_by}
     games_ = _game_rows(played)
     seats = _seat_rows(played, list(decision.ranks), points)
-    claimed = getattr(match, "claimed_seats", None)
+    claimed = claimed_seats
     rated = is_rated(competition)
     if rated and connection.vendor == "postgresql" and claimed and len(claimed) == players:
         stored = _match_store_rated(

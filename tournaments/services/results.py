@@ -169,7 +169,7 @@ def played_of(result: PlayedMatch | dict[str, Any]) -> PlayedMatch:
 
 @dataclass(frozen=True)
 class ClaimedSeat:
-    """A seat of a claimed match as the claim read it (``execution.match_claim``): its
+    """A seat of a claimed match as the claim read it (``execution.match_claim_with_seats``): its
     entry's rating then, and the entry's bot (its built-in player, if it is one, and
     its name as ``str(bot)`` gives it)."""
 

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from tournaments import deals, events, pairing
 from tournaments.models import Competition, Match, MatchSeat, Round
 from tournaments.services.notify import notify_on_commit
+from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 
 Format = Competition.Format
 
@@ -96,8 +97,11 @@ def locked_for_pairing(competition_id: int) -> Competition:
 
 
 @transaction.atomic
-def ladder_pair_batch(*, competition: Competition) -> list[Match]:
-    """The next batch of a running ladder with no open match; [] if it is not idle.
+def ladder_pair_batch(
+    *, competition: Competition, send: Sender | None = send_match_tasks
+) -> list[Match]:
+    """The next batch of a running ladder with no open match, queued (``send``; None
+    leaves it pending); [] if it is not idle.
 
     The competition is locked for pairing, so two reapers never pair the same batch twice.
     """
@@ -107,7 +111,10 @@ def ladder_pair_batch(*, competition: Competition) -> list[Match]:
     open_ = [Match.Status.PENDING, Match.Status.QUEUED, Match.Status.RUNNING]
     if competition.matches.filter(status__in=open_).exists():
         return []
-    return pair_next(competition)
+    matches = pair_next(competition)
+    if matches and send is not None:
+        matches_enqueue(competition=competition, send=send)
+    return matches
 
 
 @dataclass
@@ -120,11 +127,16 @@ class RoundClosing:
 
 
 def round_close_if_complete(
-    *, competition: Competition, round_id: int | None, known_complete: bool = False
+    *,
+    competition: Competition,
+    round_id: int | None,
+    known_complete: bool = False,
+    send: Sender | None = send_match_tasks,
 ) -> RoundClosing | None:
     """Finish round ``round_id`` if none of its matches is open or failed any more, and
     pair the next round (or finish the competition); None if it stays open or someone
-    else closed it.
+    else closed it. The next round's matches are queued once the closing has committed
+    (``send``; None leaves them pending).
 
     Called after a result has committed (by the recorder, and by the reaper for a
     recorder that died in between). Of two last results recorded at once both may
@@ -158,6 +170,8 @@ def round_close_if_complete(
         if closing.competition_finished:
             changes.append(events.COMPETITION_FINISHED)
         notify_on_commit(competition.pk, *changes, round_=closing.round_number)
+    if closing.paired and send is not None:
+        matches_enqueue(competition=competition, send=send)
     return closing
 
 
@@ -186,8 +200,9 @@ def close_round(competition: Competition, closing: RoundClosing) -> None:
 PAIRED_AHEAD = frozenset({Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN})
 
 
-def round_pair_ahead(*, round_id: int) -> list[Match]:
-    """Pair the round after ``round_id`` now, while its last matches are still played.
+def round_pair_ahead(*, round_id: int, send: Sender | None = send_match_tasks) -> list[Match]:
+    """Pair the round after ``round_id`` now, while its last matches are still played,
+    and queue them (``send``; None leaves them pending).
 
     Only for :data:`PAIRED_AHEAD` formats (their schedule never depends on results),
     only when ``round_id`` is the competition's latest round, and only once none of
@@ -222,4 +237,7 @@ def round_pair_ahead(*, round_id: int) -> list[Match]:
             Match.Status.QUEUED,
         }:
             return []  # matches still wait, or none is left playing (the closing pairs)
-        return pair_next(locked)
+        paired = pair_next(locked)
+        if paired and send is not None:
+            matches_enqueue(competition=locked, send=send)
+    return paired
