@@ -25,6 +25,10 @@ GAMES = "The engines import nothing of ours but games"
 LEAF = "Live events are a leaf: the write path's notifications import no model, read or write"
 LAYERS = "tournaments is layered: doors, then execution / the web tier, services, reads, models"
 ACYCLIC = "No import cycles between the modules of tournaments"
+SERVICES = (
+    "The services are layered: lifecycle and recording over rounds and results, over the "
+    "settings, the queue and the notifications"
+)
 
 
 def test_lint_imports_keeps_every_contract():
@@ -78,7 +82,13 @@ def test_a_framework_import_deep_in_a_pure_package_is_caught(broken_with):
 def test_a_read_that_calls_back_into_the_services_is_caught(broken_with):
     """A lazy import that breaks a cycle is still an import: the layers and the cycle
     check both see it."""
-    assert broken_with(("tournaments.selectors", "tournaments.services")) == {LAYERS, ACYCLIC}
+    # (the services' own layers too: their leagues read the standings, which would
+    # then reach the lifecycle above them)
+    assert broken_with(("tournaments.selectors", "tournaments.services")) == {
+        LAYERS,
+        ACYCLIC,
+        SERVICES,
+    }
 
 
 def test_the_live_events_may_not_read_the_database(broken_with):
@@ -97,3 +107,10 @@ def test_the_engines_never_import_the_training_wrappers_or_their_libraries(broke
     assert broken_with(("games.tricks", "games.envs.pettingzoo")) == {ENVS}
     assert broken_with(("games.manni.state", "numpy")) == {ENVS}
     assert broken_with(("games.envs.openspiel", "django")) == {PURE}
+
+
+def test_the_queue_reaching_up_into_the_competition_settings_is_caught(broken_with):
+    # The services' queue sits under everything that queues: not a cycle, still caught.
+    assert broken_with(("tournaments.services.queue", "tournaments.services.competitions")) == {
+        SERVICES
+    }
