@@ -63,7 +63,7 @@ def make_competition(
         slug = name.lower().replace(" ", "-")
         bot = Bot.objects.create(name=f"{slug}-random-{i}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)  # played here
     return competition
 
 
@@ -79,7 +79,8 @@ def play_one(competition: Competition) -> Match:
     """Play and record the first pending match of ``competition``."""
     match = competition.matches.filter(status=Match.Status.PENDING).order_by("id").first()
     assert match is not None, "no pending match left"
-    assert services.match_record_result(match=match, result=services.match_play(match=match))
+    result = services.match_play(match=match)
+    assert services.match_record_result(match=match, result=result, send=None)
     match.refresh_from_db()
     return match
 
