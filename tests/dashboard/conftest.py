@@ -134,7 +134,7 @@ def open_ladder(organiser) -> Competition:
         services.entry_create(
             competition=ladder, bot=Bot.objects.create(name=f"l{i}", builtin="random")
         )
-    services.competition_start(competition=ladder)
+    services.competition_start(competition=ladder, send=None)
     play_one(ladder)
     assert Competition.objects.get(pk=ladder.pk).status == "running"
     return ladder

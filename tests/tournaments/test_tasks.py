@@ -505,7 +505,7 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
     ids = _first_round(comp)
     assert len(ids) == 8
     claims: list[int] = []
-    claim = execution.match_claim
+    claim = execution.match_claim_with_seats
 
     def counted(*, match_id, claimed_by, lease_s=None):
         if claimed_by == "w":
@@ -515,7 +515,7 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
                     assert claim(match_id=taken, claimed_by="other") is not None
         return claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
 
-    monkeypatch.setattr(execution, "match_claim", counted)
+    monkeypatch.setattr(execution, "match_claim_with_seats", counted)
     drained = execution.matches_execute(
         match_ids=ids,
         start=0,
