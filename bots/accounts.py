@@ -14,10 +14,11 @@ One door for both: :func:`account_register`, :func:`account_confirm` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
 from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
@@ -27,6 +28,10 @@ from django.utils import timezone
 from bots.models import AccountConfirmation
 
 SALT = "cardroom.accounts.confirm"
+#: What a username may hold (letters, digits and @/./+/-/_), and what is said otherwise.
+USERNAME_PATTERN = r"^[\w.@+-]+\Z"
+USERNAME_INVALID = "Letters, digits and @/./+/-/_ only."
+USERNAME_TAKEN = "That username is taken."
 #: How often a waiting account may ask for the link again.
 RESEND_EVERY_S = 60
 
@@ -105,6 +110,34 @@ def confirmation_send(*, user, link_for: Callable[[str], str], force: bool = Fal
         settings.DEFAULT_FROM_EMAIL,
         [confirmation.email],
     )
+
+
+def username_taken(username: str) -> bool:
+    """Whether an account has ``username`` already, whatever its case."""
+    return get_user_model().objects.filter(username__iexact=username).exists()
+
+
+def password_problems(*, username: str, email: str, password: str) -> list[str]:
+    """What the password validators say of ``password`` for that account ([]: nothing)."""
+    user = get_user_model()(username=username, email=email)
+    try:
+        password_validation.validate_password(password, user)
+    except ValidationError as exc:
+        return list(exc.messages)
+    return []
+
+
+def registration_errors(*, username: str, email: str, password: str) -> dict[str, list[str]]:
+    """What is wrong with a new account's details, field -> messages ({}: nothing): the
+    first of a username of other characters, a taken username, the password validators'
+    verdict. ``POST /api/auth/register/`` makes the same checks with the same messages
+    (``bots.api.accounts.RegistrationSerializer``); the site's sign-up form asks here."""
+    if not re.match(USERNAME_PATTERN, username):
+        return {"username": [USERNAME_INVALID]}
+    if username_taken(username):
+        return {"username": [USERNAME_TAKEN]}
+    problems = password_problems(username=username, email=email, password=password)
+    return {"password": problems} if problems else {}
 
 
 def account_register(*, username: str, email: str, password: str, link_for: Callable[[str], str]):

@@ -7,6 +7,14 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 
 
+def bot_display_name(name: str, owner: str | None) -> str:
+    """How a bot is named to people: ``owner/name``, or ``name`` for a built-in (no owner).
+
+    The one rule, for a :class:`Bot` (``str(bot)``) and for rows read as values
+    (``bot__name``, ``bot__owner__username``)."""
+    return name if owner is None else f"{owner}/{name}"
+
+
 class Bot(models.Model):
     """A named bot of one author; it plays with its newest ready version."""
 
@@ -40,7 +48,7 @@ class Bot(models.Model):
         ordering = ["name", "id"]
 
     def __str__(self) -> str:
-        return self.name if self.owner_id is None else f"{self.owner}/{self.name}"
+        return bot_display_name(self.name, None if self.owner_id is None else str(self.owner))
 
 
 class BotVersion(models.Model):

@@ -32,6 +32,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -40,6 +41,7 @@ from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 import games
 from bots import allowances, archive, builtin, sandbox, similarity, store, validation
@@ -61,6 +63,8 @@ QUEUE_KEY = "queue"
 VALIDATION_STALE_S = 600
 #: The task's hard time limit comes this long after its soft one.
 TASK_HARD_LIMIT_EXTRA_S = 30
+#: The Celery task that validates a version (``bots.tasks``).
+VALIDATE_TASK = "bots.version_validate"
 #: A version whose validation failed on the platform this many times is rejected.
 VALIDATION_MAX_ATTEMPTS = 3
 #: Sends the validation task of a version id (called after commit).
@@ -254,19 +258,17 @@ def upload_name(filename: str) -> str:
 def send_validation_task(version_id: int) -> None:
     """``bots.version_validate`` of ``version_id`` on ``CARDROOM_VALIDATE_QUEUE``, with
     the task limits its queue entry states (``limit_s``: soft, then 30 s more, hard).
+    The task is found by name in the app's registry: the tasks module calls this one,
+    never the reverse.
 
     A broker that is down is logged: the version stays queued and
     :func:`bot_versions_requeue` sends it again.
     """
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from bots.tasks import version_validate
-
     report = BotVersion.objects.filter(pk=version_id).values_list("validation_report", flat=True)
     queue = ((report.first() or {}).get(QUEUE_KEY)) or {}
     limit_s = _queue_limit_s(queue)
     try:
-        version_validate.apply_async(
+        current_app.tasks[VALIDATE_TASK].apply_async(
             (version_id,),
             queue=settings.CARDROOM_VALIDATE_QUEUE,
             soft_time_limit=limit_s,

@@ -9,7 +9,7 @@ from bots import pruning, services
 from bots.models import BotVersion
 
 
-@shared_task(name="bots.version_validate", acks_late=True)
+@shared_task(name=services.VALIDATE_TASK, acks_late=True)
 def version_validate(version_id: int) -> str:
     """Validate version ``version_id`` (a sandboxed match per variant); safe to run twice.
 

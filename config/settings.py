@@ -29,6 +29,8 @@ instance on SQLite):
 - ``CARDROOM_WORKER_PREFETCH``: Celery's prefetch multiplier for workers (default ``1``).
 - ``CARDROOM_WORKER_NICE``: the CPU niceness a worker takes at start (0..19, default 10;
   its pool processes inherit it), so that on a shared machine the web tier answers first.
+- ``CARDROOM_SANDBOX_CPU_WEIGHT``: the CPU weight of the group holding every bot against the
+  machine's other work at 100 (1..10000, default 20; ``bots.sandbox.cgroup``).
 - Queues by kind, most urgent first (``CARDROOM_QUEUES``): ``CARDROOM_PERIODIC_QUEUE``,
   ``_MATCH_QUEUE``, ``_LADDER_QUEUE``, ``_VALIDATE_QUEUE``, ``_CHALLENGE_QUEUE``,
   ``_VERSION_TEST_QUEUE``, ``_DEFAULT_QUEUE`` (``periodic``, ``matches``, ``ladders``,
@@ -497,6 +499,16 @@ if CARDROOM_WORKER_NICE > 19:
     raise ImproperlyConfigured(
         f"CARDROOM_WORKER_NICE must be a whole number from 0 to 19, got {CARDROOM_WORKER_NICE}"
     )
+
+# The group holding every bot gets a CPU weight below the rest of the machine's. The
+# sandbox reads the variable itself (bots.sandbox.cgroup.base_weight, the same rule); a
+# bad value stops the start here, naming it, rather than at a worker's first match.
+_weight = os.environ.get("CARDROOM_SANDBOX_CPU_WEIGHT", "20").strip() or "20"
+if not _weight.isdigit() or not 1 <= int(_weight) <= 10_000:
+    raise ImproperlyConfigured(
+        f"CARDROOM_SANDBOX_CPU_WEIGHT must be a whole number from 1 to 10000, got {_weight!r}"
+    )
+CARDROOM_SANDBOX_CPU_WEIGHT = int(_weight)
 
 # --- Celery ---
 # Work is queued by kind, one queue each (names below; CARDROOM_QUEUE_PREFIX goes before

@@ -105,9 +105,15 @@ class Variant:
       number ``k`` is dealt by seat ``k % 2``).
     - ``num_distinct_actions``: the size of the action-id space of ``legal_ids`` /
       ``apply_id``; every id is below it for every option configuration.
+    - ``worlds``: how worlds consistent with an observation are drawn
+      (``games.sampling.WorldSampler``): ``worlds(game, observation, previous)``
+      analyses one observation and returns an object whose ``sample(rng)`` draws a
+      full state; ``previous`` is what it returned for an earlier observation of the
+      same game and seat (it may reuse what still holds), or None. Each family
+      states its own (``games/<family>/sampling.py``); None: no world sampling.
 
-    The defaults (``()``, ``""``, ``""``, ``0``: unstated) keep a variant built without
-    them valid; every registered variant states them all.
+    The defaults (``()``, ``""``, ``""``, ``0``, None: unstated) keep a variant built
+    without them valid; every registered variant states them all.
     """
 
     id: str
@@ -121,6 +127,9 @@ class Variant:
     pack: str = ""
     dealer_rotation: str = ""
     num_distinct_actions: int = 0
+    worlds: Callable[[Game, dict[str, Any], Any], Any] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.teams:

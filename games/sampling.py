@@ -26,7 +26,7 @@ sampler: they do not change the future, only the running scores).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import factorial
 from typing import Any, Protocol
 
@@ -216,27 +216,16 @@ class WorldSampler:
         self.seat = check_observation(game, observation)
         self.game = game
         self.observation = observation
-        family = game.variant.family
+        worlds = game.variant.worlds
+        if worlds is None:
+            raise ValueError(f"no world sampling for variant {game.id} (Variant.worlds)")
         same_game = (
             previous is not None
             and previous.game.canonical() == game.canonical()
             and previous.seat == self.seat
         )
-        if family == "money":
-            from games.money.sampling import MoneyWorlds
-
-            hint = previous.hint() if same_game else None  # type: ignore[union-attr]
-            self._worlds: Any = MoneyWorlds(game, observation, hint)
-            return
-        if family == "manni":
-            from games.manni.sampling import deal_plans
-        elif family == "maniglia":
-            from games.maniglia.sampling import deal_plans
-        else:  # pragma: no cover - a new family must add its sampling module
-            raise ValueError(f"no world sampling for the {family} family")
-        self._worlds = TrickWorlds(game, observation, deal_plans(game, observation))
-        if same_game:
-            self._worlds.reuse(previous._worlds)  # type: ignore[union-attr]
+        reusable = previous._worlds if same_game else None  # type: ignore[union-attr]
+        self._worlds: Any = worlds(game, observation, reusable)
 
     def hint(self) -> Any:
         """What a later sampler of the same game may reuse (Money: a consistent deck)."""
@@ -481,6 +470,22 @@ def state_sample_world(self: State, seat: int, rng: random.Random) -> State:
 
 
 # -- helpers for the family modules -------------------------------------------------------
+
+
+def trick_worlds(
+    deal_plans: Callable[[Game, dict[str, Any]], list[DealPlan]],
+) -> Callable[[Game, dict[str, Any], Any], TrickWorlds]:
+    """The ``Variant.worlds`` of a trick-taking family whose ``deal_plans(game,
+    observation)`` gives one plan per deal: :class:`TrickWorlds` of those plans, keeping
+    the earlier deals of the previous sampler of the same game when they still hold."""
+
+    def worlds(game: Game, observation: dict[str, Any], previous: Any) -> TrickWorlds:
+        built = TrickWorlds(game, observation, deal_plans(game, observation))
+        if isinstance(previous, TrickWorlds):
+            built.reuse(previous)
+        return built
+
+    return worlds
 
 
 def deal_layout(game: Game, dealer: int) -> tuple[list[list[int]], list[int], list[str]]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import uuid
+
 import pytest
 
 
@@ -17,3 +20,38 @@ def challenge_world(monkeypatch) -> list:
     for task in (tasks.match_run, tasks.matches_run):
         monkeypatch.setattr(task, "apply_async", lambda args, **kw: messages.append(args))
     return messages
+
+
+@pytest.fixture
+def queues():
+    """Two private queue names for this test's workers (emptied afterwards)."""
+    from tests.workers import periodic_queue, redis_url
+
+    tag = uuid.uuid4().hex[:10]
+    names = (f"test-matches-{tag}", f"test-default-{tag}")
+    yield names
+    import redis
+
+    redis.Redis.from_url(redis_url()).delete(*names, periodic_queue(names))
+
+
+@pytest.fixture
+def workers(tmp_path, queues, settings):
+    """``start(broker=None, env={}, **kwargs)``: a real worker on :func:`queues`, killed
+    when the test ends (:class:`tests.workers.Worker`)."""
+    from tests.workers import WORKER_ENV, Worker, redis_url
+
+    # Matches queued from this process carry the same short requeue deadline as the
+    # workers' own (Worker's environment): a message lost with the broker is resent
+    # by the reaper within seconds, not after the production grace of an hour.
+    settings.CARDROOM_QUEUE_GRACE_S = int(WORKER_ENV["CARDROOM_QUEUE_GRACE_S"])
+    started: list = []
+
+    def start(broker: str | None = None, **kwargs):
+        worker = Worker(tmp_path, broker or redis_url(), queues, **kwargs.pop("env", {}))
+        started.append(worker)
+        return worker.start(**kwargs)
+
+    yield start
+    for worker in started:
+        worker.kill(signal.SIGKILL)

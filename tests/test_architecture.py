@@ -1,10 +1,17 @@
 """The import contracts of ``[tool.importlinter]`` in pyproject.toml (DESIGN.md section 1).
 
 The pure packages import no web or task framework and no models; ``tournaments``
-reads as layers (doors, execution and the web tier, services, reads, models) with
-no import cycle, lazy or not; the live events are a leaf. ``make test`` and ``make
-lint`` run ``lint-imports``; these tests run it too, and show that the contracts
-catch the imports the old top-level-name check missed.
+and ``bots`` read as layers (doors, services, reads, models; the HTML pages are
+doors like the API and import none of its modules); no package of ``games``,
+``bots``, ``tournaments`` or ``config`` has an import cycle between its modules,
+lazy or not; the live events are a leaf. ``make test`` and ``make lint`` run
+``lint-imports``; these tests run it too, and show that the contracts catch the
+imports the old top-level-name check missed and the cycles that were removed.
+
+import-linter's ``acyclic_siblings`` compares the siblings of each package; a cycle
+through a package's own ``__init__`` (``bots.sdk`` importing ``bots.sdk.tracking``,
+which imports ``bots.sdk``) or across the four top-level packages' modules is not
+between siblings, so :func:`module_cycles` looks at single modules with grimp.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 from importlinter import configuration
 from importlinter.application import use_cases
@@ -23,12 +31,21 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 PURE = "Pure packages import no web or task framework, and no models"
 GAMES = "The engines import nothing of ours but games"
 LEAF = "Live events are a leaf: the write path's notifications import no model, read or write"
-LAYERS = "tournaments is layered: doors, then execution / the web tier, services, reads, models"
-ACYCLIC = "No import cycles between the modules of tournaments"
+LAYERS = (
+    "tournaments is layered: doors (the API and the HTML pages alike), then execution / the "
+    "web tier, services, reads, models"
+)
+ACYCLIC = "No import cycles between the modules of games, bots, tournaments and config"
 SERVICES = (
     "The services are layered: lifecycle and recording over rounds and results, over the "
     "settings, the queue and the notifications"
 )
+BOTS = "bots is layered: doors, services, reads and rules, models, then the pure parts"
+PAGES = (
+    "The HTML pages import no module of the REST API: permissions and checks come "
+    "from framework-neutral modules"
+)
+ROOTS = ("games", "bots", "tournaments", "config")
 
 
 def test_lint_imports_keeps_every_contract():
@@ -71,7 +88,8 @@ def test_the_tree_as_it_is_breaks_no_contract(broken_with):
 
 def test_a_models_import_in_the_archive_reader_is_caught(broken_with):
     # The old check read only top-level names: ``bots.models`` passed as ``bots``.
-    assert broken_with(("bots.archive", "bots.models")) == {PURE}
+    # bots' layers put the models above the pure parts: that contract sees it too.
+    assert broken_with(("bots.archive", "bots.models")) == {PURE, BOTS}
 
 
 def test_a_framework_import_deep_in_a_pure_package_is_caught(broken_with):
@@ -107,6 +125,77 @@ def test_the_engines_never_import_the_training_wrappers_or_their_libraries(broke
     assert broken_with(("games.tricks", "games.envs.pettingzoo")) == {ENVS}
     assert broken_with(("games.manni.state", "numpy")) == {ENVS}
     assert broken_with(("games.envs.openspiel", "django")) == {PURE}
+
+
+# -- cycles ---------------------------------------------------------------------------------
+
+
+def module_cycles(graph: grimp.ImportGraph) -> list[tuple[str, ...]]:
+    """Each import between two modules of ours that closes a cycle, as that cycle
+    (importer, imported, ..., importer): a package's ``__init__`` counts as a module."""
+    ours = {m for m in graph.modules if m.split(".")[0] in ROOTS}
+    cycles = []
+    for importer in sorted(ours):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer) & ours):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back:
+                cycles.append((importer, *back))
+    return cycles
+
+
+@pytest.fixture
+def tree() -> grimp.ImportGraph:
+    """The import graph of the four packages as they are."""
+    return grimp.build_graph(*ROOTS, cache_dir=None)
+
+
+def test_no_module_of_ours_takes_part_in_an_import_cycle(tree):
+    assert module_cycles(tree) == []
+
+
+@pytest.mark.parametrize(
+    "importer, imported",
+    [
+        ("config.api", "bots.api.urls"),  # the root router back beside the API's plumbing
+        ("games.sampling", "games.money.sampling"),  # a family sampler named by its family
+        ("bots.services", "bots.tasks"),
+        ("games.money.rules", "games.money.state"),
+        ("bots.builtin.greedy", "bots.builtin"),  # a built-in registering itself
+        ("bots.sdk.tracking", "bots.sdk"),
+    ],
+)
+def test_each_removed_cycle_would_be_found_again(tree, importer, imported):
+    tree.add_import(importer=importer, imported=imported)
+    assert (importer, imported) in {cycle[:2] for cycle in module_cycles(tree)}
+
+
+def test_a_cycle_between_sibling_modules_breaks_the_acyclic_contract(broken_with):
+    assert broken_with(("games.sampling", "games.money.sampling")) == {ACYCLIC}
+    assert broken_with(("bots.services", "bots.tasks")) == {ACYCLIC, BOTS}
+    assert broken_with(("config.parsers", "config.api")) == {ACYCLIC}
+
+
+# -- bots and the HTML pages ------------------------------------------------------------------
+
+
+def test_a_read_or_a_model_of_bots_calling_up_into_the_services_is_caught(broken_with):
+    assert BOTS in broken_with(("bots.selectors", "bots.services"))
+    assert BOTS in broken_with(("bots.models", "bots.accounts"))
+
+
+def test_the_pure_parts_of_bots_never_reach_up_to_the_referee(broken_with):
+    assert BOTS in broken_with(("bots.sdk.bot", "bots.referee"))
+
+
+def test_an_html_page_asking_the_apis_permissions_or_serializers_is_caught(broken_with):
+    assert broken_with(("tournaments.organise.views", "tournaments.api.permissions")) == {PAGES}
+    assert PAGES in broken_with(("tournaments.site.forms", "bots.api.accounts"))
+    assert PAGES in broken_with(("bots.web.views", "rest_framework"))
+
+
+def test_the_html_pages_are_doors_of_the_tournaments_layers(broken_with):
+    assert LAYERS in broken_with(("tournaments.services", "tournaments.organise.forms"))
+    assert LAYERS in broken_with(("tournaments.selectors", "tournaments.dashboard.pages"))
 
 
 def test_the_queue_reaching_up_into_the_competition_settings_is_caught(broken_with):

@@ -50,3 +50,9 @@ def _isolate() -> None:
 
 
 _isolate()
+
+# The suite's own processes stand in for no web tier: its bots keep the machine's default
+# CPU weight (100) beside them, so a test's timing does not depend on how busy the other
+# workers are. The tests of the bots' weight set it themselves (tests/bots/hostile/
+# test_resources.py); a deployment has 20 (bots.sandbox.cgroup.DEFAULT_BASE_WEIGHT).
+os.environ.setdefault("CARDROOM_SANDBOX_CPU_WEIGHT", "100")

@@ -4,7 +4,6 @@ from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
-from tournaments.api.permissions import is_organiser
 from tournaments.challenges import challenge_cancel
 from tournaments.models import (
     Challenge,
@@ -20,6 +19,7 @@ from tournaments.models import (
     VersionTest,
 )
 from tournaments.organise.services import ORGANISE_CODENAME, organiser_right_set
+from tournaments.permissions import is_organiser
 from tournaments.version_tests import version_test_cancel
 
 

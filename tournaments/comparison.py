@@ -133,8 +133,7 @@ def _entry_of(competition: Competition, entry_id: int, field: str) -> Entry:
 
 
 def _name(entry: Entry) -> str:
-    bot = entry.bot
-    return bot.name if bot.owner is None else f"{bot.owner.username}/{bot.name}"
+    return str(entry.bot)
 
 
 def _side(entry: Entry) -> dict[str, Any]:

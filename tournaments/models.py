@@ -11,6 +11,7 @@ from django.db import models
 
 from bots.models import Bot, BotVersion
 from tournaments.formats.common import PARTNER_TABLE_SIZE
+from tournaments.ratings.skill import DISPLAY_SIGMAS
 
 
 class Competition(models.Model):
@@ -333,6 +334,12 @@ class GameRecord(models.Model):
 
     def record(self) -> dict:
         return json.loads(zlib.decompress(bytes(self.data)))
+
+
+def display_rating_expression(mu: str = "mu", sigma: str = "sigma") -> models.Expression:
+    """The displayed rating (``tournaments.ratings.display_rating``) of the fields ``mu``
+    and ``sigma``, computed by the database (to order or annotate by it)."""
+    return models.F(mu) - DISPLAY_SIGMAS * models.F(sigma)
 
 
 class RatingEvent(models.Model):

@@ -1,7 +1,8 @@
 """Who may do what with a competition: the one module every door asks.
 
-Reads only (no writes, no services): the API's permission classes, the consumers,
-the dashboard views and the services themselves call these.
+Reads only (no writes, no services) and no web framework: the API's permission
+classes (``tournaments.api.permissions``), the HTML pages, the admin, the consumers
+and the services themselves call these.
 """
 
 from __future__ import annotations
@@ -9,6 +10,14 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 
 from tournaments.models import Competition
+
+#: The permission that makes a user an organiser (besides staff).
+ORGANISE = "tournaments.organise_competitions"
+
+
+def is_organiser(user) -> bool:
+    """Staff, and users holding the ``organise_competitions`` permission."""
+    return bool(user.is_authenticated and (user.is_staff or user.has_perm(ORGANISE)))
 
 
 def can_manage(*, competition: Competition, user) -> bool:

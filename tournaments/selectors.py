@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 import games
-from bots.models import Bot
+from bots.models import Bot, bot_display_name
 from bots.referee.match import game_seed, schedule
 from tournaments import comparison, deals
 from tournaments.formats.common import PARTNER_TABLE_SIZE
@@ -40,12 +40,14 @@ from tournaments.models import (
     MatchSeat,
     RatingEvent,
     Round,
+    display_rating_expression,
 )
 from tournaments.pairing import competition_bracket, finished_results, planned_matches, seat_teams
 from tournaments.permissions import can_manage
 from tournaments.ratings import (
     TableResult,
     collusion,
+    display_rating,
     head_to_head,
     pair_score,
     soft_play,
@@ -244,7 +246,7 @@ def _rating_before_recent_matches() -> Coalesce:
     Two correlated subqueries, each a short backward scan of the (entry, sequence) index,
     so the cost does not grow with the length of the history.
     """
-    before = F("mu_before") - 3 * F("sigma_before")
+    before = display_rating_expression("mu_before", "sigma_before")
     history = RatingEvent.objects.filter(entry=OuterRef("pk")).annotate(before=before)
     back = history.order_by("-sequence").values("before")[TREND_MATCHES - 1 : TREND_MATCHES]
     first = history.order_by("sequence").values("before")[:1]
@@ -363,7 +365,7 @@ def standings_for_competition(
     by_rating = order == "rating"
     fields = ("-display", "-points") if by_rating else ("-points", "-display")
     rows = (
-        competition.entries.annotate(display=F("mu") - 3 * F("sigma"))
+        competition.entries.annotate(display=display_rating_expression())
         .annotate(trend=F("display") - _rating_before_recent_matches())
         .order_by(*fields, "seed_order", "id")
         .values_list(
@@ -393,9 +395,9 @@ def standings_for_competition(
         pk, bot, name, builtin, owner, display, mu, sigma, played, points, withdrawn, trend, dq = (
             row[:13]
         )
-        name = name if owner is None else f"{owner}/{name}"
+        name = bot_display_name(name, owner)
         if row[13] is not None:  # a team (fixed partnerships): named by its two bots
-            name = f"{name} & {row[13] if row[14] is None else f'{row[14]}/{row[13]}'}"
+            name = f"{name} & {bot_display_name(row[13], row[14])}"
         out.append(
             {
                 "rank": position,
@@ -617,7 +619,7 @@ def round_results(*, competition: Competition, last: int | None = None) -> list[
     seat's ``rank``, ``score`` and ``points`` None until its match is done. Three queries.
     """
     names = {
-        pk: name if owner is None else f"{owner}/{name}"
+        pk: bot_display_name(name, owner)
         for pk, name, owner in competition.entries.values_list(
             "pk", "bot__name", "bot__owner__username"
         )
@@ -741,7 +743,7 @@ def rating_history_for_entry(*, entry: Entry) -> list[dict[str, Any]]:
             "sequence": e.sequence,
             "mu": e.mu_after,
             "sigma": e.sigma_after,
-            "rating": e.mu_after - 3 * e.sigma_after,
+            "rating": display_rating(e.mu_after, e.sigma_after),
             "at": e.created_at.isoformat(),
         }
         for e in events

@@ -1,4 +1,4 @@
-"""Routes of the bots API, registered on the root router (``config.api``)."""
+"""Routes of the bots API, registered on the root router (``config.urls``)."""
 
 from __future__ import annotations
 

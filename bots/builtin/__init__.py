@@ -1,37 +1,40 @@
 """Built-in bots: trusted, in-process, available for every registered variant.
 
-``make("random", seed=7)`` builds one; ``NAMES`` lists them. Built-ins see
-exactly what an uploaded bot sees (the observation and the legal labels).
+``make("random", seed=7)`` builds one; ``names()`` lists them. Which they are is the
+table below (a new built-in is one more row; its module registers nothing on import).
+Built-ins see exactly what an uploaded bot sees (the observation and the legal labels).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
+from bots.builtin.greedy import GreedyBot
+from bots.builtin.ismcts import STRENGTHS, IsmctsBot
 from bots.builtin.random_bot import RandomBot
 from bots.sdk import Bot
 
+#: Every built-in, by name: the platform keeps a bot of each (``names()``).
 _FACTORIES: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
+    "greedy": GreedyBot,
+    "ismcts": IsmctsBot,
 }
-
 
 #: Named strengths of a built-in (``ismcts-quick``, ``ismcts-strong``): played where a
 #: strength is asked for by name (challenges, ``manage.py match``), but not among
 #: :func:`names`, the players the platform keeps a bot of each.
-_STRENGTHS: dict[str, Callable[[int], Bot]] = {}
+_STRENGTHS: dict[str, Callable[[int], Bot]] = {
+    name: partial(IsmctsBot, **budget) for name, budget in STRENGTHS.items()
+}
 
 
 def register(name: str, factory: Callable[[int], Bot]) -> None:
+    """Add a built-in at run time (a test's own player); ``ValueError`` for a taken name."""
     if name in _FACTORIES:
         raise ValueError(f"built-in bot {name!r} registered twice")
     _FACTORIES[name] = factory
-
-
-def register_strength(name: str, factory: Callable[[int], Bot]) -> None:
-    if name in _FACTORIES or name in _STRENGTHS:
-        raise ValueError(f"built-in bot {name!r} registered twice")
-    _STRENGTHS[name] = factory
 
 
 def names() -> list[str]:
@@ -51,8 +54,3 @@ def make(name: str, *, seed: int = 0) -> Bot:
         known = ", ".join([*names(), *strengths()])
         raise ValueError(f"unknown built-in bot {name!r} (known: {known})")
     return factory(seed)
-
-
-# Registration of the rule-based players (they import this module's register()).
-from bots.builtin import greedy  # noqa: E402, F401  isort: skip
-from bots.builtin import ismcts  # noqa: E402, F401  isort: skip

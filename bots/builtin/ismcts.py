@@ -16,11 +16,9 @@ budget alone it is deterministic under its seed.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import games
-from bots.builtin import register, register_strength
 from bots.builtin.greedy import GreedyBot, strategy_for
 from bots.sdk.tracking import GameTracker, TrackingBot
 from games.sampling import SamplingError
@@ -144,7 +142,6 @@ def alternative(observation: dict[str, Any], legal: list[str], default: str) -> 
     return other if other in legal and other != default else None
 
 
-register("ismcts", IsmctsBot)
 #: Named strengths (challenges: ``builtin:ismcts-quick``): a quarter of the default
 #: playouts, and four times as many cut at one second of wall time a decision (so that
 #: it keeps within any time control the platform sets; not deterministic then).
@@ -152,5 +149,3 @@ STRENGTHS: dict[str, dict[str, Any]] = {
     "ismcts-quick": {"iterations": DEFAULT_ITERATIONS // 4},
     "ismcts-strong": {"iterations": DEFAULT_ITERATIONS * 4, "time_ms": 1_000.0},
 }
-for _name, _budget in STRENGTHS.items():
-    register_strength(_name, partial(IsmctsBot, **_budget))

@@ -370,18 +370,19 @@ class Referee:
                 else f"{used_ms:.0f} ms charged: {wall_ms:.0f} ms wall, {cpu_ms:.0f} ms CPU"
             )
             player.fault = BotFault("timeout", f"time bank exhausted ({spent} move)")
-            self._trace(
-                seat, p, player, started, cpu_before, bank_before, player.fault, measured=measured
-            )
+            if self.traces is not None:
+                self._keep_trace(seat, p, player, bank_before, *measured, player.fault)
             player.close()
             return player.fault
         try:
             state.apply(label)
         except games.IllegalAction as exc:
             fault = BotFault(ILLEGAL, str(exc)[:300])
-            self._trace(seat, p, player, started, cpu_before, bank_before, fault, measured=measured)
+            if self.traces is not None:
+                self._keep_trace(seat, p, player, bank_before, *measured, fault)
             return fault
-        self._trace(seat, p, player, started, cpu_before, bank_before, None, measured=measured)
+        if self.traces is not None:
+            self._keep_trace(seat, p, player, bank_before, wall_ms, cpu_ms, used_ms, None)
         self.ply += 1
         return None
 
@@ -393,38 +394,49 @@ class Referee:
         started: float,
         cpu_before: int | None,
         bank_before: int,
-        fault: BotFault | None,
-        waits_before: Any = None,
-        measured: tuple[float, float | None, float] | None = None,
+        fault: BotFault,
+        waits_before: Any,
     ) -> None:
-        """Keep the trace of the decision of ``player`` (player ``p``) just made, if
-        traces are kept (``bots.referee.traces``); ``fault`` ended it, if any, and
-        ``measured`` is its ``(wall_ms, cpu_ms, charged_ms)`` if the referee has them
-        (else they are measured here, the waits from ``waits_before``)."""
+        """Keep the trace of the decision of ``player`` (player ``p``) that ``fault``
+        ended before the referee measured it, if traces are kept: its times are
+        measured here (the waits from ``waits_before``)."""
         if self.traces is None:
             return
-        if measured is None:
-            cpu_after = player.cpu_time_ns() if cpu_before is not None else None
-            cpu_ms = None if cpu_after is None else (cpu_after - cpu_before) / 1e6
-            wall_ms = (time.perf_counter() - started) * 1000
-            waited = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
-            charged = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited)
-            measured = (wall_ms, cpu_ms, charged)
-        wall_ms, cpu_ms, charged_ms = measured
+        cpu_after = player.cpu_time_ns() if cpu_before is not None else None
+        cpu_ms = None if cpu_after is None else (cpu_after - cpu_before) / 1e6
+        wall_ms = (time.perf_counter() - started) * 1000
+        waited = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
+        charged = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited)
+        self._keep_trace(seat, p, player, bank_before, wall_ms, cpu_ms, charged, fault)
+
+    def _keep_trace(
+        self,
+        seat: int,
+        p: int,
+        player: Player,
+        bank_before: int,
+        wall_ms: float,
+        cpu_ms: float | None,
+        charged_ms: float,
+        fault: BotFault | None,
+    ) -> None:
+        """Keep the trace (``bots.referee.traces``) of the decision of ``player`` (player
+        ``p``) just measured; ``fault`` ended it, if any. Called at every decision when
+        traces are kept (the caller checks ``self.traces``): positional and lean."""
+        move_ms = self.tc.move_ms
+        bank_ms = self.banks[p]  # already charged, unless a fault came first
+        over_move = int(charged_ms) - move_ms
+        if over_move > 0 and bank_before - over_move < bank_ms:
+            bank_ms = bank_before - over_move
         trace = tracing.make_trace(
-            seat,
-            self.ply,
-            charged_ms,
-            wall_ms,
-            cpu_ms,
-            min(self.banks[p], bank_before - max(0, int(charged_ms) - self.tc.move_ms)),
-            self.tc.move_ms + bank_before,
+            seat, self.ply, charged_ms, wall_ms, cpu_ms, bank_ms, move_ms + bank_before
         )
-        stderr, cut, reply = player.decision_log()
-        if stderr or cut:
-            tracing.add_stderr(trace, *self.stderr_budgets[p].take(stderr, cut))
-        if reply:
-            tracing.add_note(trace, *tracing.note_of_reply(reply))
+        if player.logs_decisions:
+            stderr, cut, reply = player.decision_log()
+            if stderr or cut:
+                tracing.add_stderr(trace, *self.stderr_budgets[p].take(stderr, cut))
+            if reply:
+                tracing.add_note(trace, *tracing.note_of_reply(reply))
         if fault is not None:
             trace["fault"] = f"{fault.status}: {fault.reason}"
             if fault.status == "timeout":

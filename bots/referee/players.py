@@ -59,6 +59,8 @@ class Player:
     charged_ms: list[float]
     #: Set by the referee when it keeps decision traces (``bots.referee.traces``).
     tracing = False
+    #: Whether :meth:`decision_log` can say anything (stderr, an answer line with a note).
+    logs_decisions = False
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
         raise NotImplementedError
@@ -228,6 +230,7 @@ class ProcessPlayer(Player):
     """A bot program run by ``bots.sandbox`` and spoken to in JSON lines."""
 
     encodes_observation = True
+    logs_decisions = True
 
     def __init__(
         self,

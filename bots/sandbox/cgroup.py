@@ -66,6 +66,40 @@ V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 CPU_PERIOD_US = 100_000
 #: CPU weight of a bot that is deciding (the default) and of one that waits its turn.
 WEIGHTS = {V1: (b"1024", b"2"), V2: (b"100", b"1")}
+#: Sets :data:`DEFAULT_BASE_WEIGHT` (a whole number from 1 to 10000).
+BASE_WEIGHT_ENV = "CARDROOM_SANDBOX_CPU_WEIGHT"
+#: CPU weight of the group that holds every bot (``cardroom``), against the machine's
+#: other work at the default 100 (v2 ``cpu.weight``; v1 ``cpu.shares``, 1024 for 100):
+#: when the CPUs are short, the web tier, the database and the referees run before the
+#: bots, so pages and live pushes stay quick while workers play. Bots lose wall time
+#: only, never clock: the time a bot waited for a CPU is not charged. Between bots
+#: nothing changes (they share the group by their own weights above).
+DEFAULT_BASE_WEIGHT = 20
+
+
+def base_weight() -> int:
+    """The bots' group CPU weight (:data:`BASE_WEIGHT_ENV`, default
+    :data:`DEFAULT_BASE_WEIGHT`); ``ValueError`` naming the setting if it is not 1..10000."""
+    raw = os.environ.get(BASE_WEIGHT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BASE_WEIGHT
+    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+        raise ValueError(f"{BASE_WEIGHT_ENV} must be a whole number from 1 to 10000, got {raw!r}")
+    return int(raw)
+
+
+def _weigh_base(version: str, cpu_base: Path) -> None:
+    """Give the group holding every bot its CPU weight (:func:`base_weight`); a host that
+    refuses it keeps the default weight (logged: bots then compete as equals)."""
+    weight = base_weight()
+    if version == V2:
+        path, value = cpu_base / "cpu.weight", str(weight)
+    else:
+        path, value = cpu_base / "cpu.shares", str(max(2, weight * 1024 // 100))
+    try:
+        path.write_text(value)
+    except OSError as error:
+        logger.warning("cannot set the bots' CPU weight (%s=%s): %s", path, value, error)
 
 
 class CgroupError(OSError):
@@ -95,7 +129,20 @@ class Host:
             "reason": self.reason,
             # Whether a decision's waits for a CPU are measured (the referee's charge).
             "run_queue_waits": os.path.exists("/proc/thread-self/schedstat"),
+            # The bots' group's CPU weight as the kernel holds it (v1: cpu.shares).
+            "cpu_weight": self.cpu_weight(),
         }
+
+    def cpu_weight(self) -> int | None:
+        """The CPU weight of the group holding the bots (v1: its ``cpu.shares``), or
+        None where there is none or it cannot be read."""
+        if not self.usable:
+            return None
+        name = "cpu.weight" if self.version == V2 else "cpu.shares"
+        try:
+            return int((self.bases["cpu"] / name).read_text())
+        except (OSError, ValueError):
+            return None
 
 
 def host() -> Host:
@@ -152,7 +199,10 @@ def _try_v2(base: str | None) -> Host:
                 ),
             )
         return _prepare_v2(own, enable_in=())
-    return _prepare_v2(ROOT / DEFAULT_NAME, enable_in=(ROOT,))
+    found = _prepare_v2(ROOT / DEFAULT_NAME, enable_in=(ROOT,))
+    if found.usable:  # our own group: its weight is its parent's (systemd's CPUWeight=)
+        _weigh_base(V2, found.bases["cpu"])
+    return found
 
 
 def _own_group() -> Path | None:
@@ -299,7 +349,10 @@ def _try_v1(name: str) -> Host:
     except OSError as error:
         return Host(None, reason=f"cgroup v1 hierarchies are not writable: {error}")
     where = ", ".join(str(bases[controller]) for controller in V1_CONTROLLERS)
-    return _checked(Host(V1, bases, f"cgroup v1 at {where}"))
+    found = _checked(Host(V1, bases, f"cgroup v1 at {where}"))
+    if found.usable:
+        _weigh_base(V1, bases["cpu"])
+    return found
 
 
 def _checked(found: Host) -> Host:

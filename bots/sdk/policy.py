@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import games
-from bots.sdk import Bot
+from bots.sdk.bot import Bot
 from games.envs.encoding import Encoder, action_labels
 
 #: The ``format`` entry of the weights files this module reads and writes.

@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 import games
-from bots.sdk import Bot
+from bots.sdk.bot import Bot
 from games.sampling import WorldSampler
 
 

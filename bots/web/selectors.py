@@ -23,6 +23,7 @@ from bots.web import words
 from tournaments import version_tests
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Challenge, Competition, Entry, MatchSeat, VersionTest
+from tournaments.ratings import display_rating
 from tournaments.selectors import (
     challenge_progress,
     challenges_visible_to,
@@ -138,7 +139,7 @@ def entries_for_page(*, bot: Bot, user) -> list[dict[str, Any]]:
                 "entry": entry,
                 "competition": entry.competition,
                 "status_words": words.competition_status(entry.competition.status),
-                "rating": entry.mu - 3 * entry.sigma,
+                "rating": display_rating(entry.mu, entry.sigma),
                 "history": history,
                 "chart": _sparkline([point["rating"] for point in history]),
             }

@@ -59,8 +59,8 @@ from config.filters import INT64_MAX
 from tournaments import allowances as tournament_allowances
 from tournaments import challenges, version_tests
 from tournaments import services as tournament_services
-from tournaments.api.permissions import is_organiser
 from tournaments.models import Challenge, VersionTest
+from tournaments.permissions import is_organiser
 from tournaments.selectors import challenges_visible_to
 
 HERE = Path(__file__).resolve().parent

@@ -6,7 +6,10 @@ match; picture cards are money that buys numerals when a stack runs out.
 Rules in ``RULES.md`` section 5, notes in ``docs/games/money.md``.
 """
 
-from games.core import Option, Variant, parse_bool, parse_int
+from typing import Any
+
+from games.core import Game, Option, Variant, parse_bool, parse_int
+from games.money.sampling import MoneyWorlds
 from games.money.state import EgyptState, JordanState, SyriaState
 from games.registry import register
 
@@ -57,6 +60,13 @@ EGYPT_OPTIONS = (
 )
 SYRIA_OPTIONS = (_CAPTURE, _MAX_PLAYS)
 
+
+def worlds(game: Game, observation: dict[str, Any], previous: MoneyWorlds | None) -> MoneyWorlds:
+    """Sampled worlds (``Variant.worlds``): a later decision of the same game starts
+    from the deck found consistent for the earlier one."""
+    return MoneyWorlds(game, observation, previous.deck if previous is not None else None)
+
+
 #: An action id indexes the action table of the game's money system
 #: (``games.money.plans.ActionTable``), so the id space depends on the options
 #: that change the money: each variant states the largest table any of its
@@ -72,6 +82,7 @@ register(
         pack="french",
         dealer_rotation="alternate",  # COMMON-2: one deal per game
         num_distinct_actions=NUM_DISTINCT_ACTIONS["money-jordan"],
+        worlds=worlds,
         options=JORDAN_OPTIONS,
         state_class=JordanState,
         summary="40 numerals in two face-down stacks, K/J/Q money buys numerals; match to capture.",
@@ -85,6 +96,7 @@ register(
         pack="french",
         dealer_rotation="alternate",  # COMMON-2: one deal per game
         num_distinct_actions=NUM_DISTINCT_ACTIONS["money-egypt"],
+        worlds=worlds,
         options=EGYPT_OPTIONS,
         state_class=EgyptState,
         fixed={"money.capture": "auto"},
@@ -99,6 +111,7 @@ register(
         pack="french",
         dealer_rotation="alternate",  # COMMON-2: one deal per game
         num_distinct_actions=NUM_DISTINCT_ACTIONS["money-syria"],
+        worlds=worlds,
         options=SYRIA_OPTIONS,
         state_class=SyriaState,
         fixed={"money.jokers": "money"},

@@ -462,16 +462,65 @@ class MoneyState(State):
     def observation(self, seat: int) -> dict[str, Any]:
         """Public information only (MONEY-JO-15): stack contents are never shown."""
         self._check_seat(seat)
-        from games.money.view import observation
-
-        return observation(self, seat)
+        return self._view(seat, self.history_entries())
 
     def shared_observation(self, seat: int) -> dict[str, Any]:
         """``observation(seat)`` whose history entries are the state's own (``State``)."""
         self._check_seat(seat)
-        from games.money.view import observation
+        return self._view(seat, self._public_history())
 
-        return observation(self, seat, self._public_history())
+    def _view(self, seat: int, history: list[list[Any]]) -> dict[str, Any]:
+        """What ``seat`` sees (MONEY-JO-3, MONEY-JO-15, COMMON-6; fields in
+        docs/games/money.md): everything is public but the order of the face-down
+        stacks, which nobody sees, the owner included: the banks, the pile in order,
+        the money under it, stack sizes and the full ``history`` (each ``turn`` with
+        the card it turned face up), never a stack's contents."""
+        system = self.rules.system
+        label = system.label
+        phase = self.phase
+        purchase = None
+        if phase == P_PURCHASE:
+            purchase = {
+                "compulsory": self.compulsory,
+                "exchanged": self.exchanged,
+                "source": PLACE_NAMES[self.source],
+            }
+        pending = None
+        if phase == P_CHANGE:
+            d = self.pending
+            pending = {
+                "buyer": 1 - self.to_move,
+                "seller": self.to_move,
+                "paid": system.letters[d],
+                "value": system.values[d],
+            }
+        result = None
+        if phase == P_OVER:
+            result = {"reason": self.end, "loser": self.loser, "ranking": self.ranking()}
+        return {
+            "variant": self.game.id,
+            "seat": seat,
+            "players": 2,
+            "dealer": self.dealer,
+            "phase": PHASE_NAMES[phase],
+            "current_player": self.current_player(),
+            "money_values": system.describe(),
+            "banks": [label[self.banks[0]], label[self.banks[1]]],
+            "under_pile": label[self.under],
+            "pile": [NAMES[c] for c in self.pile],
+            "stack_sizes": [len(self.stacks[0]), len(self.stacks[1])],
+            "plays": self.plays,
+            "max_plays": self.rules.max_plays,
+            "capture_mode": "choice" if self.rules.capture_choice else "auto",
+            "purchase": purchase,
+            "pending_purchase": pending,
+            "scores": self.scores(),
+            "forfeit": None
+            if self.forfeited is None
+            else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
+            "result": result,
+            "history": history,
+        }
 
     def record(self) -> dict[str, Any]:
         rec: dict[str, Any] = {

@@ -11,13 +11,9 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-import games
-from bots.models import Bot, BotVersion
-from tests.factories import passed
+from tests.factories import make_bot, make_competition, make_match, make_user
 from tournaments import services as tournament_services
-from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
-
-PASSWORD = "correct horse battery"
+from tournaments.models import Competition
 
 
 @pytest.fixture(autouse=True)
@@ -40,10 +36,6 @@ def _private_cache(settings):
     cache.clear()
     yield
     cache.clear()
-
-
-def make_user(username: str, **extra) -> object:
-    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 
 
 @pytest.fixture
@@ -99,75 +91,10 @@ def as_staff(staff):
     return client_for(staff)
 
 
-def make_bot(owner, name: str, *, ready: bool = True) -> Bot:
-    bot = Bot.objects.create(owner=owner, name=name)
-    version = BotVersion.objects.create(
-        bot=bot,
-        number=1,
-        sha256="0" * 64,
-        runtime=BotVersion.Runtime.PYTHON,
-        entry_point="bot.py",
-        status=BotVersion.Status.READY if ready else BotVersion.Status.PENDING,
-    )
-    if ready:
-        passed(version)
-    return bot
-
-
-def make_competition(by, *, name: str = "Winter league", is_public: bool = True, **kw):
-    settings = {"kind": "league-season", "variant": "manni-basic", "format": "round-robin"}
-    settings.update(kw)
-    return tournament_services.competition_create(
-        created_by=by, name=name, options={}, is_public=is_public, **settings
-    )
-
-
-def played_record(seed: int) -> dict:
-    """The record of a whole game of Manni, every seat playing its first legal card."""
-    state = games.load("manni-basic").new_game(seed)
-    while not state.is_over():
-        state.apply(state.legal_actions()[0])
-    return state.record()
-
-
-def make_match(competition: Competition, entries: list[Entry], *, done: bool, table: int = 0):
-    """A match of round 1 with its seats; when done, two stored game records and results."""
-    round_, _ = Round.objects.get_or_create(competition=competition, number=1)
-    match = Match.objects.create(
-        competition=competition,
-        round=round_,
-        table=table,
-        seed=1234 + table,
-        status=Match.Status.DONE if done else Match.Status.RUNNING,
-    )
-    for seat, entry in enumerate(entries):
-        MatchSeat.objects.create(
-            match=match,
-            seat=seat,
-            entry=entry,
-            score=seat if done else None,
-            rank=seat + 1 if done else None,
-            log=f"log of seat {seat}",
-        )
-    if done:
-        for index in range(2):
-            record = played_record(index)
-            state = games.replay(record)
-            GameRecord.objects.create(
-                match=match,
-                index=index,
-                scores=state.scores(),
-                ranking=state.ranking(),
-                statuses=[{"status": "ok"}] * len(entries),
-                data=GameRecord.pack(record),
-            )
-    return match
-
-
 @pytest.fixture
 def league(organiser, alice, bob, staff):
     """A public running league of three bots (alice's, bob's, staff's): one match done, one not."""
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, name="Winter league", kind="league-season", games=6)
     bots = [make_bot(alice, "alpha"), make_bot(bob, "bravo"), make_bot(staff, "charlie")]
     entries = [
         tournament_services.entry_create(competition=competition, bot=bot, by=None) for bot in bots

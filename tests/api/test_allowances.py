@@ -11,8 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from bots import allowances
 from bots.models import Bot, BotVersion, UserAllowance
-from tests.api.conftest import make_bot, make_competition
-from tests.factories import passed
+from tests.factories import make_bot, make_competition, passed
 from tournaments.models import Entry, VersionTest
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +107,7 @@ def test_twenty_large_uploads_are_refused_past_the_upload_bytes_of_the_day(
 def test_thirty_ladder_entries_are_refused_past_the_allowance(as_alice, alice, organiser, settings):
     settings.CARDROOM_ALLOWANCE_LADDER_ENTRIES = 10
     settings.CARDROOM_ALLOWANCE_BOTS = 100
-    ladder = make_competition(organiser, name="Open", kind="ladder", format="ladder")
+    ladder = make_competition(organiser, name="Open", kind="ladder", format="ladder", games=6)
     bots = [make_bot(alice, f"entrant-{i}") for i in range(30)]
 
     responses = [
@@ -128,7 +127,7 @@ def test_an_organisers_own_ladder_is_limited_by_its_settings_not_their_allowance
     as_organiser, organiser, settings
 ):
     settings.CARDROOM_ALLOWANCE_LADDER_ENTRIES = 1
-    ladder = make_competition(organiser, name="Mine", kind="ladder", format="ladder")
+    ladder = make_competition(organiser, name="Mine", kind="ladder", format="ladder", games=6)
     bots = [make_bot(organiser, f"house-{i}") for i in range(3)]
 
     codes = [

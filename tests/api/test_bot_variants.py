@@ -14,7 +14,8 @@ import games
 from bots import sandbox
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import make_competition, upload_version, validated_upload
+from tests.api.conftest import upload_version, validated_upload
+from tests.factories import make_competition
 from tournaments import services as tournament_services
 
 pytestmark = [
@@ -49,12 +50,12 @@ def test_a_money_only_bot_validates_for_money_and_enters_only_money(
     assert version["variants"] == ["money-jordan"] and version["passed"] == ["money-jordan"]
     assert list(version["validation_report"]["variants"]) == ["money-jordan"]
 
-    manni = make_competition(organiser, name="Manni league", variant="manni-basic")
+    manni = make_competition(organiser, name="Manni league", variant="manni-basic", games=6)
     refused = as_alice.post("/api/entries/", {"competition": manni.pk, "bot": bot_id})
     assert refused.status_code == 400
     assert "has not passed validation in manni-basic" in refused.json()["bot"][0]
 
-    money = make_competition(organiser, name="Money cup", variant="money-jordan")
+    money = make_competition(organiser, name="Money cup", variant="money-jordan", games=6)
     entered = as_alice.post("/api/entries/", {"competition": money.pk, "bot": bot_id})
     assert entered.status_code == 201, entered.content
 

@@ -9,7 +9,8 @@ from bots import sandbox
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import make_bot, results
+from tests.api.conftest import results
+from tests.factories import make_bot
 
 pytestmark = pytest.mark.django_db
 

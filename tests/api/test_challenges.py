@@ -6,7 +6,7 @@ import pytest
 
 from bots.models import Bot, BotVersion
 from tests.api.conftest import results
-from tests.tournaments.test_version_tests import version
+from tests.factories import builtin_version
 from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry, RatingEvent
 
@@ -19,8 +19,8 @@ GREEDY = {"opponents": ["builtin:greedy"], "variant": "money-jordan", "games": 4
 def learner(alice) -> Bot:
     """Alice's bot: v1 plays as random, v2 is still being validated."""
     bot = Bot.objects.create(owner=alice, name="learner", builtin="random")
-    version(bot, 1, "random")
-    version(bot, 2, "random", status=BotVersion.Status.VALIDATING)
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "random", status=BotVersion.Status.VALIDATING)
     return bot
 
 
@@ -28,7 +28,7 @@ def learner(alice) -> Bot:
 def rival(bob) -> Bot:
     """Bob's bot, playing in a public ladder of Money."""
     bot = Bot.objects.create(owner=bob, name="rival", builtin="greedy")
-    version(bot, 1, "greedy")
+    builtin_version(bot, 1, "greedy")
     ladder = Competition.objects.create(
         name="Open", kind="ladder", format="ladder", variant="money-jordan", seats_per_table=2
     )
@@ -114,7 +114,7 @@ def test_a_stranger_sees_nothing_of_a_challenge(as_alice, as_bob, anon, learner)
 
 def test_a_bot_one_may_not_see_is_a_404_as_a_missing_one(as_alice, bob, learner):
     hidden = Bot.objects.create(owner=bob, name="hidden")
-    version(hidden, 1, "greedy")
+    builtin_version(hidden, 1, "greedy")
 
     private = ask(as_alice, learner, opponents=[f"bot:{hidden.pk}"])
     missing = ask(as_alice, learner, opponents=["bot:99999999"])

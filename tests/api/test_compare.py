@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import make_competition
-from tests.tournaments.test_services import builtin_bots, competition, play_all
+from tests.factories import builtin_bots, make_competition, play_all
 from tournaments import services
 from tournaments.models import Competition, Entry, Match
 
@@ -15,7 +14,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def played(organiser) -> Competition:
     """Three random bots and a greedy one, a double round robin played to its end."""
-    comp = competition(organiser, entries=3, format="double-round-robin", games=6, seed=1)
+    comp = make_competition(organiser, entries=3, format="double-round-robin", games=6, seed=1)
     services.entry_create(competition=comp, bot=builtin_bots(1, "greedy")[0])
     services.competition_start(competition=comp)
     play_all(comp)
@@ -66,7 +65,7 @@ def test_compare_answers_is_a_better_than_b(anon, played):
 def test_compare_refuses_entries_of_different_competitions_naming_the_problem(
     anon, organiser, played
 ):
-    other = make_competition(organiser, name="Another")
+    other = make_competition(organiser, name="Another", games=6)
     stranger = services.entry_create(competition=other, bot=builtin_bots(1, "ismcts")[0])
     mine = played.entries.first()
     before = (Entry.objects.count(), Competition.objects.count())
@@ -112,7 +111,7 @@ def test_compare_of_the_same_entry_twice_is_refused(anon, league):
 
 
 def test_compare_in_a_hidden_competition_is_not_found(as_alice, organiser):
-    hidden = make_competition(organiser, name="Secret", is_public=False)
+    hidden = make_competition(organiser, name="Secret", is_public=False, games=6)
     a, b = (services.entry_create(competition=hidden, bot=bot) for bot in builtin_bots(2))
     assert (
         as_alice.get(f"/api/competitions/{hidden.pk}/compare/?a={a.pk}&b={b.pk}").status_code == 404

@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import client_for, make_bot, make_competition, make_user, results
+from tests.api.conftest import client_for, results
+from tests.factories import make_bot, make_competition, make_user
 from tournaments.models import Competition, Entry
 
 pytestmark = pytest.mark.django_db
@@ -82,8 +83,8 @@ def test_invalid_settings_are_a_400_naming_the_field(as_organiser, change, field
 
 
 def test_private_competitions_are_invisible_to_others(organiser, as_organiser, as_alice, anon):
-    hidden = make_competition(organiser, name="Hidden", is_public=False)
-    shown = make_competition(organiser, name="Shown")
+    hidden = make_competition(organiser, name="Hidden", is_public=False, games=6)
+    shown = make_competition(organiser, name="Shown", games=6)
 
     assert [c["name"] for c in results(anon.get("/api/competitions/"))] == ["Shown"]
     assert [c["name"] for c in results(as_alice.get("/api/competitions/"))] == ["Shown"]
@@ -98,7 +99,7 @@ def test_private_competitions_are_invisible_to_others(organiser, as_organiser, a
 
 
 def test_staff_see_private_competitions(organiser, as_staff):
-    hidden = make_competition(organiser, is_public=False)
+    hidden = make_competition(organiser, is_public=False, games=6)
 
     assert as_staff.get(f"/api/competitions/{hidden.pk}/").status_code == 200
 
@@ -106,7 +107,7 @@ def test_staff_see_private_competitions(organiser, as_staff):
 def test_seed_is_shown_to_organisers_and_to_all_only_if_full_replays_are_allowed(
     organiser, as_organiser, anon
 ):
-    competition = make_competition(organiser, seed=99)
+    competition = make_competition(organiser, seed=99, games=6)
     url = f"/api/competitions/{competition.pk}/"
 
     assert anon.get(url).json()["seed"] is None
@@ -118,11 +119,11 @@ def test_seed_is_shown_to_organisers_and_to_all_only_if_full_replays_are_allowed
 
 
 def test_competition_filters_and_pagination(organiser, as_organiser, anon):
-    make_competition(organiser, name="Manni one")
-    make_competition(organiser, name="Money one", variant="money-egypt")
-    make_competition(organiser, name="Manni two")
+    make_competition(organiser, name="Manni one", games=6)
+    make_competition(organiser, name="Money one", variant="money-egypt", games=6)
+    make_competition(organiser, name="Manni two", games=6)
     Competition.objects.filter(name="Manni two").update(status="running")
-    make_competition(make_user("other-organiser"), name="Someone else's")
+    make_competition(make_user("other-organiser"), name="Someone else's", games=6)
 
     by_variant = results(anon.get("/api/competitions/?variant=money-egypt"))
     running = results(anon.get("/api/competitions/?status=running"))
@@ -140,7 +141,7 @@ def test_competition_filters_and_pagination(organiser, as_organiser, anon):
 
 
 def test_only_the_competitions_organisers_run_it(organiser, as_alice, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     other_organiser = make_user("oscar")
     other_organiser.user_permissions.add(
         *organiser.user_permissions.all()
@@ -154,7 +155,7 @@ def test_only_the_competitions_organisers_run_it(organiser, as_alice, alice):
 
 
 def test_starting_needs_enough_entries(organiser, as_organiser, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     Entry.objects.create(competition=competition, bot=make_bot(alice, "lonely"))
 
     response = as_organiser.post(f"/api/competitions/{competition.pk}/start/")
@@ -166,7 +167,7 @@ def test_starting_needs_enough_entries(organiser, as_organiser, alice):
 
 
 def test_organiser_starts_and_closes_a_competition(organiser, as_organiser, anon, alice, bob):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     for bot in [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]:
         Entry.objects.create(competition=competition, bot=bot)
 
@@ -195,7 +196,9 @@ def test_starting_through_the_api_queues_the_first_matches_as_the_command_does(
     monkeypatch.setattr(  # short matches go out as lists
         tasks.matches_run, "apply_async", lambda args, queue, **_: sent.extend(args[0])
     )
-    through_api, through_cli = (make_competition(organiser, name=n) for n in ("API", "CLI"))
+    through_api, through_cli = (
+        make_competition(organiser, name=n, games=6) for n in ("API", "CLI")
+    )
     bots = [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]
     for competition in (through_api, through_cli):
         for bot in bots:
@@ -216,7 +219,7 @@ def test_starting_through_the_api_queues_the_first_matches_as_the_command_does(
 
 
 def test_a_draft_closed_is_cancelled(organiser, as_staff):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
 
     response = as_staff.post(f"/api/competitions/{competition.pk}/close/")
 
@@ -227,7 +230,7 @@ def test_a_draft_closed_is_cancelled(organiser, as_staff):
 
 
 def test_a_user_enters_their_own_bot(organiser, as_alice, alice, anon):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     bot = make_bot(alice, "entrant")
 
     response = as_alice.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
@@ -239,7 +242,7 @@ def test_a_user_enters_their_own_bot(organiser, as_alice, alice, anon):
 
 
 def test_nobody_enters_another_users_bot(organiser, as_bob, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     bot = make_bot(alice, "not-bobs")
 
     response = as_bob.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
@@ -251,7 +254,7 @@ def test_nobody_enters_another_users_bot(organiser, as_bob, alice):
 def test_built_in_bots_are_entered_by_organisers_and_staff_enter_anything(
     organiser, as_organiser, as_alice, as_staff, bob
 ):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     builtin, other = builtin_bots_ensure()[:2]
     bobs = make_bot(bob, "bobs")
 
@@ -264,7 +267,9 @@ def test_built_in_bots_are_entered_by_organisers_and_staff_enter_anything(
 
 
 def test_nobody_else_enters_a_built_in_bot_into_a_competition_they_do_not_run(organiser, as_alice):
-    ladder = make_competition(organiser, name="Open ladder", kind="ladder", format="ladder")
+    ladder = make_competition(
+        organiser, name="Open ladder", kind="ladder", format="ladder", games=6
+    )
     ismcts = next(bot for bot in builtin_bots_ensure() if bot.builtin == "ismcts")
 
     refused = as_alice.post("/api/entries/", {"competition": ladder.pk, "bot": ismcts.pk})
@@ -276,7 +281,7 @@ def test_nobody_else_enters_a_built_in_bot_into_a_competition_they_do_not_run(or
 
 
 def test_entries_are_refused_twice_and_once_running(organiser, as_alice, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     bot = make_bot(alice, "eager")
     data = {"competition": competition.pk, "bot": bot.pk}
     assert as_alice.post("/api/entries/", data).status_code == 201
@@ -291,7 +296,7 @@ def test_entries_are_refused_twice_and_once_running(organiser, as_alice, alice):
 
 
 def test_a_pinned_version_must_be_the_bots(organiser, as_alice, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     bot, other = make_bot(alice, "pinned"), make_bot(alice, "other")
 
     wrong = as_alice.post(
@@ -308,7 +313,7 @@ def test_a_pinned_version_must_be_the_bots(organiser, as_alice, alice):
 
 
 def test_entries_of_private_competitions_are_hidden(organiser, as_alice, alice, anon):
-    competition = make_competition(organiser, is_public=False)
+    competition = make_competition(organiser, is_public=False, games=6)
     bot = make_bot(alice, "lost")
 
     response = as_alice.post("/api/entries/", {"competition": competition.pk, "bot": bot.pk})
@@ -318,7 +323,7 @@ def test_entries_of_private_competitions_are_hidden(organiser, as_alice, alice, 
 
 
 def test_withdrawal_by_owner_or_organiser_only(organiser, as_organiser, as_alice, as_bob, alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     first = Entry.objects.create(competition=competition, bot=make_bot(alice, "one"))
     second = Entry.objects.create(competition=competition, bot=make_bot(alice, "two"))
 
@@ -355,7 +360,7 @@ def test_an_author_leaves_a_running_ladder_and_is_paired_no_more(organiser, alic
     """A ladder has no schedule to break: leaving it withdraws the entry."""
     from tournaments import services
 
-    ladder = make_competition(organiser, kind="ladder", format="ladder")
+    ladder = make_competition(organiser, kind="ladder", format="ladder", games=6)
     mine = services.entry_create(competition=ladder, bot=make_bot(alice, "leaver"))
     Competition.objects.filter(pk=ladder.pk).update(status=Competition.Status.RUNNING)
 
@@ -400,7 +405,7 @@ def test_progress_counts_matches_by_status(db):
 def test_organisers_allow_full_replays_after_the_start_and_nothing_else_changes(
     organiser, as_organiser, as_alice, anon
 ):
-    competition = make_competition(organiser, name="Club night")
+    competition = make_competition(organiser, name="Club night", games=6)
     url = f"/api/competitions/{competition.pk}/"
 
     response = as_organiser.patch(url, {"full_replays_after_end": True, "name": "Club final"})

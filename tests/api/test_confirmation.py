@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from bots import accounts
 from bots.models import AccountConfirmation, Bot
-from tests.api.conftest import PASSWORD
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

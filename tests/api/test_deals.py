@@ -16,7 +16,8 @@ import pytest
 
 from bots.referee.match import game_seed
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import client_for, make_bot, make_competition, make_user
+from tests.api.conftest import client_for
+from tests.factories import make_bot, make_competition, make_user
 from tournaments import deals, events, selectors, services
 from tournaments.models import Competition, Entry, Match
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 
 def started(organiser, alice, bob, **settings) -> Competition:
-    competition = make_competition(organiser, **settings)
+    competition = make_competition(organiser, **settings, games=6)
     for bot in [builtin_bots_ensure()[0], make_bot(alice, "a"), make_bot(bob, "b")]:
         Entry.objects.create(competition=competition, bot=bot)
     services.competition_start(competition=competition, by=organiser)
@@ -32,7 +33,7 @@ def started(organiser, alice, bob, **settings) -> Competition:
 
 
 def test_a_competition_without_a_seed_gets_a_fresh_secret(organiser):
-    one, two = make_competition(organiser), make_competition(organiser)
+    one, two = make_competition(organiser, games=6), make_competition(organiser, games=6)
     assert len(one.deal_secret) == 64 and int(one.deal_secret, 16) >= 0
     assert one.deal_secret != two.deal_secret
 
@@ -158,13 +159,12 @@ def test_every_deal_of_a_played_competition_verifies_and_a_forged_one_does_not(o
     """After the end anyone holding the published secret can recompute every deck."""
     from django.core.management import CommandError, call_command
 
-    from tests.tournaments.test_services import competition as new_competition
-    from tests.tournaments.test_services import play_all
+    from tests.factories import make_competition, play_all
     from tournaments.models import GameRecord
 
-    comp = new_competition(organiser, entries=4, games=3, duplicate=True)
+    comp = make_competition(organiser, entries=4, games=3, duplicate=True)
     services.competition_start(competition=comp, by=organiser)
-    played = play_all(comp)
+    played = len(play_all(comp))
     comp.refresh_from_db()
     assert comp.status == "finished" and played >= 2
     report = selectors.deals_verification(competition=comp)

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from bots.models import Bot
 from config.api import JSONParser, PayloadTooLarge
-from tests.api.conftest import make_competition
+from tests.factories import make_competition
 from tournaments.models import Competition
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_an_unknown_api_path_is_a_404_in_json(as_alice, url):
 
 
 def test_unknown_ids_in_a_body_are_a_400(organiser, as_alice):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
 
     response = as_alice.post("/api/entries/", {"competition": competition.pk, "bot": 987654})
 
@@ -111,7 +111,7 @@ def test_an_oversized_form_body_is_a_413(as_alice):
 
 
 def test_methods_not_offered_are_a_405(organiser, as_staff):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
 
     assert as_staff.delete(f"/api/competitions/{competition.pk}/").status_code == 405
     assert as_staff.put("/api/competitions/", {}).status_code == 405

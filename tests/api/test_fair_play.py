@@ -10,7 +10,8 @@ from django.test import Client
 
 from bots.models import Bot
 from bots.referee.match import schedule
-from tests.api.conftest import client_for, make_competition, make_user
+from tests.api.conftest import client_for
+from tests.factories import make_competition, make_user
 from tournaments import services
 from tournaments.models import Competition, GameRecord, Match, MatchSeat, Round
 
@@ -70,7 +71,7 @@ def waived(organiser):
         format="ladder",
         is_public=False,
         same_owner_tables=True,
-        games_per_match=6,
+        games=6,
     )
     ann = make_user("ann")
     colluders = _entries(competition, ann, ["copy-1", "copy-2"])
@@ -155,7 +156,7 @@ def test_a_public_competition_cannot_waive_the_rule(as_organiser):
 
 
 def test_start_is_refused_with_the_reason_through_the_api_and_the_site(organiser):
-    competition = make_competition(organiser, kind="tournament", games_per_match=3)
+    competition = make_competition(organiser, kind="tournament", games=3)
     ann = make_user("ann")
     _entries(competition, ann, ["a1", "a2", "a3"])
     _entries(competition, None, ["other"])

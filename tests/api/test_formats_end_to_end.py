@@ -12,7 +12,7 @@ from itertools import combinations
 import pytest
 from django.core.management import call_command
 
-from tests.api.test_knockouts import cli_rows, enter_copies
+from tests.factories import cli_rows, enter_copies
 from tournaments.dashboard.selectors import competition_snapshot
 from tournaments.models import Competition, Match
 

@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 
 from config.wsgi import application
-from tests.api.conftest import make_bot, make_competition
+from tests.factories import make_bot, make_competition
 
 EXAMPLES_PER_OPERATION = 12
 
@@ -42,7 +42,7 @@ def keep_the_test_connection():
 def world(db, organiser, alice, staff):
     """Something for the generated ids to find: a bot with a version, a draft competition."""
     make_bot(alice, "fuzzed")
-    make_competition(organiser)
+    make_competition(organiser, games=6)
 
 
 FUZZ_SETTINGS = hypothesis_settings(

@@ -6,13 +6,12 @@ matches say how they were decided. Bad settings are a 400 that changes nothing.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bots.models import Bot
+from tests.factories import cli_rows, enter_copies
 from tournaments.dashboard.selectors import competition_snapshot
 from tournaments.models import Competition, Entry, Match
 
@@ -34,25 +33,6 @@ KNOCKOUT = {
 #: deterministic greedy bot always tie a duplicate match, so one match is level
 #: whatever the deals.
 LEVEL_FIRST = ["greedy", "greedy", "random", "greedy", "random", "random", "random", "greedy"]
-
-
-def enter_copies(
-    client, competition_id: int, greedy: int = 4, random: int = 4, kinds: list[str] | None = None
-) -> None:
-    """Several copies of the built-in greedy and random players, entered through the API."""
-    kinds = kinds or ["greedy"] * greedy + ["random"] * random
-    for i, kind in enumerate(kinds):
-        bot = Bot.objects.create(name=f"{kind}-{i}", builtin=kind)
-        response = client.post(
-            "/api/entries/", {"competition": competition_id, "bot": bot.pk}, format="json"
-        )
-        assert response.status_code == 201, response.content
-
-
-def cli_rows(out: str) -> list[tuple[int, str]]:
-    """(rank, name) of each line of ``run_competition``'s final table (a shared rank "5=")."""
-    table = out[out.index("rank  bot") :].splitlines()[1:]
-    return [(int(m[1]), m[2]) for line in table if (m := re.match(r"\s*(\d+)=?\s+(\S+)", line))]
 
 
 @pytest.mark.parametrize("format", ["single-elimination", "double-elimination"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.api.test_knockouts import enter_copies
+from tests.factories import enter_copies
 from tournaments.models import Competition
 
 pytestmark = pytest.mark.django_db

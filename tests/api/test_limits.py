@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.parsers import json_depth
-from tests.api.conftest import make_bot
+from tests.factories import make_bot
 
 pytestmark = pytest.mark.django_db
 

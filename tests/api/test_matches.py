@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import make_bot, make_competition, make_match, played_record, results
+from tests.api.conftest import results
+from tests.factories import make_bot, make_competition, make_match, played_record
 from tournaments.models import Competition, Entry, RatingEvent
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +101,7 @@ def test_rounds_are_listed_per_competition(league, anon):
 
 
 def test_everything_of_a_private_competition_is_hidden(organiser, alice, as_alice, as_organiser):
-    competition = make_competition(organiser, is_public=False)
+    competition = make_competition(organiser, is_public=False, games=6)
     Competition.objects.filter(pk=competition.pk).update(status="running")
 
     entries = [

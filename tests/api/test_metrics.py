@@ -12,8 +12,7 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from config import metrics
-from tests.api.conftest import make_user
-from tests.api.test_knockouts import enter_copies
+from tests.factories import enter_copies, make_user
 from tournaments.models import Competition, Match
 
 pytestmark = pytest.mark.django_db

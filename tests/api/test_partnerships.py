@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot
-from tests.api.conftest import make_bot, results
+from tests.api.conftest import results
+from tests.factories import make_bot
 from tournaments import services
 from tournaments.models import Competition, Match
 

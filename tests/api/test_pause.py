@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot
-from tests.api.conftest import client_for, make_competition, make_user
+from tests.api.conftest import client_for
+from tests.factories import make_competition, make_user
 from tournaments import execution
 from tournaments.models import Competition, Match
 
@@ -30,7 +31,7 @@ def sent(monkeypatch) -> list[int]:
 @pytest.fixture
 def running(organiser, as_organiser, sent, django_capture_on_commit_callbacks) -> Competition:
     competition = make_competition(
-        organiser, name="Pausable", kind="tournament", variant="money-jordan", games_per_match=2
+        organiser, name="Pausable", kind="tournament", variant="money-jordan", games=2
     )
     for i in range(4):
         competition.entries.create(bot=Bot.objects.create(name=f"random-{i}", builtin="random"))
@@ -92,7 +93,7 @@ def test_a_stranger_cannot_pause_or_resume_as_for_start(running, as_alice, anon,
 
 
 def test_a_private_competition_is_a_404_to_a_stranger(organiser, as_organiser, as_alice):
-    hidden = make_competition(organiser, name="Hidden", is_public=False)
+    hidden = make_competition(organiser, name="Hidden", is_public=False, games=6)
 
     assert as_alice.post(f"/api/competitions/{hidden.pk}/pause/").status_code == 404
     assert as_alice.post(f"/api/competitions/{hidden.pk}/resume/").status_code == 404
@@ -109,7 +110,7 @@ def test_resuming_a_competition_that_is_not_paused_is_a_clear_400(running, as_or
 
 
 def test_pausing_a_draft_is_a_clear_400(organiser, as_organiser):
-    draft = make_competition(organiser, name="Draft")
+    draft = make_competition(organiser, name="Draft", games=6)
 
     response = as_organiser.post(f"/api/competitions/{draft.pk}/pause/")
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from bots.models import Bot
-from tests.tournaments.test_version_tests import version
+from tests.factories import builtin_version
 from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
 
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def learner(alice) -> Bot:
     bot = Bot.objects.create(owner=alice, name="learner")
-    version(bot, 1, "random")
-    version(bot, 2, "greedy")
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "greedy")
     return bot
 
 

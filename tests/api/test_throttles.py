@@ -12,7 +12,7 @@ from django.core.cache import caches
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.api.conftest import PASSWORD, make_user
+from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,8 @@ import pytest
 from bots import sandbox
 from bots.models import Bot
 from bots.services import builtin_bots_ensure
-from tests.api.conftest import make_competition, validated_upload
+from tests.api.conftest import validated_upload
+from tests.factories import make_competition
 from tournaments import services as tournament_services
 
 pytestmark = [
@@ -47,7 +48,7 @@ def test_the_trained_example_validates_and_plays_a_competition_match(
     assert version["status"] == "ready", version["validation_report"]
     assert version["passed"] == ["maniglia-3"]
 
-    cup = make_competition(organiser, name="Maniglia cup", variant="maniglia-3")
+    cup = make_competition(organiser, name="Maniglia cup", variant="maniglia-3", games=6)
     assert as_alice.post("/api/entries/", {"competition": cup.pk, "bot": bot_id}).status_code == 201
     builtin_bots_ensure()
     for name in ("random", "greedy"):

@@ -17,11 +17,17 @@ from bots.models import BotVersion
 from bots.referee import ProcessPlayer
 from bots.referee.transcript import parse_transcript
 from bots.services import bot_create, bot_version_upload
-from tests.api.conftest import client_for, make_bot, make_competition, make_match
-from tests.bots.test_transcript import RAW_BOT, one_process, raw_bot
-from tests.factories import passed
-from tests.tournaments.test_tasks import SERVICES
-from tests.tournaments.test_tasks import make_competition as tasks_competition
+from tests.api.conftest import client_for
+from tests.factories import (
+    RAW_BOT,
+    make_bot,
+    make_competition,
+    make_match,
+    one_process,
+    passed,
+    raw_bot,
+)
+from tests.workers import SERVICES
 from tournaments import execution, services, tasks
 from tournaments.models import Competition, GameRecord
 
@@ -107,7 +113,7 @@ def test_no_transcript_of_a_hidden_game(league, alice, as_alice, organiser):
     )  # fmt: skip
     assert as_alice.get(url(running, 0)).status_code == 404  # the match is still played
 
-    private = make_competition(organiser, name="Private", is_public=False)
+    private = make_competition(organiser, name="Private", is_public=False, games=6)
     entries = [
         services.entry_create(competition=private, bot=make_bot(user, f"p{i}"), by=None)
         for i, user in enumerate([organiser, organiser, organiser])
@@ -169,7 +175,7 @@ def test_a_downloaded_transcript_replays_same_for_the_bot_and_differently_for_a_
     version = bot_version_upload(bot=bot, filename="bot.py", content=code)
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
     passed(version, "money-jordan")
-    competition = tasks_competition(variant="money-jordan", entries=1, games=2)
+    competition = make_competition(variant="money-jordan", entries=1, games=2, duplicate=False)
     services.entry_create(competition=competition, bot=bot)
     match = services.competition_start(competition=competition, send=None)[0]
 

@@ -16,7 +16,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from config.asgi import application
-from tests.dashboard.conftest import IN_MEMORY_LAYER, make_competition, session_cookie
+from tests.dashboard.conftest import IN_MEMORY_LAYER, session_cookie
+from tests.factories import make_competition
 from tournaments import events, execution
 from tournaments.models import Match
 
@@ -49,7 +50,7 @@ def staff(django_user_model):
 
 def claimed_competition(organiser):
     """A public competition with one match held by a worker process."""
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = competition.matches.first()
     execution.match_claim(match_id=match.pk, claimed_by=CLAIM)
     return competition, match
@@ -82,7 +83,7 @@ async def next_queue_status(comm: WebsocketCommunicator) -> tuple[dict, str]:
 
 @pytest.mark.asyncio
 async def test_an_anonymous_socket_sees_labels_and_a_staff_socket_sees_processes(organiser, staff):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     match = await database_sync_to_async(competition.matches.first)()
     anonymous = await open_socket(competition.pk)
     by_staff = await open_socket(competition.pk, staff)

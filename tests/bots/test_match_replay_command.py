@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from bots import sandbox
 from bots.referee.transcript import parse_transcript
-from tests.bots.test_transcript import raw_bot
+from tests.factories import raw_bot
 
 needs_sandbox = pytest.mark.skipif(not sandbox.available(), reason="needs the bot sandbox")
 

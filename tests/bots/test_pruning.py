@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from bots import pruning, store
 from bots.models import Bot, BotBlob, BotVersion
-from tests.api.conftest import make_bot, make_competition, make_match, make_user
+from tests.factories import make_bot, make_competition, make_match, make_user
 from tournaments import services as tournament_services
 from tournaments.models import MatchSeat, VersionTest
 
@@ -48,7 +48,7 @@ def versions():
     }
     v["same_bytes"] = version(bot, 5, "rejected", days_old=30, content=b"evolving v6")
     organiser = make_user("olga")
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, games=6)
     others = [make_bot(make_user(f"u{i}"), f"other-{i}") for i in range(2)]
     entries = [
         tournament_services.entry_create(competition=competition, bot=b, by=None)

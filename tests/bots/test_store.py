@@ -285,14 +285,14 @@ def test_migration_0004_copies_old_uploads_into_the_store(bot, cache_dir):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(not sandbox.available(), reason="needs the bot sandbox (bubblewrap)")
 def test_a_match_whose_store_is_down_is_retried_and_no_bot_is_charged(bot, monkeypatch):
-    from tests.tournaments.test_tasks import make_competition
+    from tests.factories import make_competition
     from tournaments import execution, tasks
     from tournaments import services as tournament_services
 
     version = bot_version_upload(bot=bot, filename="bot.py", content=EXAMPLE.read_bytes())
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
     passed(version, "money-jordan")
-    competition = make_competition(variant="money-jordan", entries=1, games=1)
+    competition = make_competition(variant="money-jordan", entries=1, games=1, duplicate=False)
     tournament_services.entry_create(competition=competition, bot=bot)
     match = tournament_services.competition_start(competition=competition)[0]
     get, calls = store.DatabaseStore.get, []

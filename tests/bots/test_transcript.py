@@ -14,7 +14,7 @@ import pytest
 import games
 from bots import builtin, protocol, sandbox
 from bots.referee import GameResult, InProcessPlayer, ProcessPlayer, TimeControl, play_match
-from bots.referee.encoding import HISTORY_DELTA, ActEncoder
+from bots.referee.encoding import HISTORY_DELTA
 from bots.referee.replay import replay_transcript, report_lines
 from bots.referee.transcript import (
     Transcript,
@@ -23,41 +23,10 @@ from bots.referee.transcript import (
     match_transcripts,
     parse_transcript,
 )
+from tests.factories import one_process, raw_bot
 
 needs_sandbox = pytest.mark.skipif(not sandbox.available(), reason="needs the bot sandbox")
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "python"
-
-#: A bot program without the SDK (it accepts no extension): the first legal label, except
-#: at its decision number FAULT_AT (from 1) of the match, where it does FAULT.
-RAW_BOT = """\
-import json, sys
-decisions = 0
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"ready": True}), flush=True)
-    elif message["type"] == "act":
-        decisions += 1
-        action = message["legal"][0]
-        if decisions == FAULT_AT:
-            FAULT
-        print(json.dumps({"action": action}), flush=True)
-    elif message["type"] == "bye":
-        break
-"""
-FAULTS = {
-    "none": "pass",
-    "illegal": "action = 'nonsense'",
-    "crash": "sys.exit(3)",
-    "other-choice": "action = message['legal'][-1]",
-}
-
-
-def raw_bot(folder: Path, fault: str = "none", at: int = 0) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "bot.py"
-    path.write_text(RAW_BOT.replace("FAULT_AT", str(at)).replace("FAULT", FAULTS[fault]))
-    return path
 
 
 class RecordingPlayer(ProcessPlayer):
@@ -102,21 +71,6 @@ def transcripts_of(result, player: int, tc: TimeControl) -> list[Transcript]:
             statuses=g.statuses,
         )
         for g in result.games
-    ]
-
-
-def one_process(transcripts: list[Transcript], delta: bool) -> list[bytes]:
-    """The bytes one process playing these games in a row was sent, as the transcripts say:
-    the first hello, every game's acts and results, the last bye; acts encoded as the
-    referee encodes them for a bot that accepted ``history_delta`` or not."""
-    messages = [line["sent"] for t in transcripts for line in t.lines if "sent" in line]
-    hellos = [m for m in messages if m["type"] == "hello"][:1]
-    middle = [m for m in messages if m["type"] not in ("hello", "bye")]
-    byes = [m for m in messages if m["type"] == "bye"][-1:]
-    encoder = ActEncoder(delta=delta)
-    return [
-        encoder.encode(m) if m["type"] == "act" else protocol.encode(m)
-        for m in [*hellos, *middle, *byes]
     ]
 
 

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot
-from tests.dashboard.test_live_script import browser, deliver, open_page  # noqa: F401
+from tests.browser import deliver, open_page
 from tournaments import selectors, services
 from tournaments.formats.match_result import points_text
 from tournaments.models import Match
@@ -77,7 +77,7 @@ def finished(request) -> SimpleNamespace:
 WORDS = {"score": "total score", "play-off": "play-off", "lot": "decided by lot"}
 
 
-def test_the_bracket_shows_scores_winners_tiebreaks_lines_and_the_champion(finished, browser):  # noqa: F811
+def test_the_bracket_shows_scores_winners_tiebreaks_lines_and_the_champion(finished, browser):
     page = open_page(browser, finished.html)
     page.set_viewport_size({"width": 1366, "height": 900})
     page.evaluate("() => window.dispatchEvent(new Event('resize'))")
@@ -113,7 +113,7 @@ def _snapshot(html: str) -> dict:
     return json.loads(html[html.index(">", start) + 1 : end])
 
 
-def test_a_finished_match_event_redraws_its_box_with_score_and_tiebreak(finished, browser):  # noqa: F811
+def test_a_finished_match_event_redraws_its_box_with_score_and_tiebreak(finished, browser):
     page = open_page(browser, finished.html)
     snapshot = _snapshot(finished.html)
     box = next(

@@ -24,7 +24,9 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from tests.browser import chromium_browser, in_thread
-from tests.dashboard.conftest import make_competition, play_one, session_cookie
+from tests.dashboard.conftest import session_cookie
+from tests.factories import make_competition, play_one
+from tests.workers import database_url
 from tournaments.demo import asgi_server_argv
 from tournaments.models import RatingEvent
 
@@ -37,15 +39,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def test_database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-
-
-test_database_url.__test__ = False  # a helper, not a test
 
 
 @pytest.fixture
@@ -73,7 +66,7 @@ def server(redis_layer, tmp_path):
     port = free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": database_url(),
         "REDIS_URL": redis_url,
         "CARDROOM_CHANNEL_LAYER": "redis",
         "CARDROOM_CHANNEL_PREFIX": prefix,
@@ -117,7 +110,7 @@ def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
 
     from tournaments import execution
 
-    competition = make_competition(organiser, name="Live night", entries=8)
+    competition = make_competition(organiser, name="Live night", entries=8, start=True)
     total = 16  # the whole schedule: eight entries at three seats, 16 tables
     cookie = session_cookie(organiser)
     IMAGES.mkdir(parents=True, exist_ok=True)

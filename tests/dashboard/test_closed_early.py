@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import logged_in, make_competition, open_ladder, play_all, play_one
+from tests.factories import logged_in, make_competition, open_ladder, play_all, play_one
 from tournaments import services
 from tournaments.models import Competition
 
@@ -30,7 +30,7 @@ def listed_status(html: str, name: str) -> str:
 
 
 def test_a_tournament_closed_midway_is_closed_early_everywhere(organiser):
-    competition = make_competition(organiser, name="Cut short", entries=4)
+    competition = make_competition(organiser, name="Cut short", entries=4, start=True)
     play_one(competition)
     services.competition_close(competition=competition, by=organiser)
     competition.refresh_from_db()
@@ -51,7 +51,7 @@ def test_a_tournament_closed_midway_is_closed_early_everywhere(organiser):
 
 def test_a_tournament_played_to_the_end_is_finished(organiser):
     competition = make_competition(
-        organiser, name="Full night", entries=3, variant="money-jordan", games=2
+        organiser, name="Full night", entries=3, variant="money-jordan", games=2, start=True
     )
     play_all(competition)
     competition.refresh_from_db()

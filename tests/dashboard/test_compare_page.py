@@ -7,17 +7,15 @@ import re
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import make_competition, play_all
-from tests.dashboard.test_live_script import browser, deliver, live, open_page
-from tests.dashboard.test_pages import snapshot_of
+from tests.browser import deliver, open_page
+from tests.factories import make_competition, play_all, snapshot_of
 from tournaments.selectors import standings_for_competition
 
 pytestmark = pytest.mark.django_db
-__all__ = ["browser", "live"]  # fixtures of the live script tests
 
 
 def test_the_standings_carry_the_interval_and_the_chance_to_be_above_the_next(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_all(competition)
     rows = standings_for_competition(competition=competition)
 
@@ -31,7 +29,7 @@ def test_the_standings_carry_the_interval_and_the_chance_to_be_above_the_next(or
 
 
 def test_the_compare_form_answers_with_the_model_and_the_head_to_head(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_all(competition)
     a, b = competition.entries.order_by("id")[:2]
     url = f"/dashboard/competitions/{competition.pk}/"
@@ -48,8 +46,8 @@ def test_the_compare_form_answers_with_the_model_and_the_head_to_head(organiser)
 
 
 def test_the_compare_form_names_the_problem_with_another_competitions_entry(organiser):
-    competition = make_competition(organiser)
-    other = make_competition(organiser, name="Other night")
+    competition = make_competition(organiser, start=True, entries=3)
+    other = make_competition(organiser, name="Other night", start=True, entries=3)
     mine, theirs = competition.entries.first(), other.entries.first()
 
     page = (

@@ -7,11 +7,11 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
 from django.db import connections
 
 from config.asgi import application
-from tests.dashboard.conftest import make_competition, play_one, session_cookie
+from tests.dashboard.conftest import open_socket
+from tests.factories import make_competition, play_one
 from tournaments import events
 from tournaments.consumers import CLOSE_FORBIDDEN
 
@@ -23,21 +23,6 @@ async def _close_worker_connections():
     """The database thread's connection must not outlive the test (nor the test database)."""
     yield
     await database_sync_to_async(connections.close_all)()
-
-
-def communicator(competition_id: int, user=None) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost")]
-    if user is not None:
-        cookie = session_cookie(user)
-        headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
-    return WebsocketCommunicator(application, f"/ws/competitions/{competition_id}/", headers)
-
-
-async def open_socket(competition_id: int, user=None) -> WebsocketCommunicator:
-    comm = await database_sync_to_async(communicator)(competition_id, user)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
 
 
 async def receive_events(comm: WebsocketCommunicator, count: int) -> list[dict]:
@@ -56,13 +41,17 @@ async def assert_forbidden(comm: WebsocketCommunicator) -> None:
 
 
 async def test_anonymous_is_refused_a_private_competition(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    competition = await database_sync_to_async(make_competition)(
+        organiser, is_public=False, start=True, entries=3
+    )
     comm = await open_socket(competition.pk)
     await assert_forbidden(comm)
 
 
 async def test_an_outsider_is_refused_a_private_competition(organiser, outsider):
-    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    competition = await database_sync_to_async(make_competition)(
+        organiser, is_public=False, start=True, entries=3
+    )
     comm = await open_socket(competition.pk, outsider)
     await assert_forbidden(comm)
 
@@ -73,7 +62,7 @@ async def test_an_unknown_competition_is_refused(organiser):
 
 
 async def test_a_foreign_origin_is_rejected_at_the_handshake(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = WebsocketCommunicator(
         application,
         f"/ws/competitions/{competition.pk}/",
@@ -84,7 +73,7 @@ async def test_a_foreign_origin_is_rejected_at_the_handshake(organiser):
 
 
 async def test_anonymous_watches_a_public_competition_from_a_snapshot(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     snapshot = await comm.receive_json_from(timeout=2)
     assert snapshot["type"] == "snapshot"
@@ -98,7 +87,9 @@ async def test_anonymous_watches_a_public_competition_from_a_snapshot(organiser)
 
 
 async def test_organisers_and_staff_get_the_admin_view_of_a_private_competition(organiser, staff):
-    competition = await database_sync_to_async(make_competition)(organiser, is_public=False)
+    competition = await database_sync_to_async(make_competition)(
+        organiser, is_public=False, start=True, entries=3
+    )
     for user in (organiser, staff):
         comm = await open_socket(competition.pk, user)
         snapshot = await comm.receive_json_from(timeout=2)
@@ -108,7 +99,7 @@ async def test_organisers_and_staff_get_the_admin_view_of_a_private_competition(
 
 
 async def test_the_sockets_of_a_process_share_one_subscription(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     layer = get_channel_layer()
     group = f"competition.{competition.pk}"
     first = await open_socket(competition.pk)
@@ -129,7 +120,7 @@ async def test_the_sockets_of_a_process_share_one_subscription(organiser):
 
 
 async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)  # the snapshot
 
@@ -184,7 +175,7 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
 
 
 async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     layer = get_channel_layer()
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)  # the snapshot
@@ -200,7 +191,7 @@ async def test_bursts_of_standings_are_coalesced_to_the_newest(organiser):
 
 
 async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):
-    competition = await database_sync_to_async(make_competition)(organiser, entries=8)
+    competition = await database_sync_to_async(make_competition)(organiser, entries=8, start=True)
     match = await database_sync_to_async(play_one)(competition)
 
     comm = await open_socket(competition.pk)
@@ -230,7 +221,7 @@ async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):
 async def test_a_claim_reaches_the_socket_with_the_queue_status(organiser):
     from tournaments import execution
 
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)  # the snapshot
     match = await database_sync_to_async(competition.matches.get)()

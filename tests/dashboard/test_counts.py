@@ -9,16 +9,10 @@ import json
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import make_competition, open_ladder, play_one
-from tests.dashboard.test_live_script import browser, deliver, open_page  # noqa: F401
+from tests.browser import deliver, open_page
+from tests.factories import logged_in, make_competition, open_ladder, play_one
 
 pytestmark = pytest.mark.django_db
-
-
-def organiser_client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def counts(done: int, total: int, *, running: int = 0, queued: int = 0, pending: int = 0) -> dict:
@@ -36,14 +30,14 @@ def counts(done: int, total: int, *, running: int = 0, queued: int = 0, pending:
 def page_of_one_result(organiser) -> tuple[str, int, int]:
     """A round robin's page after one result, its id and its number of matches (read
     before the browser starts: the database is not used from Playwright's event loop)."""
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_one(competition)
-    html = organiser_client(organiser).get(f"/dashboard/competitions/{competition.pk}/")
+    html = logged_in(organiser).get(f"/dashboard/competitions/{competition.pk}/")
     return html.content.decode(), competition.pk, competition.matches.count()
 
 
 @pytest.mark.slow
-def test_the_header_and_the_queue_panel_read_the_same_counts(page_of_one_result, browser):  # noqa: F811
+def test_the_header_and_the_queue_panel_read_the_same_counts(page_of_one_result, browser):
     html, competition_id, total = page_of_one_result
     page = open_page(browser, html)
     base = {"competition": competition_id}
@@ -72,10 +66,10 @@ def test_the_header_and_the_queue_panel_read_the_same_counts(page_of_one_result,
 
 
 def test_the_server_draws_header_and_panel_from_one_reading(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_one(competition)
 
-    html = organiser_client(organiser).get(f"/dashboard/competitions/{competition.pk}/")
+    html = logged_in(organiser).get(f"/dashboard/competitions/{competition.pk}/")
     html = html.content.decode()  # as its organiser: the workers panel is theirs
     start = html.index('<script id="snapshot" type="application/json">')
     snapshot = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
@@ -110,7 +104,7 @@ def ladder_page(organiser) -> str:
 
 
 @pytest.mark.slow
-def test_a_ladders_page_says_matches_played_not_done_of_a_total(ladder_page, browser):  # noqa: F811
+def test_a_ladders_page_says_matches_played_not_done_of_a_total(ladder_page, browser):
     page = open_page(browser, ladder_page)
 
     header = page.inner_text("#progress")

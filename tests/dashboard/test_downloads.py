@@ -10,7 +10,7 @@ import io
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import logged_in, make_competition, make_user, play_all, snapshot_of
+from tests.factories import logged_in, make_competition, make_user, play_all, snapshot_of
 from tournaments.models import Match
 from tournaments.selectors import MATCH_COLUMNS, STANDINGS_COLUMNS
 
@@ -27,7 +27,9 @@ def csv_rows(response) -> tuple[list[str], list[dict[str, str]]]:
 @pytest.fixture
 def played(organiser):
     """A round robin of four two-seat bots, played to the end (six matches)."""
-    competition = make_competition(organiser, entries=4, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=4, variant="money-jordan", games=2, start=True
+    )
     play_all(competition)
     competition.refresh_from_db()
     assert competition.status == "finished"
@@ -130,7 +132,9 @@ def test_the_api_gives_the_same_downloads(played):
 
 
 def test_a_private_competitions_downloads_are_its_organisers(organiser):
-    hidden = make_competition(organiser, is_public=False, variant="money-jordan", games=2)
+    hidden = make_competition(
+        organiser, is_public=False, variant="money-jordan", games=2, start=True, entries=3
+    )
     outsider = make_user("otto")
     urls = [f"/dashboard/competitions/{hidden.pk}/{name}" for name in DOWNLOADS] + [
         f"/api/competitions/{hidden.pk}/standings/?format=csv",

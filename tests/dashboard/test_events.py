@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.dashboard.conftest import make_competition, play_all, play_one
+from tests.factories import make_competition, play_all, play_one
 from tournaments import events, execution, services
 from tournaments.dashboard import selectors as dashboard
 from tournaments.models import Match, MatchSeat, RatingEvent
@@ -50,7 +50,7 @@ def of_type(items: list[dict], kind: str) -> list[dict]:
 
 
 def test_recording_goes_on_when_the_channel_layer_is_down(organiser, monkeypatch, caplog):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     monkeypatch.setattr(events, "get_channel_layer", lambda: DeadLayer())
 
     match = play_one(competition)
@@ -61,7 +61,7 @@ def test_recording_goes_on_when_the_channel_layer_is_down(organiser, monkeypatch
 
 
 def test_a_result_is_notified_after_commit_as_what_changed(organiser, sent):
-    competition = make_competition(organiser)  # 3 bots, one table
+    competition = make_competition(organiser, start=True, entries=3)  # 3 bots, one table
     assert [(n["changes"], n["round"]) for n in sent] == [
         (["round.started"], 1),
         (["competition.started"], None),
@@ -79,7 +79,7 @@ def test_a_result_is_notified_after_commit_as_what_changed(organiser, sent):
 
 
 def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(organiser, sent):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     sent.clear()
     play_one(competition)
 
@@ -95,7 +95,7 @@ def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(orga
 
 
 def test_pause_resume_and_close_reach_an_open_dashboard_as_its_status(organiser, sent):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     sent.clear()
 
     def shown() -> str:
@@ -120,7 +120,7 @@ def test_unknown_event_types_and_changes_are_programming_errors():
 
 
 def test_a_claimed_match_is_announced_as_started(organiser, sent):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = competition.matches.first()
     sent.clear()
 
@@ -133,7 +133,7 @@ def test_a_claimed_match_is_announced_as_started(organiser, sent):
 
 
 def test_a_finished_match_carries_the_rating_changes_of_its_seats(organiser, sent):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
 
     match = play_one(competition)
 
@@ -155,7 +155,7 @@ def test_a_finished_match_carries_the_rating_changes_of_its_seats(organiser, sen
 
 
 def test_round_events_carry_the_rounds_view(organiser, sent):
-    competition = make_competition(organiser, entries=8)  # two tables a round
+    competition = make_competition(organiser, entries=8, start=True)  # two tables a round
     (started,) = of_type(built(competition, sent), "round.started")
     assert started["round"] == {"number": 1, "status": "running", "matches": 2, "done": 0}
     assert started["rounds"]["current"]["number"] == 1
@@ -177,7 +177,12 @@ def test_round_events_carry_the_rounds_view(organiser, sent):
 
 def test_bracket_rounds_carry_the_bracket(organiser, sent):
     competition = make_competition(
-        organiser, variant="money-jordan", format="single-elimination", entries=4, games=2
+        organiser,
+        variant="money-jordan",
+        format="single-elimination",
+        entries=4,
+        games=2,
+        start=True,
     )
     play_all(competition)
 
@@ -194,7 +199,7 @@ def test_bracket_rounds_carry_the_bracket(organiser, sent):
 
 
 def test_the_problem_bots_panel_updates_with_each_result(organiser, sent):
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     match = play_one(competition)
     seat = match.seats.order_by("seat").first()
     MatchSeat.objects.filter(pk=seat.pk).update(statuses={"ok": 1, "timeout": 2})
@@ -207,7 +212,7 @@ def test_the_problem_bots_panel_updates_with_each_result(organiser, sent):
 
 
 def test_the_queue_status_tells_counts_and_lease_holders(organiser, sent):
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     match = competition.matches.order_by("id").first()
     sent.clear()
 
@@ -223,7 +228,7 @@ def test_the_queue_status_tells_counts_and_lease_holders(organiser, sent):
 
 
 def test_results_failures_and_releases_notify_and_rebuild_the_queue_status(organiser, sent):
-    competition = make_competition(organiser, entries=9)
+    competition = make_competition(organiser, entries=9, start=True)
     first, second, third = competition.matches.order_by("id")
     sent.clear()
     statuses = []
@@ -257,7 +262,7 @@ def test_results_failures_and_releases_notify_and_rebuild_the_queue_status(organ
 
 
 def test_the_reaper_notifies_the_competitions_it_touched(organiser, sent):
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     match = competition.matches.order_by("id").first()
     execution.match_claim(match_id=match.pk, claimed_by="w/1/gone")
     Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
@@ -272,7 +277,7 @@ def test_the_reaper_notifies_the_competitions_it_touched(organiser, sent):
 
 
 def test_claiming_goes_on_when_the_channel_layer_is_down(organiser, monkeypatch, caplog):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     monkeypatch.setattr(events, "get_channel_layer", lambda: DeadLayer())
     match = competition.matches.first()
 

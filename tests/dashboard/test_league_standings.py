@@ -11,17 +11,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from bots.models import Bot
-from tests.browser import chromium_browser
-from tests.dashboard.test_live_script import open_page
+from tests.browser import open_page
 from tournaments import services
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
-
-
-@pytest.fixture
-def browser():
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 @pytest.fixture

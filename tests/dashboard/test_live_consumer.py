@@ -11,7 +11,7 @@ from django.db import connections
 
 import games
 from config.asgi import application
-from tests.dashboard.conftest import make_competition
+from tests.factories import make_competition
 from tournaments import execution, live
 from tournaments.consumers import CLOSE_FORBIDDEN
 from tournaments.models import Match
@@ -42,7 +42,7 @@ async def events_until(comm: WebsocketCommunicator, kind: str) -> list[dict]:
 
 
 def claimed_match(organiser, *, public: bool = True) -> Match:
-    competition = make_competition(organiser, games=3, is_public=public)
+    competition = make_competition(organiser, games=3, is_public=public, start=True, entries=3)
     match = competition.matches.order_by("id").first()
     return execution.match_claim(match_id=match.pk, claimed_by="test/1/live")
 

@@ -13,7 +13,7 @@ import games
 from bots.builtin import make
 from bots.referee import InProcessPlayer
 from bots.referee.match import play_match
-from tests.dashboard.conftest import make_competition, make_user
+from tests.factories import make_competition, make_user
 from tournaments import execution, live, services
 from tournaments.dashboard.replay import public_view
 from tournaments.models import Match
@@ -59,7 +59,9 @@ def live_texts(client: Client, match: Match) -> tuple[str, dict, str]:
 @pytest.mark.slow
 def test_a_running_20_game_match_shows_its_finished_games_and_its_current_game(organiser):
     # Arrange: a 20-game match claimed by a worker; a visitor watches it while it plays.
-    competition = make_competition(organiser, games=GAMES, entries=4, variant="maniglia-4")
+    competition = make_competition(
+        organiser, games=GAMES, entries=4, variant="maniglia-4", start=True
+    )
     match = claim(competition)
     publisher = live.live_publisher(match=match)
     visitor = Client()
@@ -110,7 +112,7 @@ def test_a_running_20_game_match_shows_its_finished_games_and_its_current_game(o
 def test_an_owner_sees_only_their_own_seat_and_only_where_the_full_view_rule_allows(
     organiser,
 ):
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = claim(competition)
     owner = make_user("owner")
     seat = match.seats.get(seat=1)
@@ -140,7 +142,7 @@ def test_an_owner_sees_only_their_own_seat_and_only_where_the_full_view_rule_all
 
 def test_a_retried_match_does_not_show_the_games_of_its_failed_attempt(organiser):
     # Arrange: a first attempt publishes two games, then its worker dies (nothing closed).
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = claim(competition)
     first = live.live_publisher(match=match)
     players = [InProcessPlayer(make("random", seed=s)) for s in range(3)]
@@ -164,14 +166,14 @@ def test_a_retried_match_does_not_show_the_games_of_its_failed_attempt(organiser
 
 
 def test_the_game_number_must_be_a_number(organiser):
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = claim(competition)
     response = Client().get(f"/api/matches/{match.pk}/live/?game=x")
     assert response.status_code == 400 and "game" in response.json()
 
 
 def test_a_match_not_running_has_nothing_live(organiser):
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = competition.matches.first()
     api = Client().get(f"/api/matches/{match.pk}/live/").json()
     assert api == {
@@ -185,7 +187,7 @@ def test_a_match_not_running_has_nothing_live(organiser):
 
 
 def test_the_worker_writes_nothing_at_first_and_then_at_most_once_per_interval(organiser):
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = claim(competition)
     now = [0.0]
     publisher = live.LivePublisher(
@@ -213,7 +215,7 @@ def test_the_worker_writes_nothing_at_first_and_then_at_most_once_per_interval(o
 
 
 def test_a_cache_that_is_down_never_stops_the_match(organiser):
-    competition = make_competition(organiser, games=3, entries=3)
+    competition = make_competition(organiser, games=3, entries=3, start=True)
     match = claim(competition)
     publisher = live.live_publisher(match=match)
 

@@ -16,96 +16,11 @@ from types import SimpleNamespace
 import pytest
 from django.test import Client
 
-from tests.browser import chromium_browser
-from tests.dashboard.conftest import make_competition, play_one
+from tests.browser import deliver, open_page
+from tests.factories import logged_in, make_competition, play_one
 from tournaments import execution
-from tournaments.dashboard import views
-from tournaments.models import RatingEvent
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
-
-
-def organiser_client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-ORIGIN = "http://cardroom.test"
-STUB = """
-window.sockets = [];
-window.WebSocket = class {
-  constructor(url) { this.url = url; window.sockets.push(this);
-                     setTimeout(() => this.onopen && this.onopen(), 0); }
-  send() {}
-  close() {}
-};
-window.deliver = (data) => window.sockets[0].onmessage({ data });
-window.framesAsked = 0;
-const askFrame = window.requestAnimationFrame.bind(window);
-window.requestAnimationFrame = (callback) => {
-  window.framesAsked += 1;
-  return askFrame(callback);
-};
-window.afterFrame = () => new Promise((done) => askFrame(() => setTimeout(done, 0)));
-"""
-
-
-@pytest.fixture
-def browser():
-    with chromium_browser() as chromium:
-        yield chromium
-
-
-def open_page(browser, html: str):
-    """The page ``html`` at the dashboard's address, its script served from the package."""
-    page = browser.new_page()
-    page.add_init_script(STUB)
-
-    def serve(route):
-        name = route.request.url.rsplit("/", 1)[-1]
-        if name in views.ASSETS:  # the page's script and styles, from the package
-            folder, kind = views.ASSETS[name]
-            body = (views.HERE / "static" / folder / name).read_bytes()
-            route.fulfill(body=body, content_type=kind)
-        else:
-            route.fulfill(body=html, content_type="text/html; charset=utf-8")
-
-    page.route(f"{ORIGIN}/**", serve)
-    page.goto(f"{ORIGIN}/dashboard/competitions/1/")
-    page.wait_for_function("() => window.sockets.length === 1")
-    return page
-
-
-def deliver(page, *frames) -> int:
-    """Deliver ``frames`` (each one JSON message) at once; the animation frames asked for."""
-    return page.evaluate(
-        """async (frames) => {
-            const before = window.framesAsked;
-            for (const frame of frames) deliver(frame);
-            const asked = window.framesAsked - before;
-            await afterFrame();
-            return asked;
-        }""",
-        [json.dumps(frame) for frame in frames],
-    )
-
-
-@pytest.fixture
-def live(organiser):
-    """A round robin of eight (two tables a round) with one result, its page and its snapshot
-    (read before the browser starts: the database is not used from Playwright's event loop)."""
-    competition = make_competition(organiser, entries=8)
-    match = play_one(competition)
-    competition.refresh_from_db()
-    html = organiser_client(organiser).get(f"/dashboard/competitions/{competition.pk}/")
-    html = html.content.decode()  # as its organiser: the workers panel is theirs
-    start = html.index('<script id="snapshot" type="application/json">')
-    snapshot = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
-    rated = set(RatingEvent.objects.filter(match=match).values_list("entry", flat=True))
-    return SimpleNamespace(
-        competition=competition, match=match, html=html, snapshot=snapshot, rated=rated
-    )
 
 
 def started_and_finished(competition, match, snapshot):
@@ -275,7 +190,12 @@ def test_the_queue_panel_keeps_the_newest_status(live, browser):
 def bracket_html(organiser) -> str:
     """The page of a double elimination of seven, half played: byes, results, waiting boxes."""
     competition = make_competition(
-        organiser, variant="money-jordan", format="double-elimination", entries=7, games=2
+        organiser,
+        variant="money-jordan",
+        format="double-elimination",
+        entries=7,
+        games=2,
+        start=True,
     )
     for _ in range(7):
         play_one(competition)
@@ -308,14 +228,14 @@ def test_a_snapshot_redraws_the_rounds_and_the_bracket_as_the_first_paint(bracke
 def painted(organiser):
     """A round robin of eight with one result, a running match and a bot with faults: its
     page, snapshot and what the panels must show (read before the browser starts)."""
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     match = play_one(competition)
     seat = match.seats.order_by("seat").first()
     seat.statuses = {"ok": 1, "timeout": 2}
     seat.save(update_fields=["statuses"])
     running = competition.matches.exclude(pk=match.pk).get()
     execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
-    html = organiser_client(organiser).get(f"/dashboard/competitions/{competition.pk}/")
+    html = logged_in(organiser).get(f"/dashboard/competitions/{competition.pk}/")
     html = html.content.decode()  # as its organiser: the workers panel is theirs
     start = html.index('<script id="snapshot" type="application/json">')
     snapshot = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])

@@ -10,7 +10,8 @@ from django.db import connections
 
 from config import metrics
 from config.asgi import application
-from tests.dashboard.conftest import IN_MEMORY_LAYER, make_competition
+from tests.dashboard.conftest import IN_MEMORY_LAYER
+from tests.factories import make_competition
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -28,7 +29,7 @@ async def _close_worker_connections():
 
 async def test_live_sockets_are_counted_while_open(django_user_model):
     owner = await database_sync_to_async(django_user_model.objects.create_user)("olga")
-    competition = await database_sync_to_async(make_competition)(owner)
+    competition = await database_sync_to_async(make_competition)(owner, start=True, entries=3)
     before = metrics.WEBSOCKET_CLIENTS._value.get()
     sockets = []
     for _ in range(3):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import logged_in, make_competition, make_user, play_one, snapshot_of
+from tests.factories import logged_in, make_competition, make_user, play_one, snapshot_of
 from tournaments import execution
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +17,7 @@ PANEL = "Workers and queue"
 @pytest.fixture
 def busy(organiser):
     """A round robin with a match held by a worker."""
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     done = play_one(competition)
     running = competition.matches.exclude(pk=done.pk).get()
     execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")

@@ -7,7 +7,14 @@ import json
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import make_competition, make_user, play_one
+from tests.factories import (
+    json_block,
+    logged_in,
+    make_competition,
+    make_user,
+    play_one,
+    snapshot_of,
+)
 from tournaments import execution
 from tournaments.events import worker_label
 from tournaments.models import RatingEvent
@@ -16,15 +23,9 @@ from tournaments.selectors import standings_for_competition
 pytestmark = pytest.mark.django_db
 
 
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
-    make_competition(organiser, name="Open night")
-    make_competition(organiser, name="Closed night", is_public=False)
+    make_competition(organiser, name="Open night", start=True, entries=3)
+    make_competition(organiser, name="Closed night", is_public=False, start=True, entries=3)
 
     anonymous = Client().get("/dashboard/").content.decode()
     outsiders = logged_in(outsider).get("/dashboard/").content.decode()
@@ -39,7 +40,7 @@ def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
 
 def test_the_list_draws_a_progress_bar_per_competition(organiser):
     # Eight entries at three seats: 16 tables in all, two of them in round one.
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     play_one(competition)
 
     page = Client().get("/dashboard/").content.decode()
@@ -49,7 +50,7 @@ def test_the_list_draws_a_progress_bar_per_competition(organiser):
 
 
 def test_a_private_competition_is_hidden_from_others(organiser, outsider):
-    competition = make_competition(organiser, is_public=False)
+    competition = make_competition(organiser, is_public=False, start=True, entries=3)
     url = f"/dashboard/competitions/{competition.pk}/"
 
     assert Client().get(url).status_code == 404
@@ -59,7 +60,7 @@ def test_a_private_competition_is_hidden_from_others(organiser, outsider):
 
 
 def test_the_competition_page_renders_standings_matches_and_its_snapshot(organiser):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = play_one(competition)
 
     response = Client().get(f"/dashboard/competitions/{competition.pk}/")
@@ -84,17 +85,8 @@ def test_the_competition_page_renders_standings_matches_and_its_snapshot(organis
     )
 
 
-def json_block(page: str, name: str):
-    start = page.index(f'<script id="{name}" type="application/json">')
-    return json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
-
-
-def snapshot_of(page: str) -> dict:
-    return json_block(page, "snapshot")
-
-
 def test_the_standings_carry_each_rating_trend_for_the_page_script(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_one(competition)
 
     page = Client().get(f"/dashboard/competitions/{competition.pk}/").content.decode()
@@ -111,7 +103,7 @@ def test_the_standings_carry_each_rating_trend_for_the_page_script(organiser):
 
 
 def test_the_competition_page_snapshot_holds_rounds_pairings_and_the_queue(organiser):
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     match = play_one(competition)
     running = competition.matches.exclude(pk=match.pk).get()
     execution.match_claim(match_id=running.pk, claimed_by="host-c/99/task-1")
@@ -135,7 +127,12 @@ def test_the_competition_page_snapshot_holds_rounds_pairings_and_the_queue(organ
 
 def test_an_elimination_page_carries_its_bracket(organiser):
     competition = make_competition(
-        organiser, variant="money-jordan", format="double-elimination", entries=4, games=2
+        organiser,
+        variant="money-jordan",
+        format="double-elimination",
+        entries=4,
+        games=2,
+        start=True,
     )
     match = play_one(competition)
 
@@ -157,7 +154,7 @@ def test_an_elimination_page_carries_its_bracket(organiser):
 
 
 def test_the_problem_bots_count_non_ok_statuses_in_words(organiser):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = play_one(competition)
     seat = match.seats.order_by("seat").first()
     seat.statuses = {"ok": 1, "timeout": 2}
@@ -172,7 +169,7 @@ def test_the_problem_bots_count_non_ok_statuses_in_words(organiser):
 
 
 def test_the_replay_steps_through_a_finished_game(organiser):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = play_one(competition)
     game = match.game_records.order_by("index").first()
 
@@ -193,7 +190,7 @@ def test_the_replay_steps_through_a_finished_game(organiser):
 
 
 def test_the_replay_is_only_for_finished_matches_one_may_watch(organiser, outsider):
-    competition = make_competition(organiser, is_public=False)
+    competition = make_competition(organiser, is_public=False, start=True, entries=3)
     game = play_one(competition).game_records.first()
 
     assert Client().get(f"/dashboard/games/{game.pk}/").status_code == 404
@@ -233,7 +230,7 @@ def replay_steps_of(page: str) -> list[dict]:
 
 
 def test_the_competition_page_charts_the_top_ratings_over_time(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     url = f"/dashboard/competitions/{competition.pk}/"
 
     before = snapshot_of(Client().get(url).content.decode())
@@ -255,7 +252,7 @@ def test_the_competition_page_charts_the_top_ratings_over_time(organiser):
 
 
 def test_the_rating_chart_holds_at_most_the_top_ten(organiser):
-    competition = make_competition(organiser, entries=12)
+    competition = make_competition(organiser, entries=12, start=True)
     for _ in range(9):  # three rounds of three tables: every entry rated
         play_one(competition)
 
@@ -271,7 +268,7 @@ def test_the_rating_chart_holds_at_most_the_top_ten(organiser):
 def test_the_full_replay_shows_every_hand_to_staff_and_to_organisers_once_it_ended(
     organiser, staff
 ):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     game = play_one(competition).game_records.order_by("index").first()
     url = f"/dashboard/games/{game.pk}/?view=full"
     competition.refresh_from_db()
@@ -301,7 +298,7 @@ def test_the_full_replay_shows_every_hand_to_staff_and_to_organisers_once_it_end
 
 
 def test_the_full_replay_is_forbidden_to_everyone_else(organiser, outsider):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     game = play_one(competition).game_records.order_by("index").first()
     url = f"/dashboard/games/{game.pk}/"
 
@@ -320,7 +317,7 @@ def test_the_full_replay_is_forbidden_to_everyone_else(organiser, outsider):
 
 
 def test_why_a_match_failed_is_shown_to_its_organisers_and_bot_owners_only(organiser, outsider):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = competition.matches.first()
     owner = make_user("ada")
     seat = match.seats.select_related("entry__bot").first()

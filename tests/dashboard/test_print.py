@@ -9,8 +9,8 @@ import re
 import pytest
 from django.test import Client
 
-from tests.dashboard.conftest import make_competition, play_all
-from tests.dashboard.test_live_script import browser, open_page  # noqa: F401
+from tests.browser import open_page
+from tests.factories import make_competition, play_all
 from tournaments.dashboard import views
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,9 @@ def hidden_in_print() -> set[str]:
 @pytest.fixture
 def finished_page(organiser) -> str:
     """The finished round robin's page as its organiser sees it (every panel present)."""
-    competition = make_competition(organiser, entries=3, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=3, variant="money-jordan", games=2, start=True
+    )
     play_all(competition)
     client = Client()
     client.force_login(organiser)
@@ -61,7 +63,7 @@ def test_the_page_marks_what_print_hides_and_keeps(finished_page):
 
 
 @pytest.mark.slow
-def test_a_printed_page_shows_the_standings_and_champion_only(finished_page, browser):  # noqa: F811
+def test_a_printed_page_shows_the_standings_and_champion_only(finished_page, browser):
     page = open_page(browser, finished_page)
     page.wait_for_selector("#standings tbody tr")
     assert page.locator("nav").first.is_visible()  # on screen, as usual

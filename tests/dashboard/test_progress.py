@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from bots.models import Bot
-from tests.dashboard.conftest import logged_in, make_competition, open_ladder, play_all, snapshot_of
+from tests.factories import logged_in, make_competition, open_ladder, play_all, snapshot_of
 from tournaments import pairing, services
 from tournaments.formats.round_robin import round_robin, scheduled_tables
 from tournaments.models import Competition, Match
@@ -28,7 +28,9 @@ def test_the_round_robin_count_is_the_tables_the_schedule_seats(entries, seats, 
 
 def test_a_round_robin_counts_its_whole_schedule_from_the_first_round(organiser):
     # Two seats, five entries: 10 pairs, two tables a round (one bye) over five rounds.
-    competition = make_competition(organiser, entries=5, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=5, variant="money-jordan", games=2, start=True
+    )
     assert competition.matches.count() == 2  # only round one is paired so far
 
     progress = competition_progress(competition=competition)["schedule"]
@@ -49,7 +51,9 @@ def test_a_round_robin_counts_its_whole_schedule_from_the_first_round(organiser)
 
 
 def test_the_count_is_met_exactly_once_the_round_robin_is_played(organiser):
-    competition = make_competition(organiser, entries=4, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=4, variant="money-jordan", games=2, start=True
+    )
     play_all(competition)
 
     progress = competition_progress(competition=competition)
@@ -62,14 +66,21 @@ def test_the_count_is_met_exactly_once_the_round_robin_is_played(organiser):
 
 def test_a_double_round_robin_counts_both_legs(organiser):
     competition = make_competition(
-        organiser, entries=4, variant="money-jordan", games=2, format="double-round-robin"
+        organiser,
+        entries=4,
+        variant="money-jordan",
+        games=2,
+        format="double-round-robin",
+        start=True,
     )
     assert competition_progress(competition=competition)["schedule"]["total"] == 12
 
 
 def test_a_swiss_counts_its_rounds_times_its_tables(organiser):
     # Seven entries at three seats: two tables a round, one bye; three rounds.
-    competition = make_competition(organiser, entries=7, format="swiss", rounds_planned=3)
+    competition = make_competition(
+        organiser, entries=7, format="swiss", rounds_planned=3, start=True
+    )
     assert competition_progress(competition=competition)["schedule"]["total"] == 6
     play_all(competition)
     assert competition.matches.filter(status=Match.Status.DONE).count() == 6
@@ -78,7 +89,12 @@ def test_a_swiss_counts_its_rounds_times_its_tables(organiser):
 def test_a_single_elimination_counts_every_match_but_the_byes(organiser):
     # Five entries: three byes in round one, then 4 matches in all (each knocks one out).
     competition = make_competition(
-        organiser, entries=5, variant="money-jordan", games=2, format="single-elimination"
+        organiser,
+        entries=5,
+        variant="money-jordan",
+        games=2,
+        format="single-elimination",
+        start=True,
     )
     assert competition.matches.count() < 4  # the rest wait for results
     assert competition_progress(competition=competition)["schedule"]["total"] == 4
@@ -89,7 +105,12 @@ def test_a_single_elimination_counts_every_match_but_the_byes(organiser):
 def test_a_double_elimination_counts_its_most_with_the_reset_final(organiser):
     # Each entry but the champion loses twice, and the champion at most once: 2n - 1.
     competition = make_competition(
-        organiser, entries=4, variant="money-jordan", games=2, format="double-elimination"
+        organiser,
+        entries=4,
+        variant="money-jordan",
+        games=2,
+        format="double-elimination",
+        start=True,
     )
     assert pairing.planned_matches(competition) == 7
     play_all(competition)

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 import games
 from bots.models import Bot
 from games.cards import FRENCH_INDEX, LATIN_INDEX
-from tests.dashboard.conftest import make_user, play_one
+from tests.factories import make_user, play_one
 from tournaments import services
 from tournaments.dashboard import replay
 from tournaments.dashboard.replay import common, replay_steps

@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from tests.dashboard.conftest import make_competition, make_user, play_one
+from tests.factories import make_competition, make_user, play_one
 from tournaments.dashboard import replay_cache, views
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def steps_of(page: str) -> list[dict]:
 
 @pytest.fixture
 def games_played(organiser) -> list[int]:
-    match = play_one(make_competition(organiser))
+    match = play_one(make_competition(organiser, start=True, entries=3))
     return list(match.game_records.order_by("index").values_list("pk", flat=True))
 
 

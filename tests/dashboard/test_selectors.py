@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 from django.utils import timezone
 
-from tests.dashboard.conftest import make_competition, play_all, play_one
+from tests.factories import make_competition, play_all, play_one
 from tournaments.dashboard.selectors import (
     progress_by_competition,
     queue_status,
@@ -51,7 +51,7 @@ def trends(competition, **kwargs) -> dict[int, float | None]:
 
 
 def test_the_trend_is_the_rating_change_over_the_last_five_rated_matches(organiser):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     steady, falling, unrated = competition.entries.order_by("id")
     rated(steady, [10, 11, 12, 13, 14, 15, 16, 17])  # seven matches, one point up each
     rated(falling, [20, 18, 17.5], sigma=1.0)  # two matches only
@@ -65,7 +65,7 @@ def test_the_trend_is_the_rating_change_over_the_last_five_rated_matches(organis
 
 
 def test_the_trend_is_in_the_standings_query_itself(organiser, django_assert_num_queries):
-    competition = make_competition(organiser, entries=12)
+    competition = make_competition(organiser, entries=12, start=True)
     play_one(competition)
     play_one(competition)
 
@@ -79,16 +79,20 @@ def test_the_trend_is_in_the_standings_query_itself(organiser, django_assert_num
 
 
 def test_the_trend_follows_real_results(organiser):
-    competition = make_competition(organiser, entries=3)
+    competition = make_competition(organiser, entries=3, start=True)
     match = play_one(competition)
 
     got = trends(competition)
 
-    for event in RatingEvent.objects.filter(match=match):
-        change = (event.mu_after - 3 * event.sigma_after) - (
-            event.mu_before - 3 * event.sigma_before
-        )
-        assert got[event.entry_id] == pytest.approx(change)
+    events = list(RatingEvent.objects.filter(match=match))
+    assert len(events) == 3  # one a seat: every entry played the match
+    expected = {
+        event.entry_id: (event.mu_after - 3 * event.sigma_after)
+        - (event.mu_before - 3 * event.sigma_before)
+        for event in events
+    }
+    assert {entry: got[entry] for entry in expected} == pytest.approx(expected)
+    assert any(change != 0 for change in expected.values())  # a trend worth following
 
 
 def boxes(view) -> dict[str, dict]:
@@ -106,7 +110,12 @@ def names(box) -> list[str | None]:
 
 def test_a_single_elimination_bracket_is_drawn_by_round_with_byes(organiser):
     competition = make_competition(
-        organiser, variant="money-jordan", format="single-elimination", entries=5, games=2
+        organiser,
+        variant="money-jordan",
+        format="single-elimination",
+        entries=5,
+        games=2,
+        start=True,
     )
 
     view = rounds_view(competition=competition)
@@ -131,7 +140,12 @@ def test_a_single_elimination_bracket_is_drawn_by_round_with_byes(organiser):
 
 def test_a_finished_bracket_match_marks_its_winner_who_moves_on(organiser):
     competition = make_competition(
-        organiser, variant="money-jordan", format="single-elimination", entries=5, games=2
+        organiser,
+        variant="money-jordan",
+        format="single-elimination",
+        entries=5,
+        games=2,
+        start=True,
     )
     first = play_one(competition)  # R1-1, the only real first-round match
     winner = first.seats.get(rank=1).entry.bot.name
@@ -154,7 +168,12 @@ def test_a_finished_bracket_match_marks_its_winner_who_moves_on(organiser):
 
 def test_a_double_elimination_bracket_has_winners_losers_and_grand_final(organiser):
     competition = make_competition(
-        organiser, variant="money-jordan", format="double-elimination", entries=4, games=2
+        organiser,
+        variant="money-jordan",
+        format="double-elimination",
+        entries=4,
+        games=2,
+        start=True,
     )
 
     view = rounds_view(competition=competition)
@@ -183,7 +202,7 @@ def test_a_double_elimination_bracket_has_winners_losers_and_grand_final(organis
 
 
 def test_a_round_robin_shows_its_rounds_and_the_current_pairings(organiser):
-    competition = make_competition(organiser, entries=8)
+    competition = make_competition(organiser, entries=8, start=True)
     total = competition.matches.count()
 
     view = rounds_view(competition=competition)
@@ -202,7 +221,9 @@ def test_a_round_robin_shows_its_rounds_and_the_current_pairings(organiser):
 
 
 def test_a_swiss_current_round_moves_on_when_a_round_finishes(organiser):
-    competition = make_competition(organiser, format="swiss", entries=6, rounds_planned=2)
+    competition = make_competition(
+        organiser, format="swiss", entries=6, rounds_planned=2, start=True
+    )
     for _ in range(competition.matches.count()):
         play_one(competition)
 
@@ -217,7 +238,7 @@ def test_a_swiss_current_round_moves_on_when_a_round_finishes(organiser):
 
 
 def test_the_rating_series_start_before_the_first_rated_match(organiser):
-    competition = make_competition(organiser, entries=4)
+    competition = make_competition(organiser, entries=4, start=True)
     play_one(competition)
     play_one(competition)
 
@@ -236,7 +257,7 @@ def test_the_rating_series_start_before_the_first_rated_match(organiser):
 
 
 def test_the_queue_status_counts_matches_and_lists_the_workers_holding_leases(organiser, settings):
-    competition = make_competition(organiser, entries=9)  # three tables a round
+    competition = make_competition(organiser, entries=9, start=True)  # three tables a round
     done = play_one(competition)
     held, waiting = competition.matches.filter(status=Match.Status.PENDING).order_by("id")[:2]
     until = timezone.now() + timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S)
@@ -266,7 +287,7 @@ def test_the_queue_status_counts_matches_and_lists_the_workers_holding_leases(or
 
 
 def test_the_list_progress_matches_each_competitions_progress(organiser, django_assert_num_queries):
-    made = [make_competition(organiser, name=f"Night {i}", entries=8) for i in range(3)]
+    made = [make_competition(organiser, name=f"Night {i}", entries=8, start=True) for i in range(3)]
     play_one(made[1])
     competitions = list(Competition.objects.filter(pk__in=[c.pk for c in made]).order_by("id"))
 

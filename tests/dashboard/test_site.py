@@ -11,8 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot
-from tests.dashboard.conftest import make_competition, play_all, play_one
-from tests.dashboard.test_pages import json_block, logged_in
+from tests.factories import PASSWORD, json_block, logged_in, make_competition, play_all, play_one
 from tournaments import services
 from tournaments.models import Match, RatingEvent
 from tournaments.selectors import standings_for_competition
@@ -53,10 +52,10 @@ def assert_links_resolve(page: str) -> None:
 
 
 def test_the_home_page_lists_live_competitions_first_and_hides_private_ones(organiser, outsider):
-    finished = make_competition(organiser, name="Old night", entries=3)
+    finished = make_competition(organiser, name="Old night", entries=3, start=True)
     play_all(finished)
-    make_competition(organiser, name="Live night", entries=3)
-    make_competition(organiser, name="Secret night", is_public=False)
+    make_competition(organiser, name="Live night", entries=3, start=True)
+    make_competition(organiser, name="Secret night", is_public=False, start=True, entries=3)
 
     anonymous = html_of(Client(), "/")
     outsiders = html_of(logged_in(outsider), "/")
@@ -102,7 +101,7 @@ def test_the_home_page_shows_a_ladders_top_ten(organiser):
 
 
 def test_the_home_page_names_recent_upsets(organiser):
-    competition = make_competition(organiser, name="Upset night")
+    competition = make_competition(organiser, name="Upset night", start=True, entries=3)
     match = play_one(competition)
     winner = match.seats.get(rank=1)
     loser = match.seats.exclude(rank=1).order_by("-rank").first()
@@ -120,7 +119,7 @@ def test_the_home_page_names_recent_upsets(organiser):
 
 
 def test_no_upset_is_claimed_when_the_favourites_won(organiser):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = play_one(competition)
     for seat in match.seats.all():  # the better the place, the higher the rating before
         RatingEvent.objects.filter(match=match, entry=seat.entry).update(
@@ -136,7 +135,7 @@ def test_no_upset_is_claimed_when_the_favourites_won(organiser):
 
 
 def test_every_page_has_the_navigation_for_who_is_looking(organiser, staff):
-    competition = make_competition(organiser)
+    competition = make_competition(organiser, start=True, entries=3)
     match = play_one(competition)
     pages = [
         "/",
@@ -240,7 +239,7 @@ def test_logging_in_goes_on_to_next_and_logging_out_ends_the_session(organiser):
     client = Client()
 
     response = client.post(
-        "/accounts/login/", {"username": "olga", "password": "pw-123456", "next": "/dashboard/"}
+        "/accounts/login/", {"username": "olga", "password": PASSWORD, "next": "/dashboard/"}
     )
 
     assert response.status_code == 302 and response["Location"] == "/dashboard/"
@@ -258,7 +257,7 @@ def test_a_wrong_password_or_an_outside_next_logs_nobody_in_elsewhere(organiser)
     wrong = client.post("/accounts/login/", {"username": "olga", "password": "nope"})
     outside = client.post(
         "/accounts/login/",
-        {"username": "olga", "password": "pw-123456", "next": "https://evil.example/"},
+        {"username": "olga", "password": PASSWORD, "next": "https://evil.example/"},
     )
 
     assert wrong.status_code == 200 and "correct username and password" in wrong.content.decode()
@@ -274,7 +273,7 @@ def test_failed_logins_are_limited_as_on_the_admin(organiser, settings):
             == 200
         )
 
-    blocked = client.post("/accounts/login/", {"username": "olga", "password": "pw-123456"})
+    blocked = client.post("/accounts/login/", {"username": "olga", "password": PASSWORD})
 
     assert blocked.status_code == 429 and "Retry-After" in blocked
     assert "Too many failed logins" in blocked.content.decode()
@@ -284,7 +283,7 @@ def test_failed_logins_are_limited_as_on_the_admin(organiser, settings):
 
 
 def test_the_match_page_numbers_games_from_one_with_faults_in_words(organiser):
-    competition = make_competition(organiser, games=3)
+    competition = make_competition(organiser, games=3, start=True, entries=3)
     match = play_one(competition)
     games = list(match.game_records.order_by("index"))
     faulty = games[1]
@@ -312,7 +311,7 @@ def test_the_match_page_numbers_games_from_one_with_faults_in_words(organiser):
 
 
 def test_match_pages_of_private_competitions_are_hidden_from_strangers(organiser, outsider):
-    match = play_one(make_competition(organiser, is_public=False))
+    match = play_one(make_competition(organiser, is_public=False, start=True, entries=3))
     url = f"/dashboard/matches/{match.pk}/"
 
     assert Client().get(url).status_code == 404
@@ -322,7 +321,7 @@ def test_match_pages_of_private_competitions_are_hidden_from_strangers(organiser
 
 
 def test_the_replay_steps_to_the_previous_and_next_game_of_its_match(organiser):
-    match = play_one(make_competition(organiser, games=3))
+    match = play_one(make_competition(organiser, games=3, start=True, entries=3))
     first, second, last = match.game_records.order_by("index")
 
     pages = [html_of(Client(), f"/dashboard/games/{g.pk}/") for g in (first, second, last)]
@@ -341,7 +340,12 @@ def test_the_replay_steps_to_the_previous_and_next_game_of_its_match(organiser):
 
 def test_a_finished_knockout_puts_the_winner_of_the_final_first_and_its_links_resolve(organiser):
     competition = make_competition(
-        organiser, variant="money-jordan", format="single-elimination", entries=4, games=2
+        organiser,
+        variant="money-jordan",
+        format="single-elimination",
+        entries=4,
+        games=2,
+        start=True,
     )
     play_all(competition)
     competition.refresh_from_db()

@@ -13,58 +13,24 @@ import pytest
 from django.test import Client
 
 from bots.models import Bot
-from tests.dashboard.conftest import make_competition, play_all, snapshot_of
+from tests.factories import HEAD_TO_HEAD, make_competition, play_all, rig, snapshot_of
 from tournaments import selectors, services
 from tournaments.models import Competition, Entry, MatchSeat
 
 pytestmark = pytest.mark.django_db
 
 
-def rig(competition: Competition, outcomes: dict[tuple[str, str], str | None]) -> dict[str, int]:
-    """Rewrite the finished two-seat round robin so that each pair's match ends as
-    ``outcomes`` says (the winner's letter, None for level; the winner's total score
-    10 and game points 2-0, the loser's -10, 0 and 1-1 when level), the entries'
-    points with it. Entries are
-    lettered a, b, c... in the order they were entered. Returns letter -> entry id."""
-    entries = list(competition.entries.order_by("id"))
-    letter = {e.pk: "abcdefgh"[i] for i, e in enumerate(entries)}
-    points = dict.fromkeys(letter, 0.0)
-    for match in competition.matches.prefetch_related("seats"):
-        seats = sorted(match.seats.all(), key=lambda s: s.seat)
-        pair = tuple(sorted(letter[s.entry_id] for s in seats))
-        winner = outcomes[pair]
-        for seat in seats:
-            mine = letter[seat.entry_id]
-            rank = 1 if winner in (None, mine) else 2
-            score = 0.0 if winner is None else 10.0 if winner == mine else -10.0
-            game_points = 1.0 if winner is None else 2.0 if winner == mine else 0.0
-            MatchSeat.objects.filter(pk=seat.pk).update(rank=rank, score=score, points=game_points)
-            points[seat.entry_id] += 0.5 if winner is None else float(winner == mine)
-    for pk, value in points.items():
-        Entry.objects.filter(pk=pk).update(points=value)
-    return {v: k for k, v in letter.items()}
-
-
 @pytest.fixture
 def four(organiser) -> Competition:
     """A finished round robin of four two-seat bots (six matches), played for real;
     duplicate (every deal once per seat rotation), the default."""
-    competition = make_competition(organiser, entries=4, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=4, variant="money-jordan", games=2, start=True
+    )
     play_all(competition)
     competition.refresh_from_db()
     assert competition.status == "finished" and competition.matches.count() == 6
     return competition
-
-
-#: a and b finish on 2 points and a beat b; d and c on 1 and d beat c.
-HEAD_TO_HEAD = {
-    ("a", "b"): "a",
-    ("a", "c"): "c",
-    ("a", "d"): "a",
-    ("b", "c"): "b",
-    ("b", "d"): "b",
-    ("c", "d"): "d",
-}
 
 
 def test_level_on_points_the_winner_of_their_game_is_above_on_head_to_head(four):
@@ -151,7 +117,9 @@ def test_level_on_points_and_head_to_head_the_duplicate_score_decides(four):
 
 
 def test_a_round_robin_not_duplicate_falls_to_sonneborn_berger(organiser):
-    competition = make_competition(organiser, entries=4, variant="money-jordan", games=2)
+    competition = make_competition(
+        organiser, entries=4, variant="money-jordan", games=2, start=True
+    )
     Competition.objects.filter(pk=competition.pk).update(duplicate=False)
     competition.refresh_from_db()
 
@@ -187,7 +155,13 @@ def test_the_crosstable_cell_of_a_against_b_is_a_s_result_against_b(four):
 
 def test_only_round_robins_have_a_crosstable(organiser):
     swiss = make_competition(
-        organiser, entries=4, variant="money-jordan", games=2, format="swiss", rounds_planned=2
+        organiser,
+        entries=4,
+        variant="money-jordan",
+        games=2,
+        format="swiss",
+        rounds_planned=2,
+        start=True,
     )
 
     response = Client().get(f"/api/competitions/{swiss.pk}/crosstable/")
@@ -219,7 +193,7 @@ def test_every_round_s_results_are_in_the_api_and_on_the_page(four):
 
 def test_a_private_competition_s_tables_are_hidden(organiser):
     private = make_competition(
-        organiser, entries=3, variant="money-jordan", games=2, is_public=False
+        organiser, entries=3, variant="money-jordan", games=2, is_public=False, start=True
     )
 
     for route in ("crosstable", "rounds"):

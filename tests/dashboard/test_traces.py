@@ -14,17 +14,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from tests.dashboard.conftest import make_user, play_one
+from tests.factories import logged_in, make_user, play_one
 from tournaments import services
 from tournaments.dashboard.pages import level_words
 from tournaments.dashboard.replay import seat_names
 from tournaments.models import Competition, GameRecord
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def api(user=None) -> APIClient:

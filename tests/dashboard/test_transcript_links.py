@@ -9,7 +9,7 @@ from django.test import Client
 
 from bots.models import Bot
 from bots.referee.transcript import parse_transcript
-from tests.dashboard.conftest import make_competition, make_user, play_one
+from tests.factories import make_competition, make_user, play_one
 from tournaments.models import Competition
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def page_links(user, game) -> list[tuple[str, str]]:
 def played(organiser):
     """A finished match of three built-ins, the one at match seat 1 owned by ada."""
     ada = make_user("ada")
-    competition = make_competition(organiser, name="Links")
+    competition = make_competition(organiser, name="Links", start=True, entries=3)
     match = play_one(competition)
     Bot.objects.filter(pk=match.seats.get(seat=1).entry.bot_id).update(owner=ada)
     return {"ada": ada, "competition": competition, "game": match.game_records.first()}

@@ -9,8 +9,8 @@ from channels.db import database_sync_to_async
 from django.db import connections
 
 from config.websocket_limits import CLOSE_TOO_BIG
-from tests.dashboard.conftest import make_competition
-from tests.dashboard.test_consumers import communicator, open_socket
+from tests.dashboard.conftest import communicator, open_socket
+from tests.factories import make_competition
 from tournaments.demo import asgi_server_argv
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -36,7 +36,7 @@ async def connect(competition_id: int, user=None, address: str = "10.0.0.1"):
 
 
 async def test_one_address_opens_no_more_than_its_limit_and_others_still_can(limits, organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     opened = [await connect(competition.pk) for _ in range(3)]
 
     refused, connected = await connect(competition.pk)
@@ -52,7 +52,7 @@ async def test_one_address_opens_no_more_than_its_limit_and_others_still_can(lim
 
 
 async def test_a_signed_in_user_counts_as_one_client_from_any_address(limits, organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     opened = [await connect(competition.pk, organiser, address=f"10.0.1.{i}") for i in range(3)]
 
     _, connected = await connect(competition.pk, organiser, address="10.0.1.9")
@@ -63,7 +63,7 @@ async def test_a_signed_in_user_counts_as_one_client_from_any_address(limits, or
 
 
 async def test_a_1_mib_frame_closes_the_socket_with_1009(limits, organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)  # the snapshot
 
@@ -76,7 +76,7 @@ async def test_a_1_mib_frame_closes_the_socket_with_1009(limits, organiser):
 
 
 async def test_a_small_frame_is_ignored_and_the_socket_stays_open(limits, organiser):
-    competition = await database_sync_to_async(make_competition)(organiser)
+    competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)
 

@@ -59,7 +59,7 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
     decks = make_decks(module, variant, options, seed)
     state = game.new_game(seed, decks=decks)
     oracle = module.Oracle(variant, game.options, state.record()["dealer"], decks)
-    all_labels = list(type(state).LABELS) or []
+    all_labels = every_label(state)
     rnd = random.Random(seed)
     observed: dict[int, list[str]] = {}
     step = 0
@@ -77,9 +77,10 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
         assert legal, "legal list is empty while the game is not over"
         assert len(set(legal)) == len(legal), f"duplicate legal labels: {legal}"
         assert ids == sorted(set(ids)), f"legal ids not strictly ascending: {ids}"
-        assert legal == [type(state).LABELS[i] for i in ids] if all_labels else True
+        assert legal == [all_labels[i] for i in ids], "legal labels are not the ids' labels"
         if sweep and step < 150:
             illegal = [x for x in all_labels if x not in legal]
+            assert illegal, f"every label is legal at step {step}: nothing to sweep"
             check_rejections(state, rnd.sample(illegal, min(len(illegal), 200)))
         seat = state.current_player()
         label = rnd.choice(legal)
@@ -91,6 +92,15 @@ def play_checked(family: str, variant: str, options: dict, seed: int, *, sweep: 
         wrappers.check(state, module, oracle, resample=False)
         wrappers.check_resampling_is_not_a_copy()
     return state, observed
+
+
+def every_label(state) -> list[str]:
+    """Every action label of the state's game, indexed by action id: the family's table
+    (``LABELS``), or for Money the table of the ruleset's money system, which depends on
+    the variant and its options (``games.money.plans.ActionTable``)."""
+    labels = list(state.LABELS) or list(state.rules.table.labels)
+    assert len(labels) > 3 and len(set(labels)) == len(labels), labels
+    return labels
 
 
 def sampled(step: int) -> bool:
@@ -208,6 +218,38 @@ def check_rejections(state, illegal: list[str]) -> None:
         with pytest.raises(games.IllegalAction):
             state.apply(label)
     assert fingerprint(state) == before
+
+
+class Lenient:
+    """An engine with a hole: it takes any label of its table that is not legal as a
+    no-op instead of refusing it (nonsense outside the table is still refused)."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+
+    def __getattr__(self, name: str):
+        return getattr(self._state, name)
+
+    def apply(self, label: str) -> None:
+        state = self._state
+        if label in every_label(state) and label not in state.legal_actions():
+            return
+        state.apply(label)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_sweep_catches_an_engine_that_accepts_an_illegal_action(family, monkeypatch):
+    """ACTION-7: the illegal-action sweep fails an engine that takes a label of its table
+    that is not legal (every family, Money's per-ruleset tables included)."""
+    module = FAMILIES[family]
+    variant, options = module.CASES[0]
+    play_checked(family, variant, options, 0, sweep=False)  # the honest engine passes
+    honest = games.Game.new_game
+    monkeypatch.setattr(
+        games.Game, "new_game", lambda game, *a, **kw: Lenient(honest(game, *a, **kw))
+    )
+    with pytest.raises(pytest.fail.Exception, match="DID NOT RAISE"):
+        play_checked(family, variant, options, 0, sweep=True)
 
 
 @pytest.mark.parametrize(("family", "variant", "options"), CASES)

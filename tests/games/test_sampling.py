@@ -9,6 +9,7 @@ by brute force through the engine itself.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -283,3 +284,38 @@ def test_an_impossible_observation_is_refused():
     forged = {**seen, "hand": seen["hand"][:-1] + [state.observation(1)["hand"][0]] * 2}
     with pytest.raises(games.SamplingError):
         games.sample_world(game, forged, random.Random(0))
+
+
+def test_every_registered_variant_states_how_its_worlds_are_drawn():
+    assert [v for v in VARIANTS if games.variant_info(v).worlds is None] == []
+
+
+@pytest.mark.parametrize("variant", ["manni-basic", "money-jordan"])
+def test_the_sampler_asks_the_variant_how_to_draw_worlds(variant):
+    """Metadata, not names: ``Variant.worlds`` decides, whatever the family; a later
+    sampler of the same game and seat hands it the earlier one's analysis."""
+    base = games.variant_info(variant)
+    asked = []
+
+    def worlds(game, observation, previous):
+        built = base.worlds(game, observation, previous)
+        asked.append((previous, built))
+        return built
+
+    game = games.Game(dataclasses.replace(base, worlds=worlds), {})
+    state = game.new_game(5)
+    state.apply(state.legal_actions()[0])
+    seat = state.current_player()
+    first = games.WorldSampler(game, state.observation(seat))
+    later = games.WorldSampler(game, state.observation(seat), previous=first)
+    other_seat = games.WorldSampler(game, state.observation(1 - seat), previous=first)
+    assert [previous for previous, _ in asked] == [None, asked[0][1], None]
+    for sampler, seen in ((later, seat), (other_seat, 1 - seat)):
+        assert sampler.sample(random.Random(1)).observation(seen) == state.observation(seen)
+
+
+def test_a_variant_without_world_sampling_is_refused_by_name():
+    base = games.variant_info("maniglia-3")
+    game = games.Game(dataclasses.replace(base, worlds=None), {})
+    with pytest.raises(ValueError, match="no world sampling for variant maniglia-3"):
+        games.WorldSampler(game, game.new_game(1).observation(0))

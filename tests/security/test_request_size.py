@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from bots import services as bot_services
 from bots.models import BotBlob
-from tests.web.conftest import logged_in, make_user
+from tests.factories import logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from tests.security.test_web_attacks import draft, uploaded_bot
-from tests.web.conftest import logged_in, make_user, once_value
+from tests.factories import logged_in, make_competition, make_user, uploaded_bot
+from tests.web.conftest import once_value
 from tournaments.models import Competition
 
 pytestmark = pytest.mark.django_db
@@ -114,7 +114,7 @@ def test_every_route_answers_for_a_private_bot_as_for_a_missing_one(settings):
     ada, bob = make_user("ada"), make_user("bob")
     private = uploaded_bot(ada)
     missing = private.pk + 1000
-    draft(make_user("olga", organiser=True))
+    make_competition(make_user("olga", organiser=True), name="Friday cup")
     bob_web, bob_api = logged_in(bob), APIClient()
     bob_api.force_authenticate(bob)
     cup = Competition.objects.get()

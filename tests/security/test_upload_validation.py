@@ -21,7 +21,7 @@ from bots.services import (
     bot_version_validate,
     bot_versions_requeue,
 )
-from bots.tasks import versions_requeue
+from bots.tasks import version_validate, versions_requeue
 
 pytestmark = pytest.mark.django_db
 
@@ -97,24 +97,24 @@ def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_o
 
 
 def test_a_validation_task_limit_is_minutes_derived_from_its_matches(
-    version, django_capture_on_commit_callbacks, monkeypatch
+    version, django_capture_on_commit_callbacks, monkeypatch, settings
 ):
     version, _ = queued(version, django_capture_on_commit_callbacks)
     plans = services.validation_plans(version=version)
     sent = {}
 
-    class Task:
-        @staticmethod
-        def apply_async(args, **options):
-            sent.update(options, args=args)
+    def apply_async(args, **options):
+        sent.update(options, args=args)
 
-    monkeypatch.setattr("bots.tasks.version_validate", Task)
+    # The task the worker runs: the service finds it by name in the app's registry.
+    monkeypatch.setattr(version_validate, "apply_async", apply_async)
     services.send_validation_task(version.pk)
 
     limit_s = version.validation_report[QUEUE_KEY]["limit_s"]
     assert limit_s == validation.task_limit_s(plans) > VALIDATION_STALE_S  # ten variants
     assert 60 < limit_s < 2 * 3600
     assert sent["soft_time_limit"] == limit_s and sent["time_limit"] > limit_s
+    assert sent["args"] == (version.pk,) and sent["queue"] == settings.CARDROOM_VALIDATE_QUEUE
 
 
 def test_a_soft_time_limit_counts_as_a_failed_attempt_and_says_so(

@@ -34,10 +34,17 @@ from bots import services as bot_services
 from bots import store
 from bots.archive import DEFAULT_LIMITS
 from bots.cache import BotCache, CacheCorrupt
-from bots.models import Bot, BotBlob, BotVersion
-from tests.dashboard.conftest import make_competition, play_one, session_cookie
-from tests.factories import passed
-from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
+from bots.models import Bot, BotBlob
+from tests.dashboard.conftest import session_cookie
+from tests.factories import (
+    FIRST_LEGAL_BOT,
+    logged_in,
+    make_competition,
+    make_user,
+    play_one,
+    uploaded_bot,
+)
+from tests.web.conftest import once_value
 from tournaments import services as tournament_services
 from tournaments.consumers import CLOSE_FORBIDDEN
 from tournaments.models import Competition, Entry, GameRecord, Match
@@ -64,34 +71,6 @@ def _web_settings(settings):
     cache.clear()
 
 
-def draft(organiser, name: str = "Friday cup", **extra) -> Competition:
-    return tournament_services.competition_create(
-        created_by=organiser,
-        name=name,
-        kind="tournament",
-        variant="manni-basic",
-        format="round-robin",
-        games_per_match=3,
-        **extra,
-    )
-
-
-def uploaded_bot(owner, name: str = "secret-sauce", content: bytes = FIRST_LEGAL_BOT) -> Bot:
-    """A bot of ``owner`` with one stored version whose report carries a stderr tail."""
-    bot = bot_services.bot_create(owner=owner, name=name, description="")
-    version = bot_services.bot_version_upload(bot=bot, filename="bot.py", content=content)
-    version.status = BotVersion.Status.READY
-    version.validation_report = {
-        **(version.validation_report or {}),
-        "ok": True,
-        "statuses": [{"status": "ok"}],
-        "stderr_tail": "stderr-secret-line",
-    }
-    version.save(update_fields=["status", "validation_report"])
-    passed(version)  # as a validation in every variant would
-    return bot
-
-
 def csrf_client(user=None) -> Client:
     client = Client(enforce_csrf_checks=True)
     if user is not None:
@@ -105,7 +84,7 @@ def csrf_client(user=None) -> Client:
 def test_an_unentered_bot_of_another_user_is_a_404_on_every_door():
     ada, bob = make_user("ada"), make_user("bob")
     bot = uploaded_bot(ada)
-    cup = draft(make_user("olga", organiser=True))
+    cup = make_competition(make_user("olga", organiser=True), name="Friday cup")
     intruder = logged_in(bob)
 
     answers = [
@@ -141,7 +120,7 @@ def test_an_unentered_bot_of_another_user_is_a_404_on_every_door():
 def test_a_bot_seen_only_in_a_private_competition_stays_hidden_from_outsiders():
     ada, bob = make_user("ada"), make_user("bob")
     olga = make_user("olga", organiser=True)
-    hidden = draft(olga, name="Invitation only", is_public=False)
+    hidden = make_competition(olga, name="Invitation only", is_public=False)
     bot = uploaded_bot(ada)
     tournament_services.entry_create(competition=hidden, bot=bot, by=ada)
 
@@ -157,7 +136,9 @@ def test_a_bot_seen_only_in_a_private_competition_stays_hidden_from_outsiders():
 def test_a_public_bots_page_shows_visitors_no_stderr_no_files_and_no_owner_tools():
     ada, bob = make_user("ada"), make_user("bob")
     bot = uploaded_bot(ada)
-    tournament_services.entry_create(competition=draft(make_user("olga")), bot=bot, by=ada)
+    tournament_services.entry_create(
+        competition=make_competition(make_user("olga"), name="Friday cup"), bot=bot, by=ada
+    )
     token = logged_in(ada).get(reverse("bots-web:my-bots")).context["token"]
 
     for visitor in (logged_in(bob), Client()):
@@ -184,8 +165,8 @@ def test_the_owner_still_sees_the_stderr_and_the_file():
 
 def test_a_bot_is_entered_only_into_competitions_its_owner_may_see():
     ada, olga = make_user("ada"), make_user("olga", organiser=True)
-    hidden = draft(olga, name="Invitation only", is_public=False)
-    draft(olga, name="Open night")  # so that the page has its entry form
+    hidden = make_competition(olga, name="Invitation only", is_public=False)
+    make_competition(olga, name="Open night")  # so that the page has its entry form
     bot = uploaded_bot(ada)
     browser = logged_in(ada)
     page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
@@ -228,7 +209,9 @@ def test_the_script_urls_serve_only_their_own_files(name):
 
 def test_a_private_competition_its_matches_and_replays_are_404_to_outsiders():
     olga, bob = make_user("olga", organiser=True), make_user("bob")
-    competition = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    competition = make_competition(
+        olga, name="Secret club", is_public=False, entries=3, games=3, start=True
+    )
     match = play_one(competition)
     game = GameRecord.objects.filter(match=match).first()
     urls = [
@@ -251,8 +234,10 @@ def test_a_private_competition_its_matches_and_replays_are_404_to_outsiders():
 
 def test_comparing_entries_of_a_private_competition_on_a_public_page_is_refused():
     olga = make_user("olga", organiser=True)
-    public = make_competition(olga, name="Open night", entries=3, games=3)
-    hidden = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    public = make_competition(olga, name="Open night", entries=3, games=3, start=True)
+    hidden = make_competition(
+        olga, name="Secret club", is_public=False, entries=3, games=3, start=True
+    )
     a, b = hidden.entries.order_by("id")[:2]
 
     page = Client().get(
@@ -282,7 +267,9 @@ async def first_output(competition_id: int, cookie: str | None = None) -> dict:
 @pytest.mark.django_db(transaction=True)
 def test_the_live_socket_of_a_private_competition_is_closed_to_outsiders():
     olga, bob = make_user("olga", organiser=True), make_user("bob")
-    competition = make_competition(olga, name="Secret club", is_public=False, entries=3, games=3)
+    competition = make_competition(
+        olga, name="Secret club", is_public=False, entries=3, games=3, start=True
+    )
 
     outsider = async_to_sync(first_output)(competition.pk, session_cookie(bob))
     anonymous = async_to_sync(first_output)(competition.pk)
@@ -296,7 +283,7 @@ def test_the_live_socket_of_a_private_competition_is_closed_to_outsiders():
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_matchs_error_reaches_only_the_organisers_page_and_socket():
     olga = make_user("olga", organiser=True)
-    competition = make_competition(olga, name="Open night", entries=3, games=3)
+    competition = make_competition(olga, name="Open night", entries=3, games=3, start=True)
     failed = competition.matches.order_by("id").first()
     failed.status, failed.error = "failed", "Traceback: /srv/secret-trace.py line 1"
     failed.save(update_fields=["status", "error"])
@@ -330,7 +317,7 @@ def test_a_failed_matchs_error_reaches_only_the_organisers_page_and_socket():
 
 def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_competition():
     olga = make_user("olga", organiser=True)
-    competition = make_competition(olga, name="Open night", entries=4, games=3)
+    competition = make_competition(olga, name="Open night", entries=4, games=3, start=True)
     match = play_one(competition)
     competition.refresh_from_db()
     assert competition.status == Competition.Status.RUNNING and competition.deal_secret
@@ -363,7 +350,7 @@ def test_the_deal_secret_and_hidden_hands_stay_off_the_pages_of_a_running_compet
 def test_every_form_refuses_a_post_without_its_csrf_token():
     ada, olga = make_user("ada"), make_user("olga", organiser=True)
     bot = uploaded_bot(ada)
-    cup = draft(olga)
+    cup = make_competition(olga, name="Friday cup")
     own = Bot.objects.create(owner=olga, name="olgas-bot", builtin="random")
     token = logged_in(ada).get(reverse("bots-web:my-bots")).context["token"]
     posts = [
@@ -431,14 +418,16 @@ def test_next_never_sends_anyone_off_the_site(target):
 def test_markup_in_names_descriptions_and_stderr_is_shown_as_text():
     olga = make_user("olga", organiser=True)
     ada = make_user("ada")
-    competition = make_competition(olga, name="Cup", entries=3, games=3)
+    competition = make_competition(olga, name="Cup", entries=3, games=3, start=True)
     Competition.objects.filter(pk=competition.pk).update(name=f"Cup {XSS}")
     bot = bot_services.bot_create(owner=ada, name="plain-bot", description=XSS)
     Bot.objects.filter(pk=bot.pk).update(name=f"bot{XSS}")  # as if an older rule had let it in
     version = bot_services.bot_version_upload(bot=bot, filename="bot.py", content=FIRST_LEGAL_BOT)
     version.validation_report = {"ok": False, "stderr_tail": XSS, "reasons": [XSS]}
     version.save(update_fields=["validation_report"])
-    tournament_services.entry_create(competition=draft(olga, name=f"Draft {XSS}"), bot=bot, by=ada)
+    tournament_services.entry_create(
+        competition=make_competition(olga, name=f"Draft {XSS}"), bot=bot, by=ada
+    )
     play_one(competition)
     pages = [
         (Client(), "/"),
@@ -465,10 +454,10 @@ def test_markup_in_names_descriptions_and_stderr_is_shown_as_text():
 def test_a_non_organiser_and_another_organiser_change_nothing():
     olga, oscar = make_user("olga", organiser=True), make_user("oscar", organiser=True)
     bob = make_user("bob")
-    cup = draft(olga)
+    cup = make_competition(olga, name="Friday cup")
     Bot.objects.create(owner=olga, name="olgas-bot", builtin="random")
     oscars = Bot.objects.create(owner=oscar, name="oscars-bot", builtin="random")
-    hidden = draft(olga, name="Invitation only", is_public=False)
+    hidden = make_competition(olga, name="Invitation only", is_public=False)
 
     assert (
         logged_in(bob).post(reverse("organise:competition-new"), {"name": "x"}).status_code == 403
@@ -490,7 +479,7 @@ def test_a_non_organiser_and_another_organiser_change_nothing():
 
 def test_an_organiser_cannot_enter_someone_elses_bot_by_its_id():
     olga, ada = make_user("olga", organiser=True), make_user("ada")
-    cup = draft(olga)
+    cup = make_competition(olga, name="Friday cup")
     adas = uploaded_bot(ada)
     browser = logged_in(olga)
     page = browser.get(reverse("organise:competition", args=[cup.pk])).content.decode()
@@ -506,7 +495,7 @@ def test_an_organiser_cannot_enter_someone_elses_bot_by_its_id():
 
 def test_starting_or_closing_twice_is_refused_and_changes_nothing_more():
     olga = make_user("olga", organiser=True)
-    cup = draft(olga)
+    cup = make_competition(olga, name="Friday cup")
     for i in range(3):
         # The platform's house bots (no owner): three of one owner could not share the table.
         bot = Bot.objects.create(name=f"house-{i}", builtin="random")

@@ -10,7 +10,7 @@ from bots import builtin
 from bots.allowances import AllowanceExceeded
 from bots.models import Bot, BotVersion, UserAllowance
 from bots.services import builtin_bots_ensure
-from tests.tournaments.test_version_tests import version
+from tests.factories import builtin_version
 from tournaments import challenges, execution, selectors
 from tournaments.challenges import OpponentNotFound
 from tournaments.models import Challenge, Competition, Entry, Match, RatingEvent
@@ -37,9 +37,9 @@ def ben():
 def learner(ada) -> Bot:
     """Ada's bot: v1 plays as random, v2 as greedy, v3 is still being validated."""
     bot = Bot.objects.create(owner=ada, name="learner", builtin="random")
-    version(bot, 1, "random")
-    version(bot, 2, "greedy")
-    version(bot, 3, "random", status=BotVersion.Status.VALIDATING)
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "greedy")
+    builtin_version(bot, 3, "random", status=BotVersion.Status.VALIDATING)
     return bot
 
 
@@ -100,7 +100,7 @@ def test_a_challenge_is_in_no_list_of_competitions(ada, ben, learner):
 
 def test_the_opponents_owner_sees_the_challenge_their_bot_was_asked_to_play(ada, ben, learner):
     rival = Bot.objects.create(owner=ben, name="rival", builtin="greedy")
-    version(rival, 1, "greedy")
+    builtin_version(rival, 1, "greedy")
     _public_ladder_with(rival)
 
     challenge = ask(learner, ada, opponents=[f"bot:{rival.pk}"])
@@ -174,14 +174,14 @@ def _public_ladder_with(bot: Bot) -> Competition:
 
 def test_a_bot_one_may_not_see_is_not_found_and_an_opted_out_one_says_so(ada, ben, learner):
     hidden = Bot.objects.create(owner=ben, name="hidden")
-    version(hidden, 1, "greedy")
+    builtin_version(hidden, 1, "greedy")
     with pytest.raises(OpponentNotFound):
         ask(learner, ada, opponents=[f"bot:{hidden.pk}"])
     with pytest.raises(OpponentNotFound):
         ask(learner, ada, opponents=["bot:999999"])
 
     shy = Bot.objects.create(owner=ben, name="shy", challengeable=False)
-    version(shy, 1, "greedy")
+    builtin_version(shy, 1, "greedy")
     _public_ladder_with(shy)
     with pytest.raises(ValidationError, match="does not take challenges"):
         ask(learner, ada, opponents=[f"bot:{shy.pk}"])
@@ -208,7 +208,7 @@ def test_a_bot_plays_its_own_other_version_at_a_two_seat_table(ada, learner):
 
 def test_one_bot_per_author_at_a_bigger_table_with_another_authors_bot(ada, ben, learner):
     rival = Bot.objects.create(owner=ben, name="rival", builtin="greedy")
-    version(rival, 1, "greedy")
+    builtin_version(rival, 1, "greedy")
     _public_ladder_with(rival)
     three = {"variant": "manni-basic", "games": 3}
 

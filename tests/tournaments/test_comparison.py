@@ -6,17 +6,16 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from tests.tournaments.test_services import builtin_bots, competition, organiser, play_all
+from tests.factories import builtin_bots, make_competition, play_all
 from tournaments import comparison, selectors, services
 from tournaments.models import Competition
 from tournaments.ratings.confidence import Z95
 
 pytestmark = pytest.mark.django_db
-__all__ = ["organiser"]  # the fixture, imported for the tests below
 
 
 def greedy_against_randoms(organiser, **extra) -> Competition:
-    comp = competition(organiser, entries=3, **extra)
+    comp = make_competition(organiser, entries=3, **extra)
     services.entry_create(competition=comp, bot=builtin_bots(1, "greedy")[0])
     return comp
 

@@ -12,15 +12,8 @@ import uuid
 
 import pytest
 
-from bots.models import Bot
-from tests.tournaments.test_tasks import (
-    SERVICES,
-    Worker,
-    assert_recorded_exactly_once,
-    finished,
-    make_competition,
-    wait_for,
-)
+from tests.factories import enter_builtins, make_competition
+from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
 from tournaments import drain, execution, services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
 
@@ -30,20 +23,13 @@ pytestmark = [
 ]
 
 
-def enter_slow_bots(competition: Competition, count: int) -> None:
-    """Enter ``count`` built-in ``ismcts`` bots (seconds a game) in ``competition``."""
-    for i in range(count):
-        bot = Bot.objects.create(name=f"ismcts-{uuid.uuid4().hex[:8]}-{i}", builtin="ismcts")
-        services.entry_create(competition=competition, bot=bot)
-
-
 @pytest.fixture
 def slow_match():
     """A tournament of one match of ``ismcts`` bots (a few seconds a game)."""
 
     def make(games: int) -> Competition:
-        comp = make_competition(entries=0, games=games)
-        enter_slow_bots(comp, 2)
+        comp = make_competition(entries=0, games=games, variant="money-jordan", duplicate=False)
+        enter_builtins(comp, 2, "ismcts")
         return comp
 
     return make
@@ -164,7 +150,7 @@ def test_a_process_that_drains_interrupts_only_a_match_in_play():
 
 
 def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(monkeypatch):
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp, send=lambda ids: None)
     ids = list(comp.matches.order_by("id").values_list("pk", flat=True))
     cut = ids[1]
@@ -201,7 +187,7 @@ def test_an_absurd_queue_setting_is_refused_at_start_with_its_name(name, value):
     import subprocess
     import sys
 
-    from tests.tournaments.test_tasks import ROOT
+    from tests.workers import ROOT
 
     env = {**os.environ, name: value, "DJANGO_SETTINGS_MODULE": "config.settings"}
     run = subprocess.run(

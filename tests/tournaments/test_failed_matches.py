@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from bots.models import Bot
 from bots.web.once import FIELD
-from tests.api.conftest import client_for, make_user
+from tests.api.conftest import client_for
+from tests.factories import make_user
 from tournaments import execution, services
 from tournaments.models import Competition, Match, Round
 

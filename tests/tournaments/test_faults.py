@@ -18,13 +18,12 @@ from django.db import OperationalError
 from bots import builtin
 from bots.models import Bot
 from bots.sdk import Bot as SdkBot
-from tests.tournaments import test_tasks as shared
-from tests.tournaments.test_tasks import (
+from tests.factories import make_competition
+from tests.workers import (
     SERVICES,
     assert_ratings_equal_a_recompute,
     assert_recorded_exactly_once,
     finished,
-    make_competition,
     wait_for,
 )
 from tournaments import execution, services, tasks
@@ -46,8 +45,6 @@ class CrashingBot(SdkBot):
         raise RuntimeError("bug in the bot")
 
 
-queues, workers = shared.queues, shared.workers  # real worker processes (fixtures)
-
 if "crasher" not in builtin.names():
     builtin.register("crasher", CrashingBot)
 
@@ -56,7 +53,7 @@ if "crasher" not in builtin.names():
 
 
 def test_a_bot_fault_is_a_result_not_a_retry():
-    comp = make_competition(entries=1)
+    comp = make_competition(entries=1, variant="money-jordan", games=2, duplicate=False)
     services.entry_create(competition=comp, bot=Bot.objects.create(name="c", builtin="crasher"))
     match = services.competition_start(competition=comp, send=None)[0]
 
@@ -71,7 +68,7 @@ def test_a_bot_fault_is_a_result_not_a_retry():
 
 @pytest.mark.parametrize("error", [OSError("sandbox host gone"), OperationalError("db down")])
 def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch, error):
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     play, calls = services.match_play, []
 
@@ -94,7 +91,7 @@ def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch
 
 def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settings):
     settings.CARDROOM_MATCH_MAX_RETRIES = 2
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
 
     def down(*, match, **watching):
@@ -115,7 +112,7 @@ def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settin
 def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monkeypatch):
     """Not the infrastructure's and not a bot's: failed with the error, where an organiser
     sees it, not left running until its lease expires (again and again)."""
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
 
     def broken(*, match, **watching):
@@ -133,7 +130,7 @@ def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monke
 
 def test_a_log_with_a_nul_byte_is_recorded_without_it(monkeypatch):
     """PostgreSQL's text columns refuse NUL: the recording keeps the rest of the log."""
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     play = services.match_play
 
@@ -155,7 +152,9 @@ def test_a_log_with_a_nul_byte_is_recorded_without_it(monkeypatch):
 @pytest.mark.slow
 def test_a_worker_killed_mid_match_loses_and_doubles_nothing(workers):
     first = workers()
-    comp = make_competition(entries=6, games=150)  # 15 matches of a few tenths of a second
+    comp = make_competition(
+        entries=6, games=150, variant="money-jordan", duplicate=False
+    )  # 15 matches of a few tenths of a second
     services.competition_start(competition=comp, send=first.send)
     wait_for(
         lambda: comp.matches.filter(status="done").count() >= 3
@@ -221,7 +220,9 @@ def private_redis(tmp_path):
 @pytest.mark.slow
 def test_a_broker_restarted_mid_run_loses_and_doubles_no_match(workers, private_redis):
     worker = workers(broker=private_redis.url, concurrency=2)
-    comp = make_competition(entries=8, games=60)  # 28 matches in 7 rounds
+    comp = make_competition(
+        entries=8, games=60, variant="money-jordan", duplicate=False
+    )  # 28 matches in 7 rounds
     services.competition_start(competition=comp, send=worker.send)
     wait_for(lambda: comp.matches.filter(status="done").count() >= 2, 30, "first results")
 

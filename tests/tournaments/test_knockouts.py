@@ -6,18 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from tests.tournaments.test_services import builtin_bots, play_all
+from tests.factories import builtin_bots, play_all
 from tournaments import selectors, services
 from tournaments.models import Competition, GameRecord, Match
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organiser():
-    return get_user_model().objects.create_user("org", password="pw-123456")
 
 
 def make(organiser, *, variant, format, games, bots, kind="tournament", **extra) -> Competition:

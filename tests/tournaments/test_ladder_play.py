@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -16,11 +15,6 @@ from tournaments import execution, pairing, selectors, services
 from tournaments.models import Competition, Match, Round
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organiser():
-    return get_user_model().objects.create_user("org", password="pw-123456")
 
 
 def ladder(organiser, *, greedy: int, random: int, seed: int = 7) -> Competition:

@@ -16,11 +16,6 @@ from tournaments.models import Competition, Entry, Match, RatingEvent
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def organiser():
-    return get_user_model().objects.create_user("org", password="pw-123456")
-
-
 def _bot(name: str, builtin: str = "random", owner=None) -> Bot:
     return Bot.objects.create(name=name, builtin=builtin, owner=owner)
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot
-from tests.web.conftest import make_user
+from tests.factories import make_user
 from tournaments import execution, services
 from tournaments.models import Competition, Match
 from tournaments.services import competition_pause, competition_resume

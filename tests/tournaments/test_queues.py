@@ -21,16 +21,8 @@ from django.core.management.base import CommandError
 
 from bots.models import Bot
 from bots.tasks import version_validate
-from tests.tournaments.test_drain import enter_slow_bots
-from tests.tournaments.test_tasks import (
-    SERVICES,
-    Worker,
-    assert_recorded_exactly_once,
-    finished,
-    make_competition,
-    wait_for,
-)
-from tests.tournaments.test_version_tests import version
+from tests.factories import builtin_version, enter_builtins, make_competition
+from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
 from tournaments import challenges, events, services, tasks
 from tournaments.models import Challenge, Competition, Match, RatingEvent
 from tournaments.services import queue
@@ -69,8 +61,15 @@ def test_worker_queues_prints_the_queues_of_the_kinds_asked_most_urgent_first():
 
 
 def test_a_ladder_and_a_tournament_go_to_their_own_queues():
-    tournament = make_competition(entries=2)
-    ladder = make_competition(entries=2, kind=Competition.Kind.LADDER, fmt="ladder")
+    tournament = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
+    ladder = make_competition(
+        entries=2,
+        kind=Competition.Kind.LADDER,
+        format="ladder",
+        variant="money-jordan",
+        games=2,
+        duplicate=False,
+    )
     services.competition_start(competition=tournament, send=None)
     services.competition_start(competition=ladder, send=None)
     ids = list(Match.objects.values_list("pk", flat=True))
@@ -126,7 +125,7 @@ def test_a_competitions_matches_are_played_before_version_tests_and_validations_
         tasks.version_test_run.apply_async(args=[missing], queue=names["version-test"])
         version_validate.apply_async(args=[missing], queue=names["validation"])
     # Then a round robin of four (three rounds of two matches, one message each).
-    comp = make_competition(entries=4, games=20)
+    comp = make_competition(entries=4, games=20, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp)
     worker = start()
     wait_for(lambda: finished(comp), 60, "the competition to finish")
@@ -143,14 +142,14 @@ def test_a_competitions_matches_are_played_before_version_tests_and_validations_
 def test_a_competitions_matches_are_played_before_a_challenge_queued_earlier(start):
     author = get_user_model().objects.create_user("ada", password="pw-123456")
     bot = Bot.objects.create(owner=author, name="learner", builtin="random")
-    version(bot, 1, "random")
+    builtin_version(bot, 1, "random")
     # The challenge first: two matches of twelve games, sent to the challenges' queue.
     challenge = challenges.challenge_create(
         bot=bot, by=author, opponents=["builtin:greedy"], variant="money-jordan", games=24
     )
     assert challenge.competition.matches.filter(status="queued").count() == 2
     # Then a round robin of four (three rounds of two matches).
-    comp = make_competition(entries=4, games=20)
+    comp = make_competition(entries=4, games=20, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp)
     start()
 
@@ -172,12 +171,14 @@ def test_a_small_competition_progresses_while_a_big_one_has_a_large_backlog(star
     # One-game matches, one message each: the big round robin's first round alone is 60.
     settings.CARDROOM_TASK_GAMES = 1
     settings.CARDROOM_COMPETITION_WINDOW = 4
-    big = make_competition(entries=120, games=1)
+    big = make_competition(entries=120, games=1, variant="money-jordan", duplicate=False)
     services.competition_start(competition=big)
     waiting = big.matches.filter(status="queued")
     assert waiting.count() == 60
     assert waiting.filter(lease_until__isnull=False).count() == 4  # sent: its window
-    small = make_competition(entries=4, games=1)  # a club's league: 3 rounds of 2
+    small = make_competition(
+        entries=4, games=1, variant="money-jordan", duplicate=False
+    )  # a club's league: 3 rounds of 2
     services.competition_start(competition=small)
     start(CARDROOM_TASK_GAMES="1", CARDROOM_COMPETITION_WINDOW="4")
 
@@ -196,8 +197,8 @@ def test_the_reaper_runs_while_users_work_fills_every_worker_slot(start, kinds):
     names, _ = kinds
     # A tournament of slow built-in bots fills the one slot of the match worker, which
     # listens to the periodic queue too (first): it cannot take the reaper while it plays.
-    comp = make_competition(entries=0, games=2)
-    enter_slow_bots(comp, 2)
+    comp = make_competition(entries=0, games=2, variant="money-jordan", duplicate=False)
+    enter_builtins(comp, 2, "ismcts")
     lease = {"CARDROOM_MATCH_LEASE_S": "300"}
     busy = start("periodic", "competition", "ladder", "validation", "version-test", **lease)
     periodic = start("periodic", pool="solo", **lease)

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import OperationalError, connection, transaction
 
 from bots.models import Bot
-from tests.tournaments.test_tasks import SERVICES, assert_ratings_equal_a_recompute
+from tests.workers import SERVICES, assert_ratings_equal_a_recompute
 from tournaments import execution, recording, services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.services import PlayedMatch, rounds

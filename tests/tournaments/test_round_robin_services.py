@@ -6,19 +6,13 @@ import itertools
 from collections import Counter
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from tests.tournaments.test_services import competition, play_all
+from tests.factories import make_competition, play_all
 from tournaments import services
 from tournaments.models import Competition, Match
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organiser():
-    return get_user_model().objects.create_user("org", password="pw-123456")
 
 
 def _meetings(comp: Competition) -> tuple[Counter, Counter]:
@@ -34,7 +28,7 @@ def _meetings(comp: Competition) -> tuple[Counter, Counter]:
 
 
 def _play(organiser, entries: int) -> Competition:
-    comp = competition(organiser, entries=entries)
+    comp = make_competition(organiser, entries=entries)
     services.competition_start(competition=comp, by=organiser)
     play_all(comp)
     comp.refresh_from_db()
@@ -65,7 +59,7 @@ def test_seven_entries_at_three_seats_meet_every_pair_once(organiser):
 
 
 def test_a_round_robin_with_fewer_entries_than_seats_is_refused(organiser):
-    comp = competition(organiser, entries=2)
+    comp = make_competition(organiser, entries=2)
     with pytest.raises(ValidationError, match="needs at least 3 entries, got 2"):
         services.competition_start(competition=comp, by=organiser)
     comp.refresh_from_db()

@@ -21,7 +21,8 @@ import pytest
 from bots import services as bot_services
 from bots.models import BotVersion
 from bots.tasks import version_validate
-from tests.tournaments.test_tasks import (
+from tests.factories import make_competition
+from tests.workers import (
     ROOT,
     SERVICES,
     WORKER_ENV,
@@ -29,7 +30,6 @@ from tests.tournaments.test_tasks import (
     assert_ratings_equal_a_recompute,
     assert_recorded_exactly_once,
     finished,
-    make_competition,
     redis_url,
     wait_for,
 )
@@ -122,7 +122,7 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
     settings.MEDIA_ROOT = web_media = tmp_path / "web" / "media"
     settings.CARDROOM_BOT_CACHE_DIR = web_cache = tmp_path / "web" / "cache"
     owner = django_user_model.objects.create_user(username="uploader")
-    competition = make_competition(variant="money-jordan", entries=0, games=2)
+    competition = make_competition(variant="money-jordan", entries=0, games=2, duplicate=False)
     versions = []
     for i in range(4):
         bot = bot_services.bot_create(owner=owner, name=f"cheap-{i}")
@@ -165,7 +165,9 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
     assert_ratings_equal_a_recompute(competition)
     assert competition.matches.count() == 6  # a round robin of four: every pair once
     seats = [seat for match in competition.matches.all() for seat in match.seats.all()]
-    assert all(seat.statuses == {"ok": 2} for seat in seats)  # the uploads really played
+    assert all(seat.statuses == {"ok": 2} for seat in seats), [  # the uploads really played
+        (seat.statuses, seat.log[-300:]) for seat in seats
+    ]
     for machine in (a, b):
         assert "'recorded'" in machine.log.read_text(), f"{machine.home.name} played no match"
         uploads = machine.cached_uploads()

@@ -7,60 +7,12 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot
-from tests.factories import passed
+from tests.factories import builtin_bots, make_competition, passed, play_all
 from tournaments import selectors, services
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.ratings import Rating, rate_game
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organiser():
-    return get_user_model().objects.create_user("org", password="pw-123456")
-
-
-def builtin_bots(n: int, kind: str = "random") -> list[Bot]:
-    return [Bot.objects.create(name=f"{kind}-{i}", builtin=kind) for i in range(n)]
-
-
-def competition(
-    organiser,
-    *,
-    variant="manni-basic",
-    format="round-robin",
-    kind="tournament",
-    entries=4,
-    games=3,
-    **extra,
-) -> Competition:
-    comp = services.competition_create(
-        created_by=organiser,
-        name="Club night",
-        kind=kind,
-        variant=variant,
-        format=format,
-        games_per_match=games,
-        **extra,
-    )
-    for bot in builtin_bots(entries):
-        services.entry_create(competition=comp, bot=bot)
-    return comp
-
-
-def play_all(comp: Competition, limit: int = 100) -> int:
-    """Play and record waiting (pending or queued) matches until none is left, leaving
-    the rounds paired meanwhile pending; returns how many were played."""
-    played = 0
-    waiting = [Match.Status.PENDING, Match.Status.QUEUED]
-    while played < limit:
-        match = comp.matches.filter(status__in=waiting).order_by("id").first()
-        if match is None:
-            return played
-        result = services.match_play(match=match)
-        assert services.match_record_result(match=match, result=result, send=None)
-        played += 1
-    return played
 
 
 def test_settings_are_checked_against_the_variant(organiser):
@@ -98,10 +50,10 @@ def test_settings_are_checked_against_the_variant(organiser):
 
 
 def test_round_robin_runs_to_its_end_with_standings_and_ratings(organiser):
-    comp = competition(organiser, entries=4)
+    comp = make_competition(organiser, entries=4)
     first = services.competition_start(competition=comp, by=organiser)
     assert first and all(m.seats.count() == 3 for m in first)
-    played = play_all(comp)
+    played = len(play_all(comp))
     comp.refresh_from_db()
     assert comp.status == Competition.Status.FINISHED and played == comp.matches.count()
     rows = selectors.standings_for_competition(competition=comp)
@@ -112,7 +64,7 @@ def test_round_robin_runs_to_its_end_with_standings_and_ratings(organiser):
 
 
 def test_recording_a_result_twice_changes_nothing(organiser):
-    comp = competition(organiser, entries=3)
+    comp = make_competition(organiser, entries=3)
     match = services.competition_start(competition=comp)[0]
     result = services.match_play(match=match)
     assert services.match_record_result(match=match, result=result) is True
@@ -127,7 +79,7 @@ def test_recording_a_result_twice_changes_nothing(organiser):
 
 
 def test_stored_ratings_equal_a_recompute_from_history(organiser):
-    comp = competition(organiser, entries=4)
+    comp = make_competition(organiser, entries=4)
     services.competition_start(competition=comp)
     play_all(comp)
     ratings: dict[int, Rating] = {}
@@ -139,7 +91,7 @@ def test_stored_ratings_equal_a_recompute_from_history(organiser):
 
 
 def test_swiss_pairs_rounds_until_the_planned_number(organiser):
-    comp = competition(
+    comp = make_competition(
         organiser, variant="money-jordan", format="swiss", entries=6, games=2, rounds_planned=3
     )
     services.competition_start(competition=comp)
@@ -155,7 +107,7 @@ def test_swiss_pairs_rounds_until_the_planned_number(organiser):
 
 
 def test_single_elimination_crowns_one_champion(organiser):
-    comp = competition(
+    comp = make_competition(
         organiser, variant="money-jordan", format="single-elimination", entries=4, games=2
     )
     services.competition_start(competition=comp)
@@ -166,7 +118,7 @@ def test_single_elimination_crowns_one_champion(organiser):
 
 
 def test_a_bracket_the_entries_cannot_fill_is_refused_at_the_start(organiser):
-    comp = competition(
+    comp = make_competition(
         organiser, variant="maniglia-4", format="single-elimination", entries=12, games=4
     )
     with pytest.raises(ValidationError, match="cannot pair the first round"):
@@ -176,34 +128,34 @@ def test_a_bracket_the_entries_cannot_fill_is_refused_at_the_start(organiser):
 
 
 def test_ladder_keeps_scheduling_until_closed(organiser):
-    comp = competition(organiser, kind="ladder", format="ladder", entries=5)
-    services.competition_start(competition=comp)
-    assert play_all(comp, limit=6) == 6
-    assert comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).exists()
+    comp = make_competition(organiser, kind="ladder", format="ladder", entries=5)
+    services.competition_start(competition=comp, send=None)
+    assert len(play_all(comp, limit=6)) == 6
+    assert comp.matches.filter(status=Match.Status.PENDING).exists()
     services.competition_close(competition=comp, by=organiser)
     comp.refresh_from_db()
     assert comp.status == Competition.Status.FINISHED
-    assert not comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).exists()
+    assert not comp.matches.filter(status=Match.Status.PENDING).exists()
 
 
 def test_only_organisers_run_a_competition(organiser):
-    comp = competition(organiser, entries=3)
+    comp = make_competition(organiser, entries=3)
     stranger = get_user_model().objects.create_user("x", password="pw-123456")
     with pytest.raises(PermissionDenied):
         services.competition_start(competition=comp, by=stranger)
     with pytest.raises(ValidationError, match="needs at least 3"):
-        services.competition_start(competition=competition(organiser, entries=2), by=organiser)
+        services.competition_start(competition=make_competition(organiser, entries=2), by=organiser)
 
 
 def test_entries_close_at_the_start(organiser):
-    comp = competition(organiser, entries=3)
+    comp = make_competition(organiser, entries=3)
     services.competition_start(competition=comp)
     with pytest.raises(ValidationError, match="entries close"):
         services.entry_create(competition=comp, bot=builtin_bots(1, "greedy")[0])
 
 
 def test_league_divisions_play_apart_and_the_next_season_promotes(organiser):
-    comp = competition(
+    comp = make_competition(
         organiser,
         kind="league-season",
         format="round-robin",
@@ -231,8 +183,8 @@ def test_league_divisions_play_apart_and_the_next_season_promotes(organiser):
 def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser):
     from bots.models import BotVersion
 
-    comp = competition(organiser, kind="ladder", format="ladder", entries=3)
-    services.competition_start(competition=comp)
+    comp = make_competition(organiser, kind="ladder", format="ladder", entries=3)
+    services.competition_start(competition=comp, send=None)
     author = Bot.objects.create(owner=organiser, name="mine")
     v1, v2 = (
         BotVersion.objects.create(
@@ -244,11 +196,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
     entry = comp.matches.order_by("id").first().seats.get(seat=0).entry
     played = 0
     while played < 2:
-        match = (
-            comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
-            .order_by("id")
-            .first()
-        )
+        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
         result = services.match_play(match=match)
         seat = match.seats.filter(entry=entry).values_list("seat", flat=True).first()
         if seat is not None:
@@ -263,7 +211,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
 
 
 def test_standings_can_be_cut_to_the_top_rows(organiser):
-    comp = competition(organiser, entries=5)
+    comp = make_competition(organiser, entries=5)
     services.competition_start(competition=comp)
     play_all(comp)
     full = selectors.standings_for_competition(competition=comp)

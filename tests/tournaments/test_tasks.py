@@ -7,232 +7,28 @@ use the test database.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-import uuid
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from django.utils import timezone
 
-from bots.models import Bot
-from tests.tournaments.test_services import play_all
+from tests.factories import make_competition, play_all
+from tests.workers import (
+    SERVICES,
+    assert_ratings_equal_a_recompute,
+    assert_recorded_exactly_once,
+    finished,
+    wait_for,
+)
 from tournaments import execution, services, tasks
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
-from tournaments.ratings import rate_game
 from tournaments.services import queue
-
-ROOT = Path(__file__).resolve().parents[2]
-SERVICES = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get(
-    "REDIS_URL", ""
-).startswith("redis")
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-# -- helpers shared with test_faults.py ------------------------------------------------
-
-
-def make_competition(
-    *, variant="money-jordan", entries=4, games=2, fmt="round-robin", kind="tournament", **extra
-) -> Competition:
-    comp = services.competition_create(
-        created_by=None,
-        name="Club night",
-        kind=kind,
-        variant=variant,
-        format=fmt,
-        games_per_match=games,
-        duplicate=False,
-        **extra,
-    )
-    for i in range(entries):
-        bot = Bot.objects.create(name=f"random-{uuid.uuid4().hex[:8]}-{i}", builtin="random")
-        services.entry_create(competition=comp, bot=bot)
-    return comp
-
-
-def assert_recorded_exactly_once(comp: Competition) -> None:
-    """Every match done once: its games stored once, one rating event per seat."""
-    comp.refresh_from_db()
-    assert comp.status == Competition.Status.FINISHED
-    matches = list(comp.matches.all())
-    assert matches and all(m.status == Match.Status.DONE for m in matches)
-    for match in matches:
-        assert match.game_records.count() == comp.games_per_match
-        assert match.rating_events.count() == match.seats.count()
-    entries = list(comp.entries.all())
-    seats = sum(m.seats.count() for m in matches)
-    assert sum(e.games for e in entries) == seats * comp.games_per_match
-    sequences = list(
-        RatingEvent.objects.filter(entry__competition=comp)
-        .order_by("sequence")
-        .values_list("sequence", flat=True)
-        .distinct()
-    )
-    assert sequences == list(range(1, len(matches) + 1))
-
-
-def assert_ratings_equal_a_recompute(comp: Competition) -> None:
-    """Replaying the stored results in recording order gives the stored ratings."""
-    ratings = {}
-    events = RatingEvent.objects.filter(entry__competition=comp).order_by("sequence", "id")
-    for match_id in dict.fromkeys(e.match_id for e in events):
-        seats = list(Match.objects.get(pk=match_id).seats.order_by("seat"))
-        ratings.update(rate_game(ratings, [s.entry_id for s in seats], [s.rank for s in seats]))
-    for entry in comp.entries.all():
-        assert (entry.mu, entry.sigma) == (ratings[entry.pk].mu, ratings[entry.pk].sigma)
-
-
-def test_database_url() -> str:
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-test_database_url.__test__ = False  # a helper, not a test
-
-
-def redis_url(db: int | None = None) -> str:
-    base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
-    return f"{base}/{os.environ.get('CARDROOM_TEST_REDIS_DB', '14') if db is None else db}"
-
-
-#: Short leases, deadlines and reaper period, so recoveries happen within seconds.
-WORKER_ENV = {
-    "CARDROOM_MATCH_LEASE_S": "4",
-    "CARDROOM_QUEUE_GRACE_S": "3",
-    "CARDROOM_REAP_EVERY_S": "1",
-    "CARDROOM_MATCH_RETRY_BACKOFF_S": "0.2",
-}
-
-
-def periodic_queue(queues: tuple[str, ...]) -> str:
-    """The private periodic queue that goes with a worker's private ``queues``."""
-    return f"{queues[-1]}-periodic"
-
-
-def two_queues(queues: tuple[str, ...]) -> dict[str, str]:
-    """Every kind of work on a worker's two private queues: matches and ladder batches on
-    the first, everything else on the second, but periodic tasks, which have their own
-    queue, listed first (:func:`periodic_queue`; ``CARDROOM_QUEUES``)."""
-    matches, other = queues[0], queues[1] if len(queues) > 1 else queues[0]
-    return {
-        "CARDROOM_MATCH_QUEUE": matches,
-        "CARDROOM_LADDER_QUEUE": matches,
-        "CARDROOM_PERIODIC_QUEUE": periodic_queue(queues),
-        "CARDROOM_VALIDATE_QUEUE": other,
-        "CARDROOM_CHALLENGE_QUEUE": other,
-        "CARDROOM_VERSION_TEST_QUEUE": other,
-        "CARDROOM_DEFAULT_QUEUE": other,
-    }
-
-
-class Worker:
-    """A real ``celery -A config worker`` on private queues, in its own process group."""
-
-    def __init__(self, tmp: Path, broker: str, queues: tuple[str, ...], **env: str) -> None:
-        self.tmp, self.broker, self.queues = tmp, broker, queues
-        # Listened to in this order: periodic tasks first, as a production worker does.
-        periodic = env.get("CARDROOM_PERIODIC_QUEUE", periodic_queue(queues))
-        self.listen = queues if periodic in queues else (periodic, *queues)
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": test_database_url(),
-            "REDIS_URL": broker,
-            **two_queues(queues),
-            **WORKER_ENV,
-            **env,
-        }
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, *, concurrency: int = 2, beat: bool = True, pool: str = "") -> Worker:
-        name = f"w{uuid.uuid4().hex[:6]}"
-        self.log = self.tmp / f"{name}.log"
-        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h"]
-        argv += ["-Q", ",".join(self.listen), "-c", str(concurrency), "-l", "info"]
-        argv += ["-P", pool] if pool else []
-        argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-        if beat:
-            argv += ["-B", "-s", str(self.tmp / f"{name}-beat")]
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(
-                argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while b" ready." not in self.log.read_bytes():
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, "worker not ready: " + self.log.read_text()[-3000:]
-            time.sleep(0.1)
-        return self
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-    def send(self, ids: list[int]) -> None:
-        """Publish match tasks to this worker's broker and queue (used as a Sender)."""
-        with tasks.match_run.app.connection_for_write(self.broker) as conn:
-            for match_id in ids:
-                tasks.match_run.apply_async(args=[match_id], queue=self.queues[0], connection=conn)
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def finished(comp: Competition) -> bool:
-    comp.refresh_from_db(fields=["status"])
-    return comp.status == Competition.Status.FINISHED
-
-
-@pytest.fixture
-def queues():
-    tag = uuid.uuid4().hex[:10]
-    names = (f"test-matches-{tag}", f"test-default-{tag}")
-    yield names
-    import redis
-
-    redis.Redis.from_url(redis_url()).delete(*names, periodic_queue(names))
-
-
-@pytest.fixture
-def workers(tmp_path, queues, settings):
-    # Matches queued from this process carry the same short requeue deadline as the
-    # workers' own (Worker's environment): a message lost with the broker is resent
-    # by the reaper within seconds, not after the production grace of an hour.
-    settings.CARDROOM_QUEUE_GRACE_S = int(WORKER_ENV["CARDROOM_QUEUE_GRACE_S"])
-    started: list[Worker] = []
-
-    def start(broker: str | None = None, **kwargs) -> Worker:
-        worker = Worker(tmp_path, broker or redis_url(), queues, **kwargs.pop("env", {}))
-        started.append(worker)
-        return worker.start(**kwargs)
-
-    yield start
-    for worker in started:
-        worker.kill(signal.SIGKILL)
 
 
 # -- in-process: the task function and the services --------------------------------------
@@ -248,7 +44,7 @@ def snapshot(comp: Competition) -> tuple:
 
 
 def test_the_same_task_delivered_twice_plays_the_match_once():
-    comp = make_competition(entries=3)
+    comp = make_competition(entries=3, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
     before = snapshot(comp)
@@ -259,7 +55,7 @@ def test_the_same_task_delivered_twice_plays_the_match_once():
 
 
 def test_a_live_lease_cannot_be_claimed_twice():
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     assert execution.match_claim(match_id=match.pk, claimed_by="a") is not None
     assert execution.match_claim(match_id=match.pk, claimed_by="b") is None
@@ -268,7 +64,7 @@ def test_a_live_lease_cannot_be_claimed_twice():
 
 
 def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     assert execution.match_claim(match_id=match.pk, claimed_by="stale") is not None
     result = services.match_play(match=match)
@@ -286,7 +82,7 @@ def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
 
 
 def test_rounds_advance_by_themselves_and_new_matches_are_sent_after_commit():
-    comp = make_competition(entries=4)
+    comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     sent: list[int] = []
     services.competition_start(competition=comp, send=sent.extend)
     assert sorted(sent) == sorted(comp.matches.values_list("pk", flat=True))
@@ -301,7 +97,7 @@ def test_rounds_advance_by_themselves_and_new_matches_are_sent_after_commit():
 
 
 def test_nothing_is_sent_when_the_transaction_rolls_back():
-    comp = make_competition(entries=4)
+    comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     sent: list[int] = []
     with pytest.raises(RuntimeError):
         from django.db import transaction
@@ -313,7 +109,7 @@ def test_nothing_is_sent_when_the_transaction_rolls_back():
 
 
 def test_the_reaper_requeues_expired_leases_and_queues_forgotten_matches():
-    comp = make_competition(entries=6)
+    comp = make_competition(entries=6, variant="money-jordan", games=2, duplicate=False)
     expired, live, pending = services.competition_start(competition=comp, send=None)
     execution.match_claim(match_id=expired.pk, claimed_by="dead", lease_s=-1)
     execution.match_claim(match_id=live.pk, claimed_by="alive")
@@ -331,7 +127,7 @@ def test_the_reaper_requeues_expired_leases_and_queues_forgotten_matches():
 
 def test_the_reaper_fails_a_match_whose_worker_keeps_dying(settings):
     settings.CARDROOM_MATCH_MAX_ATTEMPTS = 2
-    comp = make_competition(entries=2)
+    comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
     match = services.competition_start(competition=comp, send=None)[0]
     for _ in range(2):
         execution.match_claim(match_id=match.pk, claimed_by="dies", lease_s=-1)
@@ -342,7 +138,9 @@ def test_the_reaper_fails_a_match_whose_worker_keeps_dying(settings):
 
 
 def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
-    comp = make_competition(entries=4, fmt="ladder", kind="ladder")
+    comp = make_competition(
+        entries=4, format="ladder", kind="ladder", variant="money-jordan", games=2, duplicate=False
+    )
     services.competition_start(competition=comp, send=None)
     comp.matches.all().delete()  # as if the last batch had been closed
     sent: list[int] = []
@@ -352,7 +150,9 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
 
 def test_a_ladder_batch_with_a_failed_match_closes_and_pairs_the_next_at_once():
     """A failed match holds up a round robin's round, never a ladder's batch."""
-    comp = make_competition(entries=4, games=1, fmt="ladder", kind="ladder")
+    comp = make_competition(
+        entries=4, games=1, format="ladder", kind="ladder", variant="money-jordan", duplicate=False
+    )
     first = services.competition_start(competition=comp, send=None)
     stuck = execution.match_claim(match_id=first[0].pk, claimed_by="w")
     execution.match_fail(match_id=stuck.pk, claimed_by="w", error="a bot without a version")
@@ -375,7 +175,9 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monk
     settings.CARDROOM_LADDER_PAUSE_S = 60
     sent: list[dict] = []
     monkeypatch.setattr(events, "broadcast", lambda cid, event: sent.append(event))
-    comp = make_competition(entries=4, fmt="ladder", kind="ladder")
+    comp = make_competition(
+        entries=4, format="ladder", kind="ladder", variant="money-jordan", games=2, duplicate=False
+    )
     batch = services.competition_start(competition=comp, send=None)
     for match in batch:
         services.match_record_result(match=match, result=services.match_play(match=match))
@@ -394,7 +196,7 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monk
 
 
 def test_run_competition_inline_plays_to_the_final_standings(capsys):
-    comp = make_competition(entries=4)
+    comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     call_command("run_competition", str(comp.pk), "--inline")
     out = capsys.readouterr().out
     assert_recorded_exactly_once(comp)
@@ -407,7 +209,7 @@ def test_run_competition_inline_plays_to_the_final_standings(capsys):
 @pytest.mark.slow
 def test_a_worker_runs_a_competition_to_its_final_standings(workers, capsys):
     worker = workers()
-    comp = make_competition(entries=6, games=4)
+    comp = make_competition(entries=6, games=4, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp, send=worker.send)
     call_command("run_competition", str(comp.pk), "--follow", "--interval", "0.2")
     out = capsys.readouterr().out
@@ -419,7 +221,7 @@ def test_a_worker_runs_a_competition_to_its_final_standings(workers, capsys):
 @pytest.mark.slow
 def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
     workers()
-    comp = make_competition(entries=4)
+    comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     services.competition_start(competition=comp, send=None)  # pending, never sent
     wait_for(lambda: finished(comp), 30, "the competition to finish")
     assert_recorded_exactly_once(comp)
@@ -436,25 +238,28 @@ def _first_round(comp: Competition) -> list[int]:
 
 @pytest.mark.parametrize("games", [1, 19])
 def test_a_round_of_short_matches_goes_out_as_one_list(games):
-    comp = make_competition(entries=8, games=games)
+    comp = make_competition(entries=8, games=games, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     assert len(ids) == 4
     assert queue.match_tasks(ids) == [("tournaments.matches_run", [ids, 0])]
 
 
 def test_matches_of_twenty_games_or_more_get_a_task_each(settings):
-    comp = make_competition(entries=8, games=20)
+    comp = make_competition(entries=8, games=20, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     assert queue.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
     settings.CARDROOM_TASK_GAMES = 1
-    short = make_competition(entries=4, games=1)
+    short = make_competition(entries=4, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(short)
     assert queue.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
 
 
 def test_lists_hold_one_competition_and_a_bounded_number_of_ids(monkeypatch):
     monkeypatch.setattr(queue, "TASK_LIST_MAX", 3)
-    one, two = make_competition(entries=8, games=1), make_competition(entries=4, games=1)
+    one, two = (
+        make_competition(entries=8, games=1, variant="money-jordan", duplicate=False),
+        make_competition(entries=4, games=1, variant="money-jordan", duplicate=False),
+    )
     first, second = _first_round(one), _first_round(two)
     assert queue.match_tasks(first + second) == [
         ("tournaments.matches_run", [first[:3], 0]),
@@ -469,7 +274,7 @@ def _recording_order(comp: Competition) -> list[int]:
 
 
 def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     execution.match_execute(match_id=ids[3], claimed_by="another worker", send=None)
     spread: list[list] = []
@@ -501,7 +306,7 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
 def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
     """Another worker plays the list from ids[2] on: after one skip this one reads the list
     again and takes the second half of what waits, never trying the other's matches."""
-    comp = make_competition(entries=16, games=1)
+    comp = make_competition(entries=16, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     assert len(ids) == 8
     claims: list[int] = []
@@ -546,10 +351,12 @@ def _pairs(comp: Competition, round_number: int) -> set[frozenset[int]]:
 
 def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypatch):
     """Round 2 is paired while round 1's last match still plays, as the schedule has it."""
-    schedule = make_competition(entries=8, games=1)  # the same round robin, played plainly
+    schedule = make_competition(
+        entries=8, games=1, variant="money-jordan", duplicate=False
+    )  # the same round robin, played plainly
     services.competition_start(competition=schedule, send=None)
     play_all(schedule)
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     held = execution.match_claim(match_id=ids[0], claimed_by="another worker")
     monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
@@ -587,7 +394,7 @@ def test_a_list_that_runs_dry_joins_the_round_another_worker_paired_ahead():
     """Round 1's last match still plays and another worker paired round 2 ahead (it sent
     round 2's message): this worker plays round 2 from its middle instead of waiting
     for that message, but not a match given back after a fault (it waits for its retry)."""
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     execution.match_claim(match_id=ids[0], claimed_by="another worker")
     for match_id in ids[1:]:
@@ -620,7 +427,7 @@ def test_a_list_that_runs_dry_joins_the_round_another_worker_paired_ahead():
 def test_a_list_in_an_outer_transaction_ends_when_its_round_paired_ahead_waits_to_commit():
     from django.db import transaction
 
-    comp = make_competition(entries=6, games=1)
+    comp = make_competition(entries=6, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     execution.match_claim(match_id=ids[0], claimed_by="another worker")
     sent: list[list[int]] = []
@@ -639,14 +446,21 @@ def test_a_list_in_an_outer_transaction_ends_when_its_round_paired_ahead_waits_t
 
 
 def test_a_round_is_paired_ahead_only_in_a_round_robin_and_only_once_none_waits():
-    comp = make_competition(entries=6, games=1, fmt="swiss", rounds_planned=3)
+    comp = make_competition(
+        entries=6,
+        games=1,
+        format="swiss",
+        rounds_planned=3,
+        variant="money-jordan",
+        duplicate=False,
+    )
     ids = _first_round(comp)
     execution.match_claim(match_id=ids[0], claimed_by="w")
     for match_id in ids[1:]:
         execution.match_execute(match_id=match_id, claimed_by="w", send=None)
     first = comp.rounds.get()
     assert services.round_pair_ahead(round_id=first.pk, send=None) == []  # Swiss pairs on results
-    robin = make_competition(entries=6, games=1)
+    robin = make_competition(entries=6, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(robin)
     execution.match_claim(match_id=ids[0], claimed_by="w")
     first = robin.rounds.get()
@@ -665,7 +479,7 @@ def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch)
     monkeypatch.setattr(queue, "send_match_tasks", sent.extend)
     monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
     settings.CARDROOM_TASK_BUDGET_S = 0
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
 
     outcomes = tasks.matches_run.apply(args=[ids, 1]).get()
@@ -684,7 +498,7 @@ def test_a_list_plays_on_when_the_broker_refuses_its_extra_task(monkeypatch, cap
 
     monkeypatch.setattr(tasks.matches_run, "apply_async", broker_down)
     monkeypatch.setattr(queue, "send_match_tasks", lambda ids: None)
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
 
     outcomes = tasks.matches_run.apply(args=[ids, 0]).get()
@@ -694,7 +508,7 @@ def test_a_list_plays_on_when_the_broker_refuses_its_extra_task(monkeypatch, cap
 
 
 def test_a_fault_in_a_list_retries_that_match_alone_and_plays_the_others(monkeypatch):
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     broken = ids[1]
     play = services.match_play
@@ -727,7 +541,7 @@ def test_two_workers_share_the_lists_of_a_competition_of_short_matches(workers):
     """Rounds 2 to 7 go out as list tasks, sent by the workers themselves."""
     env = {"CARDROOM_TASK_LOG_LEVEL": "INFO"}
     a, b = workers(concurrency=1, env=env), workers(concurrency=1, env=env)
-    comp = make_competition(entries=8, games=1)
+    comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp, send=a.send)
     wait_for(lambda: finished(comp), 60, "the competition to finish")
     assert_recorded_exactly_once(comp)  # 7 rounds of 4

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot, BotVersion
-from tests.factories import passed
+from tests.factories import builtin_version, passed, play_to_the_end
 from tournaments import version_tests
 from tournaments.models import VersionTest
 
@@ -21,40 +19,18 @@ def owner():
     return get_user_model().objects.create_user("ada", password="pw-123456")
 
 
-def version(bot: Bot, number: int, plays: str, status=BotVersion.Status.READY) -> BotVersion:
-    """A version of ``bot`` that plays as the built-in ``plays`` (no sandbox needed)."""
-    return BotVersion.objects.create(
-        bot=bot,
-        number=number,
-        runtime=BotVersion.Runtime.BUILTIN,
-        entry_point=f"builtin:{plays}",
-        sha256=hashlib.sha256(f"{number}:{plays}".encode()).hexdigest(),
-        status=status,
-    )
-
-
 @pytest.fixture
 def bot(owner) -> Bot:
     bot = Bot.objects.create(owner=owner, name="learner")
-    version(bot, 1, "random")
-    version(bot, 2, "greedy")
-    version(bot, 3, "random")
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "greedy")
+    builtin_version(bot, 3, "random")
     return bot
 
 
 def create(bot, owner, **kw) -> VersionTest:
     args = {"new": 2, "old": 1, "variant": "manni-basic", "elo1": 50.0, "by": owner, "send": None}
     return version_tests.version_test_create(bot=bot, **{**args, **kw})
-
-
-def play_to_the_end(test: VersionTest, slice_s: float = 0.0) -> list[str]:
-    outcomes = []
-    while (
-        outcome := version_tests.version_test_play(test_id=test.pk, slice_s=slice_s, send=None)
-    ) != "done":
-        assert outcome == "continued"
-        outcomes.append(outcome)
-    return outcomes
 
 
 def test_a_better_new_version_is_accepted_on_deals_played_in_slices(bot, owner):
@@ -132,7 +108,7 @@ def test_bad_requests_name_the_field_and_create_nothing(bot, owner, change, fiel
 
 
 def test_an_unready_version_is_refused(bot, owner):
-    version(bot, 4, "greedy", status=BotVersion.Status.VALIDATING)
+    builtin_version(bot, 4, "greedy", status=BotVersion.Status.VALIDATING)
     with pytest.raises(ValidationError, match="validating, not ready"):
         create(bot, owner, new=4)
 

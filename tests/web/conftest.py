@@ -6,25 +6,12 @@ import re
 import uuid
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from django.test import Client
+from django.urls import reverse
 
-PASSWORD = "pw-correct-horse-7"
-
-#: A bot that plays the first legal card, from PROTOCOL.md alone.
-FIRST_LEGAL_BOT = b"""import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "hello":
-        print(json.dumps({"ready": True}), flush=True)
-    elif message.get("type") == "act":
-        print("thinking", file=sys.stderr, flush=True)
-        print(json.dumps({"action": message["legal"][0]}), flush=True)
-    elif message.get("type") == "bye":
-        break
-"""
+from bots.models import Bot
+from tournaments.models import Competition
 
 
 @pytest.fixture(autouse=True)
@@ -55,19 +42,6 @@ def eager_celery():
     app.conf.task_always_eager = False
 
 
-def make_user(username: str, *, organiser: bool = False):
-    user = get_user_model().objects.create_user(username=username, password=PASSWORD)
-    if organiser:
-        user.user_permissions.add(Permission.objects.get(codename="organise_competitions"))
-    return user
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def once_value(html: str, form_id: str | None = None) -> str:
     """The ``once`` value of a form of the page (of the form with ``form_id`` if given)."""
     if form_id is not None:
@@ -82,3 +56,41 @@ def error_next_to(html: str, field: str) -> str:
     match = re.search(pattern, html, re.S)
     assert match, f"no error next to {field!r} in the page"
     return re.sub(r"<[^>]+>", " ", match.group(1)).strip()
+
+
+def new_competition_form(client: Client, **fields) -> dict:
+    """The organise page's new-competition form, filled in (``fields`` override)."""
+    page = client.get(reverse("organise:competition-new")).content.decode()
+    form = {
+        "name": "Spring cup",
+        "kind": "tournament",
+        "variant": "money-jordan",
+        "format": "single-elimination",
+        "games_per_match": "4",
+        "duplicate": "on",
+        "move_ms": "1500",
+        "bank_ms": "15000",
+        "playoff_games_cap": "2",
+        "is_public": "on",
+        "once": once_value(page, "competition-form"),
+    }
+    form.update(fields)
+    return form
+
+
+def post_action(client: Client, competition: Competition, action: str, confirm: bool = True):
+    """Press the organise page's ``action`` button of ``competition`` (confirming a close)."""
+    page = client.get(reverse("organise:competition", args=[competition.pk])).content.decode()
+    data = {"once": once_value(page)}
+    if action == "close" and confirm:
+        data["confirm"] = "yes"
+    return client.post(reverse("organise:competition-action", args=[competition.pk, action]), data)
+
+
+def add_entry(client: Client, competition: Competition, bot: Bot):
+    """Enter ``bot`` through the organise page's entry form."""
+    page = client.get(reverse("organise:competition", args=[competition.pk])).content.decode()
+    return client.post(
+        reverse("organise:entry-add", args=[competition.pk]),
+        {"bot": bot.pk, "once": once_value(page, "entry-form")},
+    )

@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.web.conftest import logged_in, make_user
-from tournaments.api.permissions import is_organiser
+from tests.factories import logged_in, make_user
+from tournaments.permissions import is_organiser
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from bots.models import Bot, UserAllowance
-from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
+from tests.factories import FIRST_LEGAL_BOT, logged_in, make_user
+from tests.web.conftest import once_value
 
 pytestmark = pytest.mark.django_db
 

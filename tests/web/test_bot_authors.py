@@ -8,15 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot, BotVersion
-from tests.factories import passed
-from tests.web.conftest import (
-    FIRST_LEGAL_BOT,
-    PASSWORD,
-    error_next_to,
-    logged_in,
-    make_user,
-    once_value,
-)
+from tests.factories import FIRST_LEGAL_BOT, PASSWORD, logged_in, make_user, passed
+from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
 from tournaments.models import Competition, Entry
 

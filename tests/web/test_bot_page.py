@@ -7,8 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.dashboard.conftest import play_all
-from tests.web.conftest import make_user
+from tests.factories import make_user, play_all
 from tournaments import services
 from tournaments.models import MatchSeat, RatingEvent
 

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from bots import sandbox
 from bots.models import Bot, BotVersion
-from tests.factories import passed
-from tests.web.conftest import FIRST_LEGAL_BOT, error_next_to, logged_in, make_user, once_value
+from tests.factories import FIRST_LEGAL_BOT, logged_in, make_user, passed
+from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
 from tournaments.models import Competition
 

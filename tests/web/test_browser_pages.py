@@ -14,14 +14,12 @@ from pathlib import Path
 import pytest
 
 from bots.models import Bot, BotVersion
-from tests.browser import chromium_browser, in_thread
-from tests.web.conftest import FIRST_LEGAL_BOT, PASSWORD, make_user
+from tests.browser import OVERFLOWS, WIDTHS, chromium_browser, in_thread, log_in
+from tests.factories import FIRST_LEGAL_BOT, make_user
 from tournaments.models import Competition, Match
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
-WIDTHS = (390, 1920)
-OVERFLOWS = "() => document.documentElement.scrollWidth > window.innerWidth + 1"
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -41,16 +39,6 @@ def no_broker(monkeypatch):
     sent: list[int] = []
     monkeypatch.setattr(version_validate, "apply_async", lambda args, **kw: sent.extend(args))
     return sent
-
-
-def log_in(browser, base: str, username: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(f"{base}/")
-    return page
 
 
 def fits_everywhere(page, path: str, shot: str | None = None) -> None:

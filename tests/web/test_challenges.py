@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.tournaments.test_version_tests import version
-from tests.web.conftest import logged_in, make_user, once_value
+from tests.factories import builtin_version, logged_in, make_user
+from tests.web.conftest import once_value
 from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry
 
@@ -23,7 +23,7 @@ def ada():
 @pytest.fixture
 def learner(ada) -> Bot:
     bot = Bot.objects.create(owner=ada, name="learner", builtin="random")
-    version(bot, 1, "random")
+    builtin_version(bot, 1, "random")
     return bot
 
 
@@ -112,7 +112,7 @@ def test_a_bad_request_is_a_form_error_that_says_so(ada, learner):
 def test_the_owner_of_a_challenged_bot_sees_it_and_may_opt_out(ada, learner):
     ben = make_user("ben")
     rival = Bot.objects.create(owner=ben, name="rival", builtin="greedy")
-    version(rival, 1, "greedy")
+    builtin_version(rival, 1, "greedy")
     ladder = Competition.objects.create(
         name="Open", kind="ladder", format="ladder", variant="money-jordan", seats_per_table=2
     )

@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.web.conftest import logged_in, make_user, once_value
+from tests.factories import logged_in, make_user
+from tests.web.conftest import once_value
 from tournaments import services
 from tournaments.models import Competition, Entry
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 import games
 from bots import builtin
 from bots.models import UserAllowance
-from tests.web.conftest import logged_in, make_user
+from tests.factories import logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.web.conftest import error_next_to, logged_in, make_user, once_value
-from tests.web.test_organisers import add_entry, new_competition_form, post_action
+from tests.factories import logged_in, make_user
+from tests.web.conftest import (
+    add_entry,
+    error_next_to,
+    new_competition_form,
+    once_value,
+    post_action,
+)
 from tournaments.models import Competition
 from tournaments.selectors import standings_for_competition
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from tests.factories import passed
-from tests.web.conftest import PASSWORD, logged_in, make_user, once_value
+from tests.factories import PASSWORD, logged_in, make_user, passed
+from tests.web.conftest import once_value
 from tournaments import ladders
 from tournaments.management.commands.demo import DEMO_ENTRIES
 from tournaments.management.commands.demo import Command as Demo

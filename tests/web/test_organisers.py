@@ -8,47 +8,19 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.web.conftest import error_next_to, logged_in, make_user, once_value
+from tests.factories import logged_in, make_user
+from tests.web.conftest import (
+    add_entry,
+    error_next_to,
+    new_competition_form,
+    once_value,
+    post_action,
+)
 from tournaments import execution
 from tournaments.models import Competition, Entry, Match
 from tournaments.organise.forms import option_field_name
 
 pytestmark = pytest.mark.django_db
-
-
-def new_competition_form(client: Client, **fields) -> dict:
-    page = client.get(reverse("organise:competition-new")).content.decode()
-    form = {
-        "name": "Spring cup",
-        "kind": "tournament",
-        "variant": "money-jordan",
-        "format": "single-elimination",
-        "games_per_match": "4",
-        "duplicate": "on",
-        "move_ms": "1500",
-        "bank_ms": "15000",
-        "playoff_games_cap": "2",
-        "is_public": "on",
-        "once": once_value(page, "competition-form"),
-    }
-    form.update(fields)
-    return form
-
-
-def post_action(client: Client, competition: Competition, action: str, confirm: bool = True):
-    page = client.get(reverse("organise:competition", args=[competition.pk])).content.decode()
-    data = {"once": once_value(page)}
-    if action == "close" and confirm:
-        data["confirm"] = "yes"
-    return client.post(reverse("organise:competition-action", args=[competition.pk, action]), data)
-
-
-def add_entry(client: Client, competition: Competition, bot: Bot):
-    page = client.get(reverse("organise:competition", args=[competition.pk])).content.decode()
-    return client.post(
-        reverse("organise:entry-add", args=[competition.pk]),
-        {"bot": bot.pk, "once": once_value(page, "entry-form")},
-    )
 
 
 def test_an_organiser_creates_runs_pauses_and_closes_a_competition():

@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
-from tests.web.conftest import error_next_to, logged_in, make_user, once_value
-from tests.web.test_organisers import new_competition_form, post_action
+from tests.factories import logged_in, make_user
+from tests.web.conftest import error_next_to, new_competition_form, once_value, post_action
 from tournaments import services
 from tournaments.models import Competition
 

@@ -15,9 +15,15 @@ from django.contrib.auth import get_user_model
 
 from bots.models import Bot
 from tests.browser import chromium_browser, in_thread
-from tests.dashboard.conftest import make_competition, open_ladder, play_all
-from tests.dashboard.test_tiebreaks import HEAD_TO_HEAD, rig
-from tests.web.conftest import PASSWORD, make_user
+from tests.factories import (
+    HEAD_TO_HEAD,
+    PASSWORD,
+    make_competition,
+    make_user,
+    open_ladder,
+    play_all,
+    rig,
+)
 from tournaments.models import Entry
 
 WIDTHS = (390, 1920)
@@ -48,7 +54,9 @@ def club_night(name: str, outcomes: dict) -> dict:
     results order the table."""
     olga = get_user_model().objects.filter(username="olga").first()
     olga = olga or make_user("olga", organiser=True)
-    competition = make_competition(olga, name=name, entries=4, variant="money-jordan", games=2)
+    competition = make_competition(
+        olga, name=name, entries=4, variant="money-jordan", games=2, start=True
+    )
     play_all(competition)
     Bot.objects.filter(entries__competition=competition).update(owner=olga)
     for i, bot in enumerate(Bot.objects.filter(entries__competition=competition).order_by("id")):

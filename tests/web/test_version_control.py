@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 from bots import sandbox
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
-from tests.factories import passed
-from tests.web.conftest import FIRST_LEGAL_BOT, logged_in, make_user, once_value
+from tests.factories import FIRST_LEGAL_BOT, logged_in, make_user, passed
+from tests.web.conftest import once_value
 from tournaments import execution, services
 from tournaments.models import Competition, Match
 

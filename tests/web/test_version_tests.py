@@ -13,9 +13,8 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
 from bots.web.words import version_test_outcome
-from tests.factories import passed
-from tests.tournaments.test_version_tests import play_to_the_end, version
-from tests.web.conftest import error_next_to, logged_in, make_user, once_value
+from tests.factories import builtin_version, logged_in, make_user, passed, play_to_the_end
+from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
 from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
@@ -34,8 +33,8 @@ def ada():
 def learner(ada) -> Bot:
     """Two ready versions: v1 plays as the built-in random, v2 as the greedy one."""
     bot = Bot.objects.create(owner=ada, name="learner")
-    version(bot, 1, "random")
-    version(bot, 2, "greedy")
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "greedy")
     return bot
 
 
@@ -88,7 +87,7 @@ def test_the_owner_sees_the_form_newest_against_previous_with_the_defaults_in_wo
         status=BotVersion.Status.READY,
     )
     passed(newest, "money-jordan")
-    version(learner, 4, "greedy", status=BotVersion.Status.VALIDATING)
+    builtin_version(learner, 4, "greedy", status=BotVersion.Status.VALIDATING)
 
     html = page_of(logged_in(ada), learner)
 
@@ -182,7 +181,7 @@ def test_posting_the_form_starts_a_test_the_api_shows_with_its_parameters(
 def test_a_choice_the_service_refuses_is_its_message_next_to_the_field_and_creates_nothing(
     ada, learner, sent, fields, field, words
 ):
-    version(learner, 3, "random", status=BotVersion.Status.REJECTED)
+    builtin_version(learner, 3, "random", status=BotVersion.Status.REJECTED)
     money_only = BotVersion.objects.create(
         bot=learner,
         number=4,

@@ -6,10 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot
-from tests.browser import chromium_browser, in_thread
-from tests.tournaments.test_version_tests import version
-from tests.web.conftest import make_user
-from tests.web.test_browser_pages import OVERFLOWS, WIDTHS, log_in
+from tests.browser import OVERFLOWS, WIDTHS, chromium_browser, in_thread, log_in
+from tests.factories import builtin_version, make_user
 from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
 
@@ -25,8 +23,8 @@ def chromium():
 def owner_and_bot() -> int:
     ada = make_user("ada")
     bot = Bot.objects.create(owner=ada, name="learner")
-    version(bot, 1, "random")
-    version(bot, 2, "greedy")
+    builtin_version(bot, 1, "random")
+    builtin_version(bot, 2, "greedy")
     return bot.pk
 
 

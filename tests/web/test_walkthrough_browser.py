@@ -35,9 +35,9 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from tests.browser import chromium_browser, in_thread, require_chromium
-from tests.dashboard.test_browser import free_port, test_database_url
-from tests.web.conftest import PASSWORD, make_user
-from tournaments.demo import asgi_server_argv
+from tests.factories import PASSWORD, make_user
+from tests.workers import database_url
+from tournaments.demo import asgi_server_argv, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
@@ -85,7 +85,7 @@ def platform(settings, tmp_path):
     env = {
         **os.environ,
         **queues,
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": database_url(),
         "REDIS_URL": redis_url,
         "CARDROOM_CHANNEL_LAYER": "redis",
         "CARDROOM_CHANNEL_PREFIX": f"cardroom-walk-{tag}",

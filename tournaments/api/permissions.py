@@ -1,4 +1,5 @@
-"""Who may create and run competitions."""
+"""Who may create and run competitions: the DRF permission classes of the API, on the
+framework-neutral rules of ``tournaments.permissions``."""
 
 from __future__ import annotations
 
@@ -6,14 +7,7 @@ from rest_framework import permissions
 from rest_framework.request import Request
 
 from tournaments.models import Competition
-from tournaments.permissions import can_manage
-
-ORGANISE = "tournaments.organise_competitions"
-
-
-def is_organiser(user) -> bool:
-    """Staff, and users holding the ``organise_competitions`` permission."""
-    return bool(user.is_authenticated and (user.is_staff or user.has_perm(ORGANISE)))
+from tournaments.permissions import can_manage, is_organiser
 
 
 class IsOrganiserOrReadOnly(permissions.BasePermission):

@@ -1,4 +1,4 @@
-"""Routes of the competitions API, registered on the root router (``config.api``)."""
+"""Routes of the competitions API, registered on the root router (``config.urls``)."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from tournaments.dashboard.words import (
 )
 from tournaments.ladders import STANDING_LADDERS
 from tournaments.models import Competition, Match, RatingEvent
+from tournaments.ratings import display_rating
 from tournaments.ratings.tiebreaks import STEP_LABELS, chain_for
 from tournaments.selectors import (
     competitions_visible_to,
@@ -111,7 +112,7 @@ def recent_upsets(*, competitions, shown: int = UPSETS_SHOWN) -> list[dict[str, 
     )
     matches: dict[int, dict[int, float]] = {}
     for match_id, entry_id, mu, sigma in events[:UPSETS_SCANNED]:
-        matches.setdefault(match_id, {})[entry_id] = mu - 3 * sigma
+        matches.setdefault(match_id, {})[entry_id] = display_rating(mu, sigma)
     found = []
     rows = Match.objects.filter(pk__in=matches).select_related("competition")
     seated = rows.prefetch_related("seats__entry__bot__owner", "seats__entry__partner__owner")

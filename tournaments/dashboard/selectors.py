@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
+from bots.models import bot_display_name
 from tournaments import events, pairing
 from tournaments.events import SNAPSHOT, celery_backlog, event, worker_label
 from tournaments.formats.common import PARTNER_TABLE_SIZE
@@ -25,6 +26,7 @@ from tournaments.formats.elimination import Bracket, Node, NodeState
 from tournaments.formats.match_result import describe_decision, points_text
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.pairing import planned_matches_of
+from tournaments.ratings import display_rating
 from tournaments.selectors import (
     CROSSTABLE_FORMATS,
     competition_progress,
@@ -69,7 +71,7 @@ def problem_bots(*, competition: Competition) -> list[dict[str, Any]]:
     for seat, name, owner, partner, partner_owner, statuses in seats:
         if partner is not None and seat >= PARTNER_TABLE_SIZE // 2:  # as Entry.bot_at
             name, owner = partner, partner_owner
-        label = name if owner is None else f"{owner}/{name}"
+        label = bot_display_name(name, owner)
         for status, count in (statuses or {}).items():
             if status != OK and count:
                 faults.setdefault(label, Counter())[status] += count
@@ -192,8 +194,8 @@ def rating_series(*, competition: Competition, top: int = CHART_ENTRIES) -> dict
     for entry, sequence, mu_before, sigma_before, mu_after, sigma_after in events:
         series = points.get(entry)
         if series is None:
-            series = points[entry] = [[sequence - 1, mu_before - 3 * sigma_before]]
-        series.append([sequence, mu_after - 3 * sigma_after])
+            series = points[entry] = [[sequence - 1, display_rating(mu_before, sigma_before)]]
+        series.append([sequence, display_rating(mu_after, sigma_after)])
     charted = [row["entry"] for row in standings if row["entry"] in points]
     return {
         "top": top,
@@ -206,71 +208,6 @@ def rating_series(*, competition: Competition, top: int = CHART_ENTRIES) -> dict
                 "points": points[entry],
             }
             for position, entry in enumerate(charted)
-        ],
-    }
-
-
-def rating_chart(
-    *,
-    competition: Competition,
-    top: int = CHART_ENTRIES,
-    width: int = 640,
-    height: int = 240,
-    pad: int = 32,
-) -> dict[str, Any] | None:
-    """:func:`rating_series` laid out for an inline SVG; ``None`` while nobody is rated.
-
-    The page script (``live.js``, ``drawChart``) lays out the same series the same way
-    when results arrive.
-    """
-    return chart_layout(
-        rating_series(competition=competition, top=top)["series"],
-        width=width,
-        height=height,
-        pad=pad,
-    )
-
-
-def chart_layout(
-    series: list[dict[str, Any]], *, width: int = 640, height: int = 240, pad: int = 32
-) -> dict[str, Any] | None:
-    """Scale ``series`` (``points`` as ``[x, y]``) into an SVG box; ``None`` if empty."""
-    if not series:
-        return None
-    xs = [x for line in series for x, _ in line["points"]]
-    ys = [y for line in series for _, y in line["points"]]
-    x_min, x_max = min(xs), max(xs)
-    y_min, y_max = min(ys), max(ys)
-    if y_max - y_min < 1e-9:
-        y_min, y_max = y_min - 1, y_max + 1
-    span_x = max(x_max - x_min, 1)
-
-    def sx(x: float) -> float:
-        return round(pad + (x - x_min) * (width - 2 * pad) / span_x, 1)
-
-    def sy(y: float) -> float:
-        return round(height - pad - (y - y_min) * (height - 2 * pad) / (y_max - y_min), 1)
-
-    return {
-        "width": width,
-        "height": height,
-        "left": pad,
-        "right": width - pad,
-        "top": pad,
-        "bottom": height - pad,
-        "y_min": y_min,
-        "y_max": y_max,
-        "x_min": x_min,
-        "x_max": x_max,
-        "series": [
-            {
-                "entry": line["entry"],
-                "name": line["name"],
-                "colour": line["colour"],
-                "points": " ".join(f"{sx(x)},{sy(y)}" for x, y in line["points"]),
-                "last": line["points"][-1][1],
-            }
-            for line in series
         ],
     }
 
@@ -727,8 +664,8 @@ def rating_changes(match: Match) -> list[dict[str, Any]]:
         {
             "entry": r.entry_id,
             "sequence": r.sequence,
-            "before": r.mu_before - 3 * r.sigma_before,
-            "after": r.mu_after - 3 * r.sigma_after,
+            "before": display_rating(r.mu_before, r.sigma_before),
+            "after": display_rating(r.mu_after, r.sigma_after),
         }
         for r in rows
     ]

@@ -27,10 +27,9 @@ from bots.selectors import bots_playing
 from bots.web import once, words
 from bots.web.forms import add_service_errors
 from tournaments import pairing, services
-from tournaments.api.permissions import is_organiser
 from tournaments.models import Competition, Match
 from tournaments.organise.forms import CompetitionForm, EntryAddForm, NextSeasonForm
-from tournaments.permissions import can_manage
+from tournaments.permissions import can_manage, is_organiser
 from tournaments.selectors import (
     collusion_report_for_competition,
     competition_progress,

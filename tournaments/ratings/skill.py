@@ -37,6 +37,18 @@ PARTNER_SEATS: tuple[tuple[int, ...], ...] = games.variant_info("maniglia-4-part
 DEFAULT_WIDEN: float = INITIAL_SIGMA / 2
 
 
+#: How many standard deviations the displayed rating keeps below the mean.
+DISPLAY_SIGMAS = 3
+
+
+def display_rating(mu: float, sigma: float) -> float:
+    """The conservative rating shown to people: ``mu - 3 * sigma`` (:data:`DISPLAY_SIGMAS`).
+
+    The one definition; :attr:`Rating.display` and the database expression of the
+    standings (``tournaments.models.display_rating_expression``) say the same."""
+    return mu - DISPLAY_SIGMAS * sigma
+
+
 @dataclass(frozen=True)
 class Rating:
     """A skill belief. ``display`` is ``mu - 3 * sigma``; ``uncertainty`` is ``sigma``."""
@@ -51,7 +63,7 @@ class Rating:
     @property
     def display(self) -> float:
         """The conservative rating shown in standings: ``mu - 3 * sigma``."""
-        return self.mu - 3 * self.sigma
+        return display_rating(self.mu, self.sigma)
 
     @property
     def uncertainty(self) -> float:

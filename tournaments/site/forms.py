@@ -6,13 +6,12 @@ from typing import Any
 
 from django import forms
 
-from bots.accounts import confirmation_required
-from config.api import RegistrationSerializer
+from bots.accounts import confirmation_required, registration_errors
 
 
 class SignupForm(forms.Form):
     """A new account: the same checks and messages as ``POST /api/auth/register/``
-    (its serializer decides), plus the password typed twice."""
+    (``bots.accounts.registration_errors``), plus the password typed twice."""
 
     username = forms.CharField(max_length=150, help_text="Letters, digits and @/./+/-/_ only.")
     email = forms.EmailField(required=False, help_text="Optional.")
@@ -34,14 +33,11 @@ class SignupForm(forms.Form):
         if data["password"] != data["password_again"]:
             self.add_error("password_again", "The two passwords differ.")
             return data
-        serializer = RegistrationSerializer(
-            data={k: data[k] for k in ("username", "email", "password")}
-        )
-        if not serializer.is_valid():
-            for field, messages in serializer.errors.items():
-                target = field if field in self.fields else None
-                for message in messages:
-                    self.add_error(target, str(message))
-            return data
-        self.validated = serializer.validated_data
+        details = {k: data[k] for k in ("username", "email", "password")}
+        errors = registration_errors(**details)
+        for field, messages in errors.items():
+            for message in messages:
+                self.add_error(field if field in self.fields else None, message)
+        if not errors:
+            self.validated = details
         return data

@@ -20,7 +20,6 @@ from functools import partial
 from typing import Any
 
 import games
-from bots.builtin import register
 from bots.builtin.greedy import maniglia, manni, money
 from bots.sdk import Bot
 
@@ -72,6 +71,3 @@ class GreedyBot(Bot):
         label = self.strategy(observation, legal)
         # A strategy bug must never cost a forfeit (FORFEIT-1).
         return label if label in legal else legal[0]
-
-
-register("greedy", GreedyBot)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import errno
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -176,6 +178,95 @@ def test_a_loaded_machine_costs_a_bot_nothing():
     assert wall > 1.5 * cpu_per_decision  # the machine was loaded
     assert charged < 0.75 * wall  # the wait was not charged
     assert charged < 1.5 * cpu_per_decision + TimeControl.WAIT_SLACK_MS
+
+
+SPIN_SECONDS = 1.5
+#: A stand-in for the web tier: spins for SPIN_SECONDS of wall time, prints its CPU share.
+WEB_TIER = (
+    "import os, time\n"
+    f"end = time.monotonic() + {SPIN_SECONDS}\n"
+    "while time.monotonic() < end: pass\n"
+    "t = os.times(); print((t.user + t.system) / " + str(SPIN_SECONDS) + ")\n"
+)
+
+
+def web_tier_beside_spinning_bots() -> float:
+    """How many times the CPU time of two bots spinning at a deciding bot's full weight a
+    process outside the bots' group gets, all pinned to one CPU (the bots' group and the
+    process compete there, whatever else runs)."""
+    cpu = min(os.sched_getaffinity(0))
+    kept = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})  # the bots and the stand-in inherit it
+    try:
+        spinners = [start("cpu_loop") for _ in range(2)]
+        try:
+            for spinner in spinners:
+                spinner.set_deciding(True)
+                send_act(spinner)
+            time.sleep(0.3)
+            before = sum(spinner.cpu_time_ns() for spinner in spinners)
+            out = subprocess.run(
+                [sys.executable, "-c", WEB_TIER], capture_output=True, text=True, check=True
+            )
+            bots_s = (sum(spinner.cpu_time_ns() for spinner in spinners) - before) / 1e9
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+    finally:
+        os.sched_setaffinity(0, kept)
+    return float(out.stdout) * SPIN_SECONDS / bots_s
+
+
+@pytest.fixture
+def base_weight(monkeypatch):
+    """Set the bots' group weight as a worker starting with ``CARDROOM_SANDBOX_CPU_WEIGHT``
+    would (``None``: unset); the host's weight is put back afterwards."""
+    host = cgroup.host()
+    kept = host.cpu_weight()
+
+    def set_weight(value: str | None) -> int | None:
+        if value is None:
+            monkeypatch.delenv(cgroup.BASE_WEIGHT_ENV, raising=False)
+        else:
+            monkeypatch.setenv(cgroup.BASE_WEIGHT_ENV, value)
+        cgroup._weigh_base(host.version, host.bases["cpu"])
+        return host.cpu_weight()
+
+    yield set_weight
+    name = "cpu.weight" if host.version == "v2" else "cpu.shares"
+    (host.bases["cpu"] / name).write_text(str(kept))
+
+
+def test_the_web_tier_runs_before_the_bots_when_the_cpus_are_short(base_weight):
+    """The group holding every bot weighs 20 against the rest of the machine's 100 by
+    default, so a page or a live push waiting for a CPU beside busy bots gets most of it;
+    at an equal weight (100) it gets only as much as the bots' group."""
+    default = base_weight(None)
+    favoured = web_tier_beside_spinning_bots()
+    equal = base_weight("100")
+    even = web_tier_beside_spinning_bots()
+
+    print(f"web tier beside two spinning bots: {favoured:.2f} times their CPU time at the "
+          f"bots' weight {default}, {even:.2f} times at {equal}")  # fmt: skip
+    assert default == (20 if cgroup.host().version == "v2" else 204)
+    assert favoured > 3  # 100 / 20 in theory
+    assert even < 1.6  # 100 / 100
+    assert describe()["cgroup"]["cpu_weight"] == equal
+
+
+def test_a_bots_weight_out_of_range_is_refused_naming_the_setting(monkeypatch):
+    for bad in ("0", "10001", "-5", "heavy"):
+        monkeypatch.setenv(cgroup.BASE_WEIGHT_ENV, bad)
+        with pytest.raises(ValueError, match="CARDROOM_SANDBOX_CPU_WEIGHT must be a whole"):
+            cgroup.base_weight()
+    env = {**os.environ, cgroup.BASE_WEIGHT_ENV: "0"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "CARDROOM_SANDBOX_CPU_WEIGHT must be a whole number from 1 to 10000, got '0'" in (
+        done.stderr
+    )
 
 
 def test_a_bot_that_blocks_past_the_wall_ceiling_times_out():

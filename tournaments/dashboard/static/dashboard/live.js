@@ -73,7 +73,7 @@
     return el("td", { class: "num p-next" }, text);
   }
 
-  // --- the rating chart: the same layout as dashboard.selectors.chart_layout ---
+  // --- the rating chart: scaled into its SVG box from the series the page carries ---
 
   const CHART = { width: 640, height: 240, pad: 32, maxPoints: 2000 };
 
