@@ -270,14 +270,14 @@ def run_direct(args) -> tuple[dict[str, Any], dict[str, Any]]:
 
     from bots.builtin import make
     from bots.referee import InProcessPlayer, TimeControl, play_match
-    from tournaments import execution
+    from tournaments import execution, services
     from tournaments.models import Match
 
     comp = new_competition(args, "direct")
     tc = TimeControl(move_ms=comp.move_ms, bank_ms=max(1, comp.bank_ms))
     refereed = 0.0
     started = time.perf_counter()
-    execution.competition_launch(competition=comp, send=None)
+    services.competition_start(competition=comp, send=None)
     while True:
         tables = list(
             comp.matches.filter(status=Match.Status.PENDING)
@@ -319,7 +319,7 @@ def run_live_cost(args) -> dict[str, Any]:
     writes a match makes, and each on-way's extra time over off."""
     from django.conf import settings
 
-    from tournaments import execution, live
+    from tournaments import execution, live, services
     from tournaments.models import Match
 
     writes = [0]
@@ -340,7 +340,7 @@ def run_live_cost(args) -> dict[str, Any]:
     comps = {name: new_competition(args, f"live-{name}") for name, *_ in LIVE_WAYS}
     try:
         for comp in comps.values():
-            execution.competition_launch(competition=comp, send=None)
+            services.competition_start(competition=comp, send=None)
         while True:
             pending = {
                 name: list(
@@ -399,7 +399,7 @@ def report_live(r: dict[str, Any]) -> None:
 def run_workers(args, count: int, tmp: Path, env: dict | None = None) -> dict[str, Any]:
     from django.db.models import Max
 
-    from tournaments import execution
+    from tournaments import services
     from tournaments.models import Competition, Match
 
     extra = getattr(args, "worker_args", "")
@@ -411,7 +411,7 @@ def run_workers(args, count: int, tmp: Path, env: dict | None = None) -> dict[st
     pids = [w.proc.pid for w in workers]
     cpu_before = cpu_by_kind(pids)
     started = time.time()
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     # A look twice a second: polling the database more often would take CPU from the
     # workers (most of all with two, which leave no core idle). The run's length is
     # measured to its last result, which the worker stamps, not to this look.
@@ -601,13 +601,13 @@ def run_direct_paired(args, label: str) -> dict[str, Any]:
     """One competition played here with the metrics on for every other match and off for
     the rest, each match timed alone: a swing in the machine's speed hits both alike."""
     from config import metrics
-    from tournaments import execution
+    from tournaments import execution, services
     from tournaments.models import Match
 
     comp = new_competition(args, label)
     spent = {True: 0.0, False: 0.0}
     played = {True: 0, False: 0}
-    execution.competition_launch(competition=comp, send=None)
+    services.competition_start(competition=comp, send=None)
     on = True
     while ids := list(
         comp.matches.filter(status=Match.Status.PENDING).order_by("id").values_list("pk", flat=True)

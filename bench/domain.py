@@ -145,6 +145,7 @@ def timed(fn, repeat: int) -> tuple[float, int]:
 def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
     from tournaments import events, selectors, services
     from tournaments.models import Match, MatchSeat
+    from tournaments.services import rounds
 
     started = time.perf_counter()
     comp = generate(n, games_per_entry)
@@ -175,7 +176,7 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
         live_events(competition_id=comp.pk, changes=changes)
 
     announce_ms, announce_q = timed(announce, repeat)
-    pair_ms, pair_q = timed(lambda: services._pair_next(comp), 1)
+    pair_ms, pair_q = timed(lambda: rounds.pair_next(comp), 1)
     out = {
         "entries": n,
         "games": comp.matches.count() * 6,

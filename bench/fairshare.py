@@ -124,11 +124,11 @@ def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, 
     from the launch to it, and seconds from the launch to the first result."""
     from django.db.models import Max, Min
 
-    from tournaments import execution
+    from tournaments import services
     from tournaments.models import Competition, Match
 
     started = time.time()
-    execution.competition_launch(competition=comp, by=organiser)
+    services.competition_start(competition=comp, by=organiser)
     deadline = time.monotonic() + timeout_s
     while Competition.objects.filter(pk=comp.pk, status=Competition.Status.RUNNING).exists():
         if comp.matches.filter(status=Match.Status.FAILED).exists():
@@ -193,7 +193,7 @@ def flood(args, user, tested) -> dict[str, Any]:
 
     import games
     from bots import services as bot_services
-    from tournaments import execution, services
+    from tournaments import services
     from tournaments.challenges import challenge_create
     from tournaments.version_tests import version_test_create
 
@@ -230,7 +230,7 @@ def flood(args, user, tested) -> dict[str, Any]:
     for bot in builtin_bots("flood-ladder", args.ladder_bot, args.ladder):
         with transaction.atomic():
             services.entry_create(competition=ladder, bot=bot, by=user)
-    execution.competition_launch(competition=ladder, by=user)
+    services.competition_start(competition=ladder, by=user)
     seats = games.load(args.variant).num_players
     challenges = [
         challenge_create(

@@ -4,7 +4,7 @@
 
 The matches are played first (one-game matches of random bots, referee only,
 each from its seed), so only a worker's writes are timed: for each result, the
-claim (``execution.match_claim``, which reads the seats and the entries' ratings)
+claim (``execution.match_claim_with_seats``, which reads the seats and the entries' ratings)
 and ``execution.match_record`` as a worker calls it after playing. On PostgreSQL
 the recording is one statement in its transaction when the entries' ratings are
 still those the claim read (``tournaments.recording.match_store_rated``), and two
@@ -111,10 +111,13 @@ def _record(share, claimed_by: str, barrier, results) -> None:
     recorded = 0
     with CaptureQueriesContext(connection) as queries:
         for match_id, played in share:
-            match = execution.match_claim(match_id=match_id, claimed_by=claimed_by)
-            recorded += execution.match_record(
-                match_id=match_id, claimed_by=claimed_by, result=played, send=None, match=match
+            match, seats = execution.match_claim_with_seats(
+                match_id=match_id, claimed_by=claimed_by
             )
+            recorded += execution.match_record(
+                match_id=match_id, claimed_by=claimed_by, result=played, send=None, match=match,
+                claimed_seats=seats,
+            )  # fmt: skip
     seconds = time.perf_counter() - started
     results.put(
         {

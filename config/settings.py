@@ -568,7 +568,7 @@ if not 0 <= CARDROOM_DRAIN_GRACE_S <= 86400:
     )
 # Matches shorter than this many games share tasks: a round of them goes out as one
 # task that plays its waiting matches one after another and brings in free workers
-# (tournaments.execution.match_tasks); 1 sends one task per match. A task that has
+# (tournaments.services.queue.match_tasks); 1 sends one task per match. A task that has
 # played for CARDROOM_TASK_BUDGET_S seconds sends the rest of its list again.
 CARDROOM_TASK_GAMES = int(os.environ.get("CARDROOM_TASK_GAMES", "20"))
 CARDROOM_TASK_BUDGET_S = float(os.environ.get("CARDROOM_TASK_BUDGET_S", "10"))

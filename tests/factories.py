@@ -196,8 +196,8 @@ def make_competition(
         **settings,
     )
     enter_builtins(competition, entries, builtin)
-    if start:
-        services.competition_start(competition=competition)
+    if start:  # its matches stay pending: the tests play them (play_one)
+        services.competition_start(competition=competition, send=None)
     return competition
 
 
@@ -240,20 +240,26 @@ def open_ladder(organiser) -> Competition:
 # -- results -------------------------------------------------------------------------------
 
 
+#: A match waiting to be played: pending, or queued by a service that sent it.
+WAITING = (Match.Status.PENDING, Match.Status.QUEUED)
+
+
 def play_one(competition: Competition) -> Match:
-    """Play and record the first pending match of ``competition``."""
-    match = competition.matches.filter(status=Match.Status.PENDING).order_by("id").first()
-    assert match is not None, "no pending match left"
-    assert services.match_record_result(match=match, result=services.match_play(match=match))
+    """Play and record the first waiting match of ``competition``; the rounds its result
+    pairs stay pending (played here too)."""
+    match = competition.matches.filter(status__in=WAITING).order_by("id").first()
+    assert match is not None, "no waiting match left"
+    result = services.match_play(match=match)
+    assert services.match_record_result(match=match, result=result, send=None)
     match.refresh_from_db()
     return match
 
 
 def play_all(competition: Competition, limit: int = 100) -> list[Match]:
-    """Play pending matches (later rounds' too) until none is left or ``limit`` were
+    """Play waiting matches (later rounds' too) until none is left or ``limit`` were
     played (a ladder schedules for ever); the matches played."""
     played: list[Match] = []
-    while len(played) < limit and competition.matches.filter(status=Match.Status.PENDING):
+    while len(played) < limit and competition.matches.filter(status__in=WAITING):
         played.append(play_one(competition))
     return played
 

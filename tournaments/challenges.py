@@ -40,8 +40,9 @@ from bots import builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bot_ensure
-from tournaments import allowances, deals, execution, pairing, selectors, services
+from tournaments import allowances, deals, pairing, selectors, services
 from tournaments.models import Challenge, Competition, Entry, Match, MatchSeat
+from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 
 #: The most games one challenge may ask for (the daily allowance may be lower).
 GAMES_MAX = 1_000
@@ -225,7 +226,7 @@ def challenge_create(
     version: int | None = None,
     games: int = 12,
     duplicate: bool = True,
-    send: execution.Sender | None = execution.send_match_tasks,
+    send: Sender | None = send_match_tasks,
 ) -> Challenge:
     """A running challenge: ``games`` games of ``bot``'s version ``version`` (None: the one
     it plays now) against ``opponents`` (one per other seat of ``variant``), its matches
@@ -257,7 +258,7 @@ def challenge_create(
         allowances.challenge_allowed(user=by, games=games)
         challenge = _store(own, seats, by, game, games, duplicate, opponents)
         if send is not None:
-            execution.matches_enqueue(competition=challenge.competition, send=send)
+            matches_enqueue(competition=challenge.competition, send=send)
     return challenge
 
 

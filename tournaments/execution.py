@@ -2,17 +2,15 @@
 
 A match moves ``pending -> queued -> running -> done`` (or ``failed``):
 
-- :func:`matches_enqueue` marks pending matches ``queued`` and, after the
-  transaction commits, sends their tasks (:func:`send_match_tasks`): one
-  ``tournaments.match_run`` task per match, except for matches shorter than
-  ``CARDROOM_TASK_GAMES`` games, whose messages would cost more than playing
-  them. Those go out as a list, one ``tournaments.matches_run`` task that
-  plays the list's waiting matches one after another (:func:`matches_execute`),
-  claiming each on its own, and sends one more task for the list to any free
-  worker while at least two matches wait.
-  ``lease_until`` of a queued match is its requeue deadline: if no worker has
-  claimed it by then (its message was lost with the broker), the reaper sends
-  it again. A duplicate message is harmless.
+- The services that pair or free matches queue them (``tournaments.services.queue``):
+  pending matches are marked ``queued`` and their tasks sent once the transaction
+  commits, one ``tournaments.match_run`` task per match, or for short matches one
+  ``tournaments.matches_run`` task for a list, which plays the list's waiting
+  matches one after another (:func:`matches_execute`), claiming each on its own,
+  and sends one more task for the list to any free worker while at least two
+  matches wait. ``lease_until`` of a queued match is its requeue deadline: if no
+  worker has claimed it by then (its message was lost with the broker), the reaper
+  sends it again. A duplicate message is harmless.
 - :func:`match_claim` is a guarded status change (a single conditional
   ``UPDATE``): only a queued or pending match, or a running one whose lease
   expired, can be claimed. The claim sets ``claimed_by`` and ``lease_until``
@@ -20,7 +18,8 @@ A match moves ``pending -> queued -> running -> done`` (or ``failed``):
 - :func:`match_record` checks, in the transaction that records the result,
   that the worker still holds the match (running, claimed by it). A stale
   worker whose match was taken over gets its result refused and changes
-  nothing. The newly paired matches of the next round are enqueued after commit.
+  nothing. The newly paired matches of the next round are queued after commit
+  (``services.round_close_if_complete``).
 - Bot faults are results (the referee turns them into statuses). Errors of the
   infrastructure (:data:`INFRASTRUCTURE_ERRORS`) raise :class:`InfrastructureFault`;
   the task gives the match back with :func:`match_release` and retries it, or
@@ -49,27 +48,24 @@ the server's setting.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Count, F
+from django.db.models import F
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
@@ -77,7 +73,17 @@ from config import metrics
 from tournaments import drain, events, live, recording, selectors, services
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Competition, Entry, Match, MatchSeat
-from tournaments.services import PlayedMatch
+from tournaments.services import ClaimedSeat, PlayedMatch
+from tournaments.services.queue import (
+    TASK_LIST_MAX,
+    Sender,
+    announce_queue_status,
+    announce_queue_status_of_match,
+    mark_queued_and_send,
+    queue_deadline,
+    send_match_tasks,
+    top_up,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,16 +100,6 @@ RECORDED, SKIPPED, REFUSED, FAILED = "recorded", "skipped", "refused", "failed"
 GIVEN_BACK = "given back"
 
 Status = Match.Status
-#: Sends the tasks of the given match ids (called after commit).
-Sender = Callable[[list[int]], None]
-
-
-#: The Celery task that plays one match (``tournaments.tasks.match_run``).
-MATCH_RUN_TASK = "tournaments.match_run"
-#: The Celery task that plays the waiting matches of a list (``tournaments.tasks.matches_run``).
-MATCHES_RUN_TASK = "tournaments.matches_run"
-#: At most this many match ids in one ``matches_run`` message.
-TASK_LIST_MAX = 64
 
 
 class InfrastructureFault(Exception):
@@ -113,237 +109,6 @@ class InfrastructureFault(Exception):
 def worker_name(task_id: str = "") -> str:
     """``host/pid/task``: who holds a claim (fits ``Match.claimed_by``)."""
     return f"{socket.gethostname()}/{os.getpid()}/{task_id}"[:120]
-
-
-def send_match_tasks(match_ids: list[int]) -> None:
-    """Send the tasks that play ``match_ids`` (see :func:`match_tasks`), each on the queue
-    of its competition's kind (:func:`match_queue`). Tasks are found by name in the app's
-    registry, so that this module needs no import of the tasks that call it.
-
-    The messages of a round go out together (one Redis pipeline, where the broker's
-    transport batches publishes), not a round trip each."""
-    try:
-        messages = match_tasks(match_ids)
-        queues = match_queues(match_ids)
-        with current_app.producer_or_acquire() as producer, _batch(producer):
-            for name, args in messages:
-                first = args[0][0] if isinstance(args[0], list) else args[0]
-                current_app.tasks[name].apply_async(
-                    args=args, queue=queues.get(first, settings.CARDROOM_MATCH_QUEUE),
-                    producer=producer,
-                )  # fmt: skip
-    except BrokerError as exc:  # the matches stay queued: the reaper sends them again
-        log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)
-
-
-def match_queue(kind: str) -> str:
-    """The queue of the matches of a competition of ``kind`` (``Competition.Kind``): a
-    ladder's on ``CARDROOM_LADDER_QUEUE``, a tournament's or a league's (whose next round
-    waits on them) on ``CARDROOM_MATCH_QUEUE``, taken first (``CARDROOM_QUEUES``); a
-    challenge's on ``CARDROOM_CHALLENGE_QUEUE``, after every competition's and ladder's."""
-    if kind == Competition.Kind.LADDER:
-        return settings.CARDROOM_LADDER_QUEUE
-    if kind == Competition.Kind.CHALLENGE:
-        return settings.CARDROOM_CHALLENGE_QUEUE
-    return settings.CARDROOM_MATCH_QUEUE
-
-
-def match_queues(match_ids: list[int]) -> dict[int, str]:
-    """The queue of each match of ``match_ids`` (:func:`match_queue`)."""
-    kinds = Match.objects.filter(pk__in=match_ids).values_list("pk", "competition__kind")
-    return {pk: match_queue(kind) for pk, kind in kinds}
-
-
-def match_tasks(match_ids: list[int]) -> list[tuple[str, list]]:
-    """The messages (task name, arguments) that play ``match_ids``.
-
-    A match of at least ``CARDROOM_TASK_GAMES`` games is one ``match_run(id)``. Shorter
-    matches would cost more in messages than in play (a message costs a worker a few
-    milliseconds; a one-game match of quick bots, about five), so those of a competition
-    go out as one ``matches_run(ids, 0)`` per :data:`TASK_LIST_MAX` of them. That task
-    plays the list's waiting matches one after another and, while at least two wait,
-    first sends one more such task for the list (:func:`matches_execute`): as many
-    workers join in as are free, and a list leaves one task at most that finds nothing.
-    """
-    short = _short_matches(match_ids)
-    messages: list[tuple[str, list]] = []
-    lists: dict[int, list[int]] = {}
-    for match_id in match_ids:
-        competition = short.get(match_id)
-        if competition is None:
-            messages.append((MATCH_RUN_TASK, [match_id]))
-        else:
-            lists.setdefault(competition, []).append(match_id)
-    for ids in lists.values():
-        for at in range(0, len(ids), TASK_LIST_MAX):
-            chunk = ids[at : at + TASK_LIST_MAX]
-            messages.append(
-                (MATCH_RUN_TASK, chunk) if len(chunk) == 1 else (MATCHES_RUN_TASK, [chunk, 0])
-            )
-    return messages
-
-
-def _short_matches(match_ids: list[int]) -> dict[int, int]:
-    """The competition of each match of ``match_ids`` that is shorter than
-    ``CARDROOM_TASK_GAMES`` games (those share tasks)."""
-    if settings.CARDROOM_TASK_GAMES <= 1 or len(match_ids) < 2:
-        return {}
-    return dict(
-        Match.objects.filter(
-            pk__in=match_ids, competition__games_per_match__lt=settings.CARDROOM_TASK_GAMES
-        ).values_list("pk", "competition_id")
-    )
-
-
-def _batch(producer):
-    """``producer.batch()`` where kombu has it (5.7+), else publish one by one."""
-    batch = getattr(producer, "batch", None)
-    return batch() if batch is not None else contextlib.nullcontext()
-
-
-def _queue_deadline():
-    return timezone.now() + timedelta(seconds=settings.CARDROOM_QUEUE_GRACE_S)
-
-
-def _mark_queued_and_send(queryset, send: Sender, *, limit: int | None = None) -> list[int]:
-    """Lock the rows of ``queryset`` that nobody else holds (the first ``limit``), mark them
-    queued, send after commit those that fit their competition's window
-    (:func:`_within_windows`); the others wait queued without a deadline for a turn
-    (:func:`competition_top_up`). Returns the ids it queued or sent."""
-    with transaction.atomic():
-        locked = queryset.select_for_update(skip_locked=True, of=("self",)).order_by("id")
-        rows = list(
-            locked.values_list(
-                "pk", "competition_id", "competition__games_per_match", "status", "lease_until"
-            )[:limit]
-        )
-        if not rows:
-            return []
-        sent = _within_windows([row[:3] for row in rows])
-        chosen = set(sent)
-        # Those already waiting for a turn are left as they are (no write).
-        held = [
-            pk
-            for pk, _, _, status, deadline in rows
-            if pk not in chosen and not (status == Status.QUEUED and deadline is None)
-        ]
-        Match.objects.filter(pk__in=sent).update(
-            status=Status.QUEUED, claimed_by="", lease_until=_queue_deadline()
-        )
-        if held:
-            Match.objects.filter(pk__in=held).update(
-                status=Status.QUEUED, claimed_by="", lease_until=None
-            )
-        if sent:
-            transaction.on_commit(lambda: send(sent))
-    return sent + held
-
-
-def competition_window(games_per_match: int) -> int:
-    """How many matches of a competition may wait in the broker at a time:
-    ``CARDROOM_COMPETITION_WINDOW`` messages' worth (a message plays one match, or a list
-    of up to :data:`TASK_LIST_MAX` short ones: :func:`match_tasks`)."""
-    short = settings.CARDROOM_TASK_GAMES > 1 and games_per_match < settings.CARDROOM_TASK_GAMES
-    return settings.CARDROOM_COMPETITION_WINDOW * (TASK_LIST_MAX if short else 1)
-
-
-def _within_windows(rows: list[tuple[int, int, int]]) -> list[int]:
-    """The ids of ``rows`` (id, competition, games per match) that may be sent now.
-
-    Turns within a kind: each competition has at most :func:`competition_window` matches
-    sent and not yet claimed; the rest wait in the database and are sent (to the back of
-    the queue) as workers take the competition's work (:func:`competition_top_up`). A
-    10-match league's round so waits behind a few messages of a 10,000-match tournament,
-    not its whole backlog, however many workers play either."""
-    ids = [pk for pk, _, _ in rows]
-    waiting = dict(
-        Match.objects.filter(
-            competition_id__in={c for _, c, _ in rows},
-            status=Status.QUEUED,
-            lease_until__isnull=False,
-        )
-        .exclude(pk__in=ids)
-        .values_list("competition_id")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    sent: list[int] = []
-    for pk, competition, games in rows:
-        if waiting.get(competition, 0) < competition_window(games):
-            waiting[competition] = waiting.get(competition, 0) + 1
-            sent.append(pk)
-    return sent
-
-
-def competition_top_up(*, match_id: int, send: Sender = send_match_tasks) -> list[int]:
-    """Send the matches of ``match_id``'s competition that wait for a turn, as many as fit
-    its window (:func:`_within_windows`); a worker calls it as it takes and as it ends the
-    competition's work, the reaper for every competition. Returns the ids sent."""
-    found = Match.objects.filter(pk=match_id).values_list(
-        "competition_id", "competition__games_per_match"
-    )
-    competition_id, games = found.first() or (None, 0)
-    if competition_id is None:
-        return []
-    return _top_up(competition_id, games, send)
-
-
-def _top_up(competition_id: int, games: int, send: Sender) -> list[int]:
-    held = Match.objects.filter(
-        competition_id=competition_id,
-        competition__status=Competition.Status.RUNNING,
-        status=Status.QUEUED,
-        lease_until=None,
-    )
-    return _mark_queued_and_send(held, send, limit=competition_window(games))
-
-
-def matches_enqueue(*, competition: Competition, send: Sender = send_match_tasks) -> list[int]:
-    """Queue the pending matches of a running ``competition``; tasks go out after commit.
-
-    Returns the ids queued. Inside an outer transaction nothing is sent until it commits.
-    """
-    pending = Match.objects.filter(
-        competition_id=competition.pk,
-        competition__status=Competition.Status.RUNNING,
-        status=Status.PENDING,
-    )
-    ids = _mark_queued_and_send(pending, send)
-    if ids:
-        _announce_queue_status([competition.pk])
-    return ids
-
-
-def _announce_queue_status(competition_ids: Iterable[int]) -> None:
-    """A ``queue.changed`` notification of each competition once the transaction commits."""
-    for competition_id in competition_ids:
-        transaction.on_commit(
-            partial(events.notify, competition_id=competition_id, changes=[events.QUEUE_CHANGED]),
-            robust=True,
-        )
-
-
-def _announce_queue_status_of_match(match_id: int) -> None:
-    """As :func:`_announce_queue_status`; never raises (the change is already made)."""
-    try:
-        found = Match.objects.filter(pk=match_id).values_list("competition_id", flat=True)
-        _announce_queue_status(list(found[:1]))
-    except Exception:
-        log.warning("could not announce the queue status of match %s", match_id, exc_info=True)
-
-
-def competition_launch(
-    *, competition: Competition, by=None, send: Sender | None = send_match_tasks
-) -> list[Match]:
-    """``services.competition_start``, then its first matches queued and sent after commit.
-
-    With ``send=None`` the matches stay pending (for a caller that plays them itself).
-    """
-    with transaction.atomic():
-        matches = services.competition_start(competition=competition, by=by)
-        if send is not None:
-            matches_enqueue(competition=competition, send=send)
-    return matches
 
 
 def _async_commit_allowed() -> bool:
@@ -371,7 +136,7 @@ def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
         f"UPDATE {table} SET status = %s, claimed_by = %s, lease_until = %s, "
         "attempts = attempts + 1 "
         "WHERE id = %s AND (status IN (%s, %s) OR (status = %s AND lease_until < %s)) "
-        # A paused competition's matches wait (tournaments.organise.services).
+        # A paused competition's matches wait (services.competition_pause).
         f"AND NOT EXISTS (SELECT 1 FROM {competitions} p "
         f"WHERE p.id = {table}.competition_id AND p.status = %s) "
         + ("AND set_config('synchronous_commit', 'off', true) = 'off' " if async_commit else "")
@@ -425,27 +190,37 @@ def _instance(model, values):
     return model.from_db(connection.alias, [f.attname for f in fields], values)
 
 
-def _match_from_claim(row) -> Match:
+def _match_from_claim(row) -> tuple[Match, list[ClaimedSeat]]:
     """The claimed match from the claim's row (see :func:`_claim_sql`), with its
-    competition attached and its seats (:class:`services.ClaimedSeat`, in seat order) as
-    ``claimed_seats``."""
+    competition attached, and its seats (in seat order)."""
     split = len(Match._meta.concrete_fields)
     match = _instance(Match, row[:split])
     match.competition = _instance(Competition, row[split:-1])
     seats = row[-1]
     if isinstance(seats, str):
         seats = json.loads(seats)
-    setattr(match, CLAIMED_SEATS, [services.ClaimedSeat(*seat) for seat in seats or ()])
-    return match
+    return match, [ClaimedSeat(*seat) for seat in seats or ()]
 
 
 def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None) -> Match | None:
-    """Take ``match_id`` for ``claimed_by`` with a lease; None if it is not claimable.
+    """Take ``match_id`` for ``claimed_by`` with a lease; None if it is not claimable
+    (:func:`match_claim_with_seats`, without the seats)."""
+    claim = match_claim_with_seats(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
+    return None if claim is None else claim[0]
+
+
+def match_claim_with_seats(
+    *, match_id: int, claimed_by: str, lease_s: float | None = None
+) -> tuple[Match, list[ClaimedSeat]] | None:
+    """Take ``match_id`` for ``claimed_by`` with a lease: the match and its seats as the
+    claim read them (on PostgreSQL; elsewhere no seat); None if it is not claimable.
 
     Claimable: pending, queued, or running with an expired lease (its worker is
     gone), unless its competition is paused. One conditional ``UPDATE ... RETURNING``
-    (the claim and the read of the claimed row, on PostgreSQL with its competition,
-    in one statement), so two workers never both succeed.
+    (the claim and the read of the claimed row, on PostgreSQL with its competition and
+    its seats with their entries' ratings, in one statement), so two workers never both
+    succeed. The seats go to ``services.match_play`` and :func:`match_record`
+    (``claimed_seats``), which then need not read them again.
     """
     now = timezone.now()
     lease = timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S if lease_s is None else lease_s)
@@ -469,12 +244,12 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
             row = cursor.fetchone()
         if row is None:
             return None
-        match = _match_from_claim(row)
+        match, seats = _match_from_claim(row)
     else:
         claimed = list(Match.objects.raw(sql, params))
         if not claimed:
             return None
-        match = claimed[0]
+        match, seats = claimed[0], []
     transaction.on_commit(
         partial(
             events.notify,
@@ -484,7 +259,7 @@ def match_claim(*, match_id: int, claimed_by: str, lease_s: float | None = None)
         ),
         robust=True,
     )
-    return match
+    return match, seats
 
 
 def _holds(match_id: int, claimed_by: str):
@@ -500,7 +275,7 @@ def match_release(*, match_id: int, claimed_by: str, error: str, retry_in_s: flo
         )
     )
     if released:
-        _announce_queue_status_of_match(match_id)
+        announce_queue_status_of_match(match_id)
     return released
 
 
@@ -516,7 +291,7 @@ def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match
                 _holds(match_id, claimed_by).update(
                     status=Status.QUEUED,
                     claimed_by="",
-                    lease_until=_queue_deadline(),
+                    lease_until=queue_deadline(),
                     attempts=F("attempts") - 1,
                 )
             )
@@ -526,7 +301,7 @@ def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match
         log.warning("match %s not given back (its lease will): %s", match_id, exc)
         return False
     if given:
-        _announce_queue_status_of_match(match_id)
+        announce_queue_status_of_match(match_id)
     return given
 
 
@@ -539,7 +314,7 @@ def match_fail(*, match_id: int, claimed_by: str, error: str) -> bool:
         )
     )
     if failed:
-        _announce_queue_status_of_match(match_id)
+        announce_queue_status_of_match(match_id)
         _close_challenge_of(match_id)
     return failed
 
@@ -561,6 +336,7 @@ def match_record(
     result: PlayedMatch | dict[str, Any],
     send: Sender | None = send_match_tasks,
     match: Match | None = None,
+    claimed_seats: Sequence[ClaimedSeat] | None = None,
 ) -> bool:
     """Record ``result`` if ``claimed_by`` still holds the match, in one transaction.
 
@@ -568,14 +344,20 @@ def match_record(
     match is already done). Once it committed, the match's round is closed if it
     is complete (``services.round_close_if_complete``); the next round's matches
     are queued and sent after that commits unless ``send`` is None.
-    ``match`` is the claimed match if the caller has it (saves reading it again).
+    ``match`` is the claimed match if the caller has it (saves reading it again), and
+    ``claimed_seats`` its seats as the claim read them (:func:`match_claim_with_seats`:
+    on PostgreSQL the result is then stored and rated in one statement).
     """
     if match is None or match.pk != match_id:
         match = Match.objects.select_related("competition").get(pk=match_id)
     # A lost asynchronous commit leaves the match held under its lease: replayed.
     async_commit = _async_commit_allowed()
     recording = services.match_record_played(
-        match=match, played=result, claimed_by=claimed_by, synchronous_commit=not async_commit
+        match=match,
+        played=result,
+        claimed_by=claimed_by,
+        claimed_seats=claimed_seats,
+        synchronous_commit=not async_commit,
     )
     if recording is None:
         return False
@@ -598,11 +380,9 @@ def _close_round(
     """Close the round if it is complete (``complete``: known to be, else checked) and
     queue the next one's matches (after the result committed); the reaper does it for a
     recorder that died before."""
-    closing = services.round_close_if_complete(
-        competition=competition, round_id=round_id, known_complete=bool(complete)
+    services.round_close_if_complete(
+        competition=competition, round_id=round_id, known_complete=bool(complete), send=send
     )
-    if closing is not None and closing.paired and send is not None:
-        matches_enqueue(competition=competition, send=send)
 
 
 def match_execute(
@@ -624,19 +404,25 @@ def match_execute(
     match still held by ``claimed_by``.
     """
     try:
-        match = match_claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
+        claim = match_claim_with_seats(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
     except INFRASTRUCTURE_ERRORS as exc:
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
-    if match is None:
+    if claim is None:
         return SKIPPED
+    match, seats = claim
     kind, started = metrics.match_kind(match.competition), time.perf_counter()
     metrics.inc(metrics.MATCHES_STARTED, kind)
     publisher = live.live_publisher(match=match)
     try:
-        result = services.match_play(match=match, **_watching(publisher))
+        result = services.match_play(match=match, claimed_seats=seats, **_watching(publisher))
         recording_started = time.perf_counter()
         recorded = match_record(
-            match_id=match_id, claimed_by=claimed_by, result=result, send=send, match=match
+            match_id=match_id,
+            claimed_by=claimed_by,
+            result=result,
+            send=send,
+            match=match,
+            claimed_seats=seats,
         )
     except INFRASTRUCTURE_ERRORS as exc:
         metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
@@ -806,11 +592,11 @@ def _pair_ahead(match_ids: list[int], send: Sender, join: Callable[[list[int]], 
     if round_id is None:
         return False
     try:
-        paired = services.round_pair_ahead(round_id=round_id)
+        paired = services.round_pair_ahead(round_id=round_id, send=send)
     except INFRASTRUCTURE_ERRORS:
         return False  # the round's closing pairs it as usual
     if paired:
-        return bool(matches_enqueue(competition=paired[0].competition, send=send))
+        return True
     waiting = _waiting_after(competition_id, number)
     if not waiting:
         return False
@@ -870,14 +656,14 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     running = Competition.Status.RUNNING
     expired = Match.objects.filter(status=Status.RUNNING, lease_until__lt=now)
     failed = _fail_exhausted(expired)
-    requeued = _mark_queued_and_send(expired, send)
-    resent = _mark_queued_and_send(
+    requeued = mark_queued_and_send(expired, send)
+    resent = mark_queued_and_send(
         Match.objects.filter(
             status=Status.QUEUED, lease_until__lt=now, competition__status=running
         ),
         send,
     )
-    enqueued = _mark_queued_and_send(
+    enqueued = mark_queued_and_send(
         Match.objects.filter(status=Status.PENDING, competition__status=running), send
     )
     for round_ in selectors.rounds_complete_but_running():
@@ -891,12 +677,12 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
         .distinct()
         .order_by()
     )
-    topped_up = [m for c, games in waiting for m in _top_up(c, games, send)]
+    topped_up = [m for c, games in waiting for m in top_up(c, games, send)]
     if requeued or failed or resent:
         log.warning("reaper: requeued %s, failed %s, resent %s", requeued, failed, resent)
     touched = [*requeued, *failed, *resent, *enqueued, *ladders]
     if touched:
-        _announce_queue_status(
+        announce_queue_status(
             Match.objects.filter(pk__in=touched)
             .values_list("competition_id", flat=True)
             .distinct()
@@ -927,11 +713,4 @@ def _fail_exhausted(expired) -> list[int]:
 
 
 def _ladder_batch(competition: Competition, send: Sender) -> list[int]:
-    with transaction.atomic():
-        if not services.ladder_pair_batch(competition=competition):
-            return []
-        return matches_enqueue(competition=competition, send=send)
-
-
-#: Kept for older callers: the read lives in ``tournaments.selectors``.
-competition_progress = selectors.competition_progress
+    return [m.pk for m in services.ladder_pair_batch(competition=competition, send=send)]

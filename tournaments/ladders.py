@@ -30,8 +30,9 @@ from django.db import transaction
 
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Competition
+from tournaments.services.queue import Sender, send_match_tasks
 
 Status = Competition.Status
 #: Statuses of a standing ladder that has not ended.
@@ -66,7 +67,7 @@ def standing_ladders() -> list[Competition]:
 
 
 def standing_ladders_ensure(
-    *, send: execution.Sender | None = execution.send_match_tasks
+    *, send: Sender | None = send_match_tasks
 ) -> list[tuple[Competition, bool]]:
     """Each family's standing ladder, running: (competition, created) per family.
 
@@ -77,7 +78,7 @@ def standing_ladders_ensure(
     for spec in STANDING_LADDERS:
         competition, created = _ladder_ensure(spec)
         if competition.status == Status.DRAFT:
-            execution.competition_launch(competition=competition, send=send)
+            services.competition_start(competition=competition, send=send)
             competition.refresh_from_db()
         out.append((competition, created))
     return out

@@ -7,6 +7,8 @@ and the services themselves call these.
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+
 from tournaments.models import Competition
 
 #: The permission that makes a user an organiser (besides staff).
@@ -27,3 +29,10 @@ def can_manage(*, competition: Competition, user) -> bool:
         or competition.created_by_id == user.pk
         or competition.organisers.filter(pk=user.pk).exists()
     )
+
+
+def require_manager(competition: Competition, user) -> None:
+    """``PermissionDenied`` unless ``user`` may change ``competition`` (a service called
+    without a user, by the platform itself, is never refused)."""
+    if user is not None and not can_manage(competition=competition, user=user):
+        raise PermissionDenied("only the competition's organisers may do this")

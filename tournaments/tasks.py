@@ -16,6 +16,7 @@ from django.db import close_old_connections
 from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments import drain, execution, version_tests
+from tournaments.services import queue as match_queue
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,11 @@ def match_run(self, match_id: int) -> str:
     A worker that stops (``tournaments.drain``) claims nothing more (the message is sent
     again) and gives back a match still in play at the end of its grace period. Once the
     match is taken, its competition's next waiting matches are sent (turns:
-    :func:`execution.competition_top_up`).
+    :func:`queue.competition_top_up`).
     """
     claimed_by = execution.worker_name(self.request.id or "direct")
     if drain.draining():
-        execution.send_match_tasks([match_id])
+        match_queue.send_match_tasks([match_id])
         return execution.GIVEN_BACK
     _top_up(match_id)
     try:
@@ -56,10 +57,10 @@ def match_run(self, match_id: int) -> str:
 
 
 def _top_up(match_id: int) -> None:
-    """The competition's turn goes on (:func:`execution.competition_top_up`); if this
+    """The competition's turn goes on (:func:`queue.competition_top_up`); if this
     fails, the reaper sends its waiting matches."""
     try:
-        execution.competition_top_up(match_id=match_id)
+        match_queue.competition_top_up(match_id=match_id)
     except execution.INFRASTRUCTURE_ERRORS as exc:
         log.warning("the matches after %s wait for the reaper: %s", match_id, exc)
 
@@ -90,7 +91,7 @@ def _give_back(match_id: int, claimed_by: str, fault: Exception, *, retries: int
 )
 def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     """Play the waiting matches of ``match_ids`` from position ``start`` on, one after
-    another (short matches share a task: :func:`execution.match_tasks`); returns each
+    another (short matches share a task: :func:`queue.match_tasks`); returns each
     tried match's outcome. While two or more wait it first sends one more such task, so
     that a free worker joins in; a round it closes is sent and played on here. After
     ``CARDROOM_TASK_BUDGET_S`` seconds the rest is sent again.
@@ -99,7 +100,7 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     ``match_run`` task of its own, as if it had been sent alone; a fault outside any
     match (the database gone) retries this task with backoff. A worker that stops
     (``tournaments.drain``) sends what is left again; the competition's matches that wait
-    for a turn are sent at the start and at the end (:func:`execution.competition_top_up`).
+    for a turn are sent at the start and at the end (:func:`queue.competition_top_up`).
     """
     if match_ids:
         _top_up(match_ids[0])
@@ -121,13 +122,13 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
             on_fault=retry_alone,
             budget_s=settings.CARDROOM_TASK_BUDGET_S,
             spread=spread,
-            send=execution.send_match_tasks,
+            send=match_queue.send_match_tasks,
         )
     except execution.INFRASTRUCTURE_ERRORS as exc:
         close_old_connections()
         raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     if drained.left:
-        execution.send_match_tasks(drained.left)
+        match_queue.send_match_tasks(drained.left)
     if match_ids:
         _top_up(match_ids[0])
     return {str(match_id): outcome for match_id, outcome in drained.outcomes.items()}
@@ -137,7 +138,7 @@ def _publish(task, args: list, **options) -> None:
     """Send ``task`` on the queue of its matches' kind; with the broker down, log it and go
     on."""
     first = args[0][0] if isinstance(args[0], list) else args[0]
-    queue = execution.match_queues([first]).get(first, settings.CARDROOM_MATCH_QUEUE)
+    queue = match_queue.match_queues([first]).get(first, settings.CARDROOM_MATCH_QUEUE)
     try:
         task.apply_async(args=args, queue=queue, **options)
     except BrokerError as exc:

@@ -36,16 +36,14 @@ def test_an_organiser_creates_a_competition(as_organiser):
 
 
 def test_a_competition_paces_its_matches_as_its_organiser_chose(as_organiser, monkeypatch):
-    from tournaments import services
+    from tournaments.services import play
 
     body = as_organiser.post("/api/competitions/", {**LEAGUE, "pace_ms": 25}, format="json")
     assert body.status_code == 201 and body.json()["pace_ms"] == 25
     competition = Competition.objects.get()
     seen = []
-    monkeypatch.setattr(
-        services, "play_match", lambda *a, time_control, **k: seen.append(time_control)
-    )
-    services._play(competition, [], 1, 1)
+    monkeypatch.setattr(play, "play_match", lambda *a, time_control, **k: seen.append(time_control))
+    play._play(competition, [], 1, 1)
     assert seen[0].pace_ms == 25
 
 
@@ -395,7 +393,7 @@ def test_progress_counts_matches_by_status(db):
         services.entry_create(
             competition=comp, bot=Bot.objects.create(name=f"p{i}", builtin="random")
         )
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     client = APIClient()
     before = client.get(f"/api/competitions/{comp.pk}/progress/").json()
     assert before["pending"] == 1 and before["done"] == 0 and before["competition"] == "running"

@@ -177,7 +177,7 @@ def test_a_downloaded_transcript_replays_same_for_the_bot_and_differently_for_a_
     passed(version, "money-jordan")
     competition = make_competition(variant="money-jordan", entries=1, games=2, duplicate=False)
     services.entry_create(competition=competition, bot=bot)
-    match = services.competition_start(competition=competition)[0]
+    match = services.competition_start(competition=competition, send=None)[0]
 
     assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
 

@@ -44,9 +44,10 @@ def knockout(format: str, entries: int = 8) -> object:
         kind = "greedy" if i % 2 == 0 else "random"
         bot = Bot.objects.create(name=f"{kind}-{i}", builtin=kind)
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)
     while match := competition.matches.filter(status=Match.Status.PENDING).order_by("id").first():
-        assert services.match_record_result(match=match, result=services.match_play(match=match))
+        result = services.match_play(match=match)
+        assert services.match_record_result(match=match, result=result, send=None)
     competition.refresh_from_db()
     assert competition.status == "finished"
     return competition

@@ -362,7 +362,7 @@ def competition_with_a_game(
     for i in range(3):
         bot = Bot.objects.create(name=f"replay-bot-{i}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)
     play_one(competition)
     return competition
 

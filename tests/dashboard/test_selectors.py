@@ -16,9 +16,8 @@ from tournaments.dashboard.selectors import (
     rounds_view,
 )
 from tournaments.events import worker_label
-from tournaments.execution import competition_progress
 from tournaments.models import Competition, Match, RatingEvent
-from tournaments.selectors import TREND_MATCHES, standings_for_competition
+from tournaments.selectors import TREND_MATCHES, competition_progress, standings_for_competition
 
 pytestmark = pytest.mark.django_db
 

@@ -80,7 +80,7 @@ def ladder(organiser, *, entries: int):
     for i in range(entries):
         bot = Bot.objects.create(name=f"ladder-bot-{i:02d}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)
     return competition
 
 

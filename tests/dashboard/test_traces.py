@@ -46,7 +46,7 @@ def world(db):
     for owner, name in ((alice, "alpha"), (bob, "bravo"), (None, "house")):
         bot = Bot.objects.create(owner=owner, name=name, builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)
     match = play_one(competition)
     match.seats.filter(entry__bot__name="alpha").update(log="whole log of alpha")
     for game in match.game_records.all():

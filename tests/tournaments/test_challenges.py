@@ -14,6 +14,7 @@ from tests.factories import builtin_version
 from tournaments import challenges, execution, selectors
 from tournaments.challenges import OpponentNotFound
 from tournaments.models import Challenge, Competition, Entry, Match, RatingEvent
+from tournaments.services import queue
 
 pytestmark = pytest.mark.django_db
 
@@ -233,7 +234,7 @@ def test_challenge_matches_go_to_the_challenge_queue(ada, learner):
     challenge = ask(learner, ada)
     ids = list(challenge.competition.matches.values_list("pk", flat=True))
 
-    assert set(execution.match_queues(ids).values()) == {"challenges"}
+    assert set(queue.match_queues(ids).values()) == {"challenges"}
 
 
 def test_a_cancelled_challenge_drops_its_matches_not_started(ada, ben, learner):

@@ -80,7 +80,7 @@ def nothing_recorded(comp: Competition) -> bool:
 def test_a_stopping_worker_finishes_the_match_it_plays_within_its_grace_period(start, slow_match):
     worker = start(CARDROOM_DRAIN_GRACE_S="120")
     comp = slow_match(games=1)
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     playing(comp)
 
     stop(worker)
@@ -95,7 +95,7 @@ def test_a_stopping_worker_finishes_the_match_it_plays_within_its_grace_period(s
 def test_a_stopping_worker_gives_back_the_match_it_cannot_finish_in_time(start, slow_match):
     worker = start(CARDROOM_DRAIN_GRACE_S="1")
     comp = slow_match(games=6)  # about half a minute
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     playing(comp)
 
     stop(worker)
@@ -116,7 +116,7 @@ def test_a_worker_killed_during_its_drain_loses_nothing(start, slow_match, setti
     # The lease outlives a game or two; the reaper (run here) requeues the match after it.
     worker = start(CARDROOM_DRAIN_GRACE_S="600", CARDROOM_MATCH_LEASE_S="10")
     comp = slow_match(games=6)
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     held = playing(comp)
 
     stop(worker)  # draining: the match plays on within its grace period...
@@ -151,7 +151,7 @@ def test_a_process_that_drains_interrupts_only_a_match_in_play():
 
 def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(monkeypatch):
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=comp, send=lambda ids: None)
+    services.competition_start(competition=comp, send=lambda ids: None)
     ids = list(comp.matches.order_by("id").values_list("pk", flat=True))
     cut = ids[1]
     play = services.match_play

@@ -33,7 +33,7 @@ def cup(organiser) -> Competition:
         services.entry_create(
             competition=comp, bot=Bot.objects.create(name=f"r{i}", builtin="random")
         )
-    execution.competition_launch(competition=comp, send=None)
+    services.competition_start(competition=comp, send=None)
     return comp
 
 
@@ -58,7 +58,7 @@ def test_a_failed_match_holds_its_round_until_it_is_played_again_then_the_cup_en
     assert comp.rounds.get(number=1).status == Round.Status.RUNNING
     assert not comp.rounds.filter(number=2).exists()  # held up
 
-    services.match_retry(match=failed, by=organiser)
+    services.match_retry(match=failed, by=organiser, send=None)
     failed.refresh_from_db()
     assert (failed.status, failed.attempts, failed.error) == ("pending", 0, "")
     play_everything(comp)

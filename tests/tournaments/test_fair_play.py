@@ -95,7 +95,11 @@ def _competition(organiser, bots, **extra):
 def _play_all(comp: Competition) -> list[tuple[int, ...]]:
     tables = []
     for _ in range(200):
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = (
+            comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
+            .order_by("id")
+            .first()
+        )
         if match is None:
             break
         tables.append(tuple(match.seats.order_by("seat").values_list("entry_id", flat=True)))

@@ -55,7 +55,7 @@ if "crasher" not in builtin.names():
 def test_a_bot_fault_is_a_result_not_a_retry():
     comp = make_competition(entries=1, variant="money-jordan", games=2, duplicate=False)
     services.entry_create(competition=comp, bot=Bot.objects.create(name="c", builtin="crasher"))
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
 
     assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
 
@@ -69,7 +69,7 @@ def test_a_bot_fault_is_a_result_not_a_retry():
 @pytest.mark.parametrize("error", [OSError("sandbox host gone"), OperationalError("db down")])
 def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch, error):
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     play, calls = services.match_play, []
 
     def flaky(*, match, **watching):
@@ -92,7 +92,7 @@ def test_an_infrastructure_fault_is_retried_and_not_charged_to_a_bot(monkeypatch
 def test_after_the_last_retry_the_match_fails_with_the_error(monkeypatch, settings):
     settings.CARDROOM_MATCH_MAX_RETRIES = 2
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
 
     def down(*, match, **watching):
         raise OSError("sandbox unavailable")
@@ -113,7 +113,7 @@ def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monke
     """Not the infrastructure's and not a bot's: failed with the error, where an organiser
     sees it, not left running until its lease expires (again and again)."""
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
 
     def broken(*, match, **watching):
         raise RuntimeError("a bug of the platform")
@@ -131,7 +131,7 @@ def test_an_unexpected_error_fails_the_match_at_once_instead_of_holding_it(monke
 def test_a_log_with_a_nul_byte_is_recorded_without_it(monkeypatch):
     """PostgreSQL's text columns refuse NUL: the recording keeps the rest of the log."""
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     play = services.match_play
 
     def noisy(*, match, **watching):
@@ -155,7 +155,7 @@ def test_a_worker_killed_mid_match_loses_and_doubles_nothing(workers):
     comp = make_competition(
         entries=6, games=150, variant="money-jordan", duplicate=False
     )  # 15 matches of a few tenths of a second
-    execution.competition_launch(competition=comp, send=first.send)
+    services.competition_start(competition=comp, send=first.send)
     wait_for(
         lambda: comp.matches.filter(status="done").count() >= 3
         and comp.matches.filter(status="running").exists(),
@@ -223,7 +223,7 @@ def test_a_broker_restarted_mid_run_loses_and_doubles_no_match(workers, private_
     comp = make_competition(
         entries=8, games=60, variant="money-jordan", duplicate=False
     )  # 28 matches in 7 rounds
-    execution.competition_launch(competition=comp, send=worker.send)
+    services.competition_start(competition=comp, send=worker.send)
     wait_for(lambda: comp.matches.filter(status="done").count() >= 2, 30, "first results")
 
     private_redis.stop()  # every queued message is lost with it

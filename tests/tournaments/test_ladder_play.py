@@ -37,7 +37,11 @@ def ladder(organiser, *, greedy: int, random: int, seed: int = 7) -> Competition
 def play(comp: Competition, matches: int) -> None:
     """Play and record ``matches`` matches in order (a ladder never runs out of them)."""
     for _ in range(matches):
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = (
+            comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
+            .order_by("id")
+            .first()
+        )
         assert services.match_record_result(match=match, result=services.match_play(match=match))
 
 

@@ -37,7 +37,11 @@ def _play_all(comp: Competition) -> dict[int, list[str]]:
     """Play every match to the end; the bots that played each match, in seat order."""
     players = {}
     for _ in range(100):
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = (
+            comp.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED])
+            .order_by("id")
+            .first()
+        )
         if match is None:
             break
         played = services.match_play(match=match)
@@ -108,12 +112,12 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
 def test_workers_claim_play_and_record_fixed_teams_to_the_end(organiser):
     comp = _maniglia(organiser, partnerships="fixed")
     teams = {team.pk: team for team in _teams(comp)}
-    services.competition_start(competition=comp, by=organiser)
+    services.competition_start(competition=comp, by=organiser, send=None)
     first = comp.matches.order_by("id").first()
-    claimed = execution.match_claim(match_id=first.pk, claimed_by="w1")
-    seats = [teams[s.entry_id] for s in claimed.claimed_seats]
+    claimed, claimed_seats = execution.match_claim_with_seats(match_id=first.pk, claimed_by="w1")
+    seats = [teams[s.entry_id] for s in claimed_seats]
     # The claim reads the bot at each seat: a team's partner at its side's second seat.
-    assert [s.bot_name for s in claimed.claimed_seats] == [
+    assert [s.bot_name for s in claimed_seats] == [
         str(seats[0].bot),
         str(seats[1].bot),
         str(seats[0].partner),
@@ -122,9 +126,10 @@ def test_workers_claim_play_and_record_fixed_teams_to_the_end(organiser):
     assert execution.match_record(
         match_id=first.pk,
         claimed_by="w1",
-        result=services.match_play(match=claimed),
+        result=services.match_play(match=claimed, claimed_seats=claimed_seats),
         send=None,
         match=claimed,
+        claimed_seats=claimed_seats,
     )
     for _ in range(10):
         pending = comp.matches.filter(status=Match.Status.PENDING).values_list("pk", flat=True)

@@ -9,7 +9,7 @@ from bots.models import Bot
 from tests.factories import make_user
 from tournaments import execution, services
 from tournaments.models import Competition, Match
-from tournaments.organise.services import competition_pause, competition_resume
+from tournaments.services import competition_pause, competition_resume
 
 pytestmark = pytest.mark.django_db
 
@@ -26,8 +26,7 @@ def running_tournament(organiser) -> Competition:
     for i in range(4):
         bot = Bot.objects.create(name=f"random-{i}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
-    execution.matches_enqueue(competition=competition, send=lambda ids: None)
+    services.competition_start(competition=competition, send=lambda ids: None)
     return competition
 
 
@@ -84,10 +83,9 @@ def test_a_round_that_ends_while_paused_is_followed_by_the_next_on_resume(
     assert competition.rounds.get().status == "finished"
     assert competition.rounds.count() == 1  # paused: nothing paired
 
-    competition_resume(competition=competition, by=olga)
     sent: list[int] = []
     with django_capture_on_commit_callbacks(execute=True):
-        execution.matches_enqueue(competition=competition, send=sent.extend)
+        competition_resume(competition=competition, by=olga, send=sent.extend)
 
     assert competition.rounds.count() == 2
     assert sorted(sent) == sorted(

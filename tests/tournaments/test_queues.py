@@ -23,8 +23,9 @@ from bots.models import Bot
 from bots.tasks import version_validate
 from tests.factories import builtin_version, enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
-from tournaments import challenges, events, execution, tasks
+from tournaments import challenges, events, services, tasks
 from tournaments.models import Challenge, Competition, Match, RatingEvent
+from tournaments.services import queue
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -69,10 +70,10 @@ def test_a_ladder_and_a_tournament_go_to_their_own_queues():
         games=2,
         duplicate=False,
     )
-    execution.competition_launch(competition=tournament, send=None)
-    execution.competition_launch(competition=ladder, send=None)
+    services.competition_start(competition=tournament, send=None)
+    services.competition_start(competition=ladder, send=None)
     ids = list(Match.objects.values_list("pk", flat=True))
-    queues = execution.match_queues(ids)
+    queues = queue.match_queues(ids)
     assert {queues[m.pk] for m in tournament.matches.all()} == {"matches"}
     assert {queues[m.pk] for m in ladder.matches.all()} == {"ladders"}
 
@@ -125,7 +126,7 @@ def test_a_competitions_matches_are_played_before_version_tests_and_validations_
         version_validate.apply_async(args=[missing], queue=names["validation"])
     # Then a round robin of four (three rounds of two matches, one message each).
     comp = make_competition(entries=4, games=20, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     worker = start()
     wait_for(lambda: finished(comp), 60, "the competition to finish")
     wait_for(lambda: len(taken(worker)) == 6 + 8, 30, "the users' work")
@@ -149,7 +150,7 @@ def test_a_competitions_matches_are_played_before_a_challenge_queued_earlier(sta
     assert challenge.competition.matches.filter(status="queued").count() == 2
     # Then a round robin of four (three rounds of two matches).
     comp = make_competition(entries=4, games=20, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     start()
 
     wait_for(lambda: finished(comp), 60, "the competition to finish")
@@ -171,14 +172,14 @@ def test_a_small_competition_progresses_while_a_big_one_has_a_large_backlog(star
     settings.CARDROOM_TASK_GAMES = 1
     settings.CARDROOM_COMPETITION_WINDOW = 4
     big = make_competition(entries=120, games=1, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=big)
+    services.competition_start(competition=big)
     waiting = big.matches.filter(status="queued")
     assert waiting.count() == 60
     assert waiting.filter(lease_until__isnull=False).count() == 4  # sent: its window
     small = make_competition(
         entries=4, games=1, variant="money-jordan", duplicate=False
     )  # a club's league: 3 rounds of 2
-    execution.competition_launch(competition=small)
+    services.competition_start(competition=small)
     start(CARDROOM_TASK_GAMES="1", CARDROOM_COMPETITION_WINDOW="4")
 
     wait_for(lambda: finished(small), 60, "the small competition to finish")
@@ -201,7 +202,7 @@ def test_the_reaper_runs_while_users_work_fills_every_worker_slot(start, kinds):
     lease = {"CARDROOM_MATCH_LEASE_S": "300"}
     busy = start("periodic", "competition", "ladder", "validation", "version-test", **lease)
     periodic = start("periodic", pool="solo", **lease)
-    execution.competition_launch(competition=comp)
+    services.competition_start(competition=comp)
     wait_for(lambda: comp.matches.filter(status="running").exists(), 30, "the match to start")
 
     tasks.matches_reap.apply_async(queue=names["periodic"])

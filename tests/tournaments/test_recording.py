@@ -11,13 +11,14 @@ import threading
 import uuid
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import OperationalError, connection, transaction
 
 from bots.models import Bot
 from tests.workers import SERVICES, assert_ratings_equal_a_recompute
 from tournaments import execution, recording, services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
-from tournaments.services import PlayedMatch
+from tournaments.services import PlayedMatch, rounds
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -47,7 +48,7 @@ def test_claiming_playing_and_recording_a_one_game_match_takes_2_statements(
     """The claim (which reads the seats to play) and the recording statement, each a
     transaction of its own; the round's other match waits, so the round needs no check."""
     comp = tournament(entries=4)
-    first, second = execution.competition_launch(competition=comp, send=None)
+    first, second = services.competition_start(competition=comp, send=None)
 
     with django_assert_num_queries(2):
         outcome = execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
@@ -65,14 +66,17 @@ def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, 
     """From the claim (the entries' ratings known): one statement, its own transaction.
     Without them: ``BEGIN``, the match with its games and seats, the ratings, ``COMMIT``."""
     comp = tournament(entries=2, games=3)
-    (match,) = execution.competition_launch(competition=comp, send=None)
-    match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
+    (match,) = services.competition_start(competition=comp, send=None)
+    match, seats = execution.match_claim_with_seats(match_id=match.pk, claimed_by="host/1/a")
     if not claimed:
         match = Match.objects.select_related("competition").get(pk=match.pk)
-    played = services.match_play(match=match)
+        seats = None
+    played = services.match_play(match=match, claimed_seats=seats)
 
     with django_assert_num_queries(1 if claimed else 4):
-        recorded = services.match_record_played(match=match, played=played, claimed_by="host/1/a")
+        recorded = services.match_record_played(
+            match=match, played=played, claimed_by="host/1/a", claimed_seats=seats
+        )
 
     assert recorded is not None
     standings = played.result.standings()
@@ -97,7 +101,7 @@ def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, 
 
 def test_a_refused_recording_writes_nothing():
     comp = tournament(entries=2)
-    (match,) = execution.competition_launch(competition=comp, send=None)
+    (match,) = services.competition_start(competition=comp, send=None)
     match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
     played = services.match_play(match=match)
 
@@ -111,7 +115,7 @@ def test_a_refused_recording_writes_nothing():
 
 def test_the_claim_is_one_statement_and_a_second_claim_gets_nothing(django_assert_num_queries):
     comp = tournament(entries=2)
-    (match,) = execution.competition_launch(competition=comp, send=None)
+    (match,) = services.competition_start(competition=comp, send=None)
 
     with django_assert_num_queries(1):
         claimed = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
@@ -125,13 +129,13 @@ def test_the_claim_is_one_statement_and_a_second_claim_gets_nothing(django_asser
 
 def test_a_result_is_a_typed_object_and_a_result_that_does_not_fit_changes_nothing():
     comp = tournament(entries=3)
-    match = execution.competition_launch(competition=comp, send=None)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     played = services.match_play(match=match)
     assert isinstance(played, PlayedMatch) and len(played.result.games) == 1
     assert played.versions == [None, None]
 
     played.result.players.append("a ghost")  # three players for a two-seat match
-    with pytest.raises(services.ValidationError):
+    with pytest.raises(ValidationError):
         services.match_record_result(match=match, result=played)
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING
@@ -162,18 +166,21 @@ def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order(claim
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=s, entry_id=e) for s, e in enumerate(pair)]
         )
+        seats = None
         if claimed:
-            match = execution.match_claim(match_id=match.pk, claimed_by="bench")
-            assert [s.entry_id for s in match.claimed_seats] == pair
+            match, seats = execution.match_claim_with_seats(match_id=match.pk, claimed_by="bench")
+            assert [s.entry_id for s in seats] == pair
         else:
             match = Match.objects.select_related("competition").get(pk=match.pk)
-        played.append((match, services.match_play(match=match)))
+        played.append((match, seats, services.match_play(match=match, claimed_seats=seats)))
     errors: list[BaseException] = []
 
     def record(share: list) -> None:
         try:
-            for match, result in share:
-                assert services.match_record_played(match=match, played=result, claimed_by="bench")
+            for match, seats, result in share:
+                assert services.match_record_played(
+                    match=match, played=result, claimed_by="bench", claimed_seats=seats
+                )
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
@@ -218,13 +225,17 @@ def test_a_result_rated_from_claimed_ratings_that_changed_is_rated_again_from_th
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=s, entry=e) for s, e in enumerate(pair)]
         )
-        claimed.append(execution.match_claim(match_id=match.pk, claimed_by="host/1/a"))
-    (first, second) = claimed
-    results = [services.match_play(match=m) for m in claimed]
-    assert services.match_record_played(match=first, played=results[0], claimed_by="host/1/a")
+        claimed.append(execution.match_claim_with_seats(match_id=match.pk, claimed_by="host/1/a"))
+    (first, first_seats), (second, second_seats) = claimed
+    results = [services.match_play(match=m, claimed_seats=s) for m, s in claimed]
+    assert services.match_record_played(
+        match=first, played=results[0], claimed_by="host/1/a", claimed_seats=first_seats
+    )
 
     with django_assert_num_queries(5):
-        assert services.match_record_played(match=second, played=results[1], claimed_by="host/1/a")
+        assert services.match_record_played(
+            match=second, played=results[1], claimed_by="host/1/a", claimed_seats=second_seats
+        )
 
     a.refresh_from_db()
     after_first = RatingEvent.objects.get(match=first, entry=a)
@@ -242,7 +253,7 @@ def test_the_last_result_of_a_round_closes_it_without_asking_whether_it_is_compl
     django_assert_max_num_queries,
 ):
     comp = tournament(entries=4)
-    first, second = execution.competition_launch(competition=comp, send=None)
+    first, second = services.competition_start(competition=comp, send=None)
     execution.match_execute(match_id=first.pk, claimed_by="host/1/t", send=None)
     queries: list[str] = []
 
@@ -262,18 +273,18 @@ def test_a_result_recorded_while_the_rounds_other_match_runs_checks_the_round_af
     """Two workers hold the last two matches of a round: each result sees the other match
     running, so each checks the round once committed; the second to commit closes it."""
     comp = tournament(entries=4)
-    first, second = execution.competition_launch(competition=comp, send=None)
-    held = [execution.match_claim(match_id=m.pk, claimed_by=f"host/{i}/t") for i, m in
-            enumerate((first, second))]  # fmt: skip
-    results = [services.match_play(match=m) for m in held]
+    first, second = services.competition_start(competition=comp, send=None)
+    held = [execution.match_claim_with_seats(match_id=m.pk, claimed_by=f"host/{i}/t")
+            for i, m in enumerate((first, second))]  # fmt: skip
+    results = [services.match_play(match=m, claimed_seats=s) for m, s in held]
 
-    assert execution.match_record(
-        match_id=first.pk, claimed_by="host/0/t", result=results[0], send=None, match=held[0]
-    )
-    assert comp.rounds.get(number=1).status == "running"
-    assert execution.match_record(
-        match_id=second.pk, claimed_by="host/1/t", result=results[1], send=None, match=held[1]
-    )
+    for i, match in enumerate((first, second)):
+        assert execution.match_record(
+            match_id=match.pk, claimed_by=f"host/{i}/t", result=results[i], send=None,
+            match=held[i][0], claimed_seats=held[i][1],
+        )  # fmt: skip
+        if i == 0:
+            assert comp.rounds.get(number=1).status == "running"
 
     assert comp.rounds.get(number=1).status == "finished"
     assert comp.rounds.get(number=2).matches.count() == 2
@@ -281,7 +292,7 @@ def test_a_result_recorded_while_the_rounds_other_match_runs_checks_the_round_af
 
 def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_reaper():
     comp = tournament(entries=4)
-    first, second = execution.competition_launch(competition=comp, send=None)
+    first, second = services.competition_start(competition=comp, send=None)
     for match in (first, second):  # recorded, but nobody got to close the round
         match = Match.objects.select_related("competition").get(pk=match.pk)
         services.match_record_played(match=match, played=services.match_play(match=match))
@@ -301,7 +312,7 @@ def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting():
     (pairing the next round under the round's lock) the second returns at once instead of
     waiting for that commit; when the first fails, the reaper closes the round."""
     comp = tournament(entries=4)
-    first, second = execution.competition_launch(competition=comp, send=None)
+    first, second = services.competition_start(competition=comp, send=None)
     for match in (first, second):  # recorded; the closing is what this test is about
         match = Match.objects.select_related("competition").get(pk=match.pk)
         services.match_record_played(match=match, played=services.match_play(match=match))
@@ -344,15 +355,15 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
     updates the competition's rating sequence, goes on meanwhile. Another pairing of the
     same competition, and a status change such as a pause, still wait for it."""
     comp = tournament(entries=4)
-    first, _ = execution.competition_launch(competition=comp, send=None)
-    match = execution.match_claim(match_id=first.pk, claimed_by="host/1/t")
-    played = services.match_play(match=match)
+    first, _ = services.competition_start(competition=comp, send=None)
+    match, seats = execution.match_claim_with_seats(match_id=first.pk, claimed_by="host/1/t")
+    played = services.match_play(match=match, claimed_seats=seats)
     pairing, release = threading.Event(), threading.Event()
 
     def pairer() -> None:
         try:
             with transaction.atomic():
-                services._locked_for_pairing(comp.pk)
+                rounds.locked_for_pairing(comp.pk)
                 pairing.set()
                 release.wait(30)
         finally:
@@ -365,10 +376,11 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '3s'")
         recorded = execution.match_record(
-            match_id=first.pk, claimed_by="host/1/t", result=played, send=None, match=match
-        )
+            match_id=first.pk, claimed_by="host/1/t", result=played, send=None, match=match,
+            claimed_seats=seats,
+        )  # fmt: skip
         for wait in (
-            lambda: services._locked_for_pairing(comp.pk),
+            lambda: rounds.locked_for_pairing(comp.pk),
             lambda: services.competition_pause(competition=comp),
         ):
             with pytest.raises(OperationalError, match="lock timeout"), transaction.atomic():
@@ -388,7 +400,7 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
     with transaction.atomic():  # the pairing is over: the next one goes at once
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '1s'")
-        assert services._locked_for_pairing(comp.pk).status == Competition.Status.RUNNING
+        assert rounds.locked_for_pairing(comp.pk).status == Competition.Status.RUNNING
 
 
 def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_the_same(
@@ -397,7 +409,7 @@ def test_a_recording_whose_commit_was_lost_leaves_the_match_to_be_played_again_t
     """The worker's commits do not wait for the disk (synchronous_commit off): a result
     lost with its commit must leave the match held under its lease, to be replayed."""
     comp = tournament(entries=2)
-    (match,) = execution.competition_launch(competition=comp, send=None)
+    (match,) = services.competition_start(competition=comp, send=None)
     lost: list[tuple[str, list]] = []
     store = recording.match_store_rated
 
@@ -451,7 +463,7 @@ def test_the_claim_and_the_recording_are_prepared_statements_unless_switched_off
     switched off (for a pooler that cannot keep them) the same writes are sent as text."""
     settings.CARDROOM_PREPARED_STATEMENTS = prepared
     comp = tournament(entries=6)
-    matches = execution.competition_launch(competition=comp, send=None)
+    matches = services.competition_start(competition=comp, send=None)
     connection.close()  # a fresh connection: nothing prepared yet
 
     for match in matches:

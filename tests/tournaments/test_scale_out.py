@@ -33,7 +33,7 @@ from tests.workers import (
     redis_url,
     wait_for,
 )
-from tournaments import execution, services, tasks
+from tournaments import services, tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -158,7 +158,7 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
         a.send_own(tasks.match_run, ids[0::2])
         b.send_own(tasks.match_run, ids[1::2])
 
-    execution.competition_launch(competition=competition, send=hand_out)
+    services.competition_start(competition=competition, send=hand_out)
     wait_for(lambda: finished(competition), 120, "the competition to finish")
 
     assert_recorded_exactly_once(competition)

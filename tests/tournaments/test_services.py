@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot
-from tests.factories import builtin_bots, make_competition, passed, play_all
+from tests.factories import WAITING, builtin_bots, make_competition, passed, play_all
 from tournaments import selectors, services
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.ratings import Rating, rate_game
@@ -129,7 +129,7 @@ def test_a_bracket_the_entries_cannot_fill_is_refused_at_the_start(organiser):
 
 def test_ladder_keeps_scheduling_until_closed(organiser):
     comp = make_competition(organiser, kind="ladder", format="ladder", entries=5)
-    services.competition_start(competition=comp)
+    services.competition_start(competition=comp, send=None)
     assert len(play_all(comp, limit=6)) == 6
     assert comp.matches.filter(status=Match.Status.PENDING).exists()
     services.competition_close(competition=comp, by=organiser)
@@ -184,7 +184,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
     from bots.models import BotVersion
 
     comp = make_competition(organiser, kind="ladder", format="ladder", entries=3)
-    services.competition_start(competition=comp)
+    services.competition_start(competition=comp, send=None)
     author = Bot.objects.create(owner=organiser, name="mine")
     v1, v2 = (
         BotVersion.objects.create(
@@ -196,7 +196,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
     entry = comp.matches.order_by("id").first().seats.get(seat=0).entry
     played = 0
     while played < 2:
-        match = comp.matches.filter(status=Match.Status.PENDING).order_by("id").first()
+        match = comp.matches.filter(status__in=WAITING).order_by("id").first()
         result = services.match_play(match=match)
         seat = match.seats.filter(entry=entry).values_list("seat", flat=True).first()
         if seat is not None:

@@ -23,6 +23,7 @@ from tests.workers import (
 )
 from tournaments import execution, services, tasks
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
+from tournaments.services import queue
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -44,7 +45,7 @@ def snapshot(comp: Competition) -> tuple:
 
 def test_the_same_task_delivered_twice_plays_the_match_once():
     comp = make_competition(entries=3, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     assert tasks.match_run.apply(args=[match.pk]).get() == execution.RECORDED
     before = snapshot(comp)
     assert tasks.match_run.apply(args=[match.pk]).get() == execution.SKIPPED
@@ -55,7 +56,7 @@ def test_the_same_task_delivered_twice_plays_the_match_once():
 
 def test_a_live_lease_cannot_be_claimed_twice():
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     assert execution.match_claim(match_id=match.pk, claimed_by="a") is not None
     assert execution.match_claim(match_id=match.pk, claimed_by="b") is None
     match.refresh_from_db()
@@ -64,7 +65,7 @@ def test_a_live_lease_cannot_be_claimed_twice():
 
 def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     assert execution.match_claim(match_id=match.pk, claimed_by="stale") is not None
     result = services.match_play(match=match)
     Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
@@ -83,7 +84,7 @@ def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
 def test_rounds_advance_by_themselves_and_new_matches_are_sent_after_commit():
     comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     sent: list[int] = []
-    execution.competition_launch(competition=comp, send=sent.extend)
+    services.competition_start(competition=comp, send=sent.extend)
     assert sorted(sent) == sorted(comp.matches.values_list("pk", flat=True))
     played = 0
     while played < len(sent):  # a worker that runs what was sent, in order
@@ -102,14 +103,14 @@ def test_nothing_is_sent_when_the_transaction_rolls_back():
         from django.db import transaction
 
         with transaction.atomic():
-            execution.competition_launch(competition=comp, send=sent.extend)
+            services.competition_start(competition=comp, send=sent.extend)
             raise RuntimeError("rolled back")
     assert sent == [] and not comp.matches.exists()
 
 
 def test_the_reaper_requeues_expired_leases_and_queues_forgotten_matches():
     comp = make_competition(entries=6, variant="money-jordan", games=2, duplicate=False)
-    expired, live, pending = services.competition_start(competition=comp)
+    expired, live, pending = services.competition_start(competition=comp, send=None)
     execution.match_claim(match_id=expired.pk, claimed_by="dead", lease_s=-1)
     execution.match_claim(match_id=live.pk, claimed_by="alive")
     sent: list[int] = []
@@ -127,7 +128,7 @@ def test_the_reaper_requeues_expired_leases_and_queues_forgotten_matches():
 def test_the_reaper_fails_a_match_whose_worker_keeps_dying(settings):
     settings.CARDROOM_MATCH_MAX_ATTEMPTS = 2
     comp = make_competition(entries=2, variant="money-jordan", games=2, duplicate=False)
-    match = services.competition_start(competition=comp)[0]
+    match = services.competition_start(competition=comp, send=None)[0]
     for _ in range(2):
         execution.match_claim(match_id=match.pk, claimed_by="dies", lease_s=-1)
     reaped = execution.matches_reap(send=lambda ids: None)
@@ -140,7 +141,7 @@ def test_an_idle_ladder_gets_a_new_batch_from_the_reaper():
     comp = make_competition(
         entries=4, format="ladder", kind="ladder", variant="money-jordan", games=2, duplicate=False
     )
-    execution.competition_launch(competition=comp, send=None)
+    services.competition_start(competition=comp, send=None)
     comp.matches.all().delete()  # as if the last batch had been closed
     sent: list[int] = []
     reaped = execution.matches_reap(send=sent.extend)
@@ -152,7 +153,7 @@ def test_a_ladder_batch_with_a_failed_match_closes_and_pairs_the_next_at_once():
     comp = make_competition(
         entries=4, games=1, format="ladder", kind="ladder", variant="money-jordan", duplicate=False
     )
-    first = execution.competition_launch(competition=comp, send=None)
+    first = services.competition_start(competition=comp, send=None)
     stuck = execution.match_claim(match_id=first[0].pk, claimed_by="w")
     execution.match_fail(match_id=stuck.pk, claimed_by="w", error="a bot without a version")
     for match in first[1:]:
@@ -177,7 +178,7 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monk
     comp = make_competition(
         entries=4, format="ladder", kind="ladder", variant="money-jordan", games=2, duplicate=False
     )
-    batch = execution.competition_launch(competition=comp, send=None)
+    batch = services.competition_start(competition=comp, send=None)
     for match in batch:
         services.match_record_result(match=match, result=services.match_play(match=match))
     assert not comp.matches.exclude(status=Match.Status.DONE).exists()  # not paired at once
@@ -209,7 +210,7 @@ def test_run_competition_inline_plays_to_the_final_standings(capsys):
 def test_a_worker_runs_a_competition_to_its_final_standings(workers, capsys):
     worker = workers()
     comp = make_competition(entries=6, games=4, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=comp, send=worker.send)
+    services.competition_start(competition=comp, send=worker.send)
     call_command("run_competition", str(comp.pk), "--follow", "--interval", "0.2")
     out = capsys.readouterr().out
     assert_recorded_exactly_once(comp)  # 5 rounds, each paired and sent by the worker
@@ -221,7 +222,7 @@ def test_a_worker_runs_a_competition_to_its_final_standings(workers, capsys):
 def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
     workers()
     comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
-    services.competition_start(competition=comp)  # pending, never sent
+    services.competition_start(competition=comp, send=None)  # pending, never sent
     wait_for(lambda: finished(comp), 30, "the competition to finish")
     assert_recorded_exactly_once(comp)
 
@@ -231,7 +232,7 @@ def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
 
 def _first_round(comp: Competition) -> list[int]:
     sent: list[int] = []
-    execution.competition_launch(competition=comp, send=sent.extend)
+    services.competition_start(competition=comp, send=sent.extend)
     return sent
 
 
@@ -240,27 +241,27 @@ def test_a_round_of_short_matches_goes_out_as_one_list(games):
     comp = make_competition(entries=8, games=games, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     assert len(ids) == 4
-    assert execution.match_tasks(ids) == [("tournaments.matches_run", [ids, 0])]
+    assert queue.match_tasks(ids) == [("tournaments.matches_run", [ids, 0])]
 
 
 def test_matches_of_twenty_games_or_more_get_a_task_each(settings):
     comp = make_competition(entries=8, games=20, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
-    assert execution.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
+    assert queue.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
     settings.CARDROOM_TASK_GAMES = 1
     short = make_competition(entries=4, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(short)
-    assert execution.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
+    assert queue.match_tasks(ids) == [("tournaments.match_run", [i]) for i in ids]
 
 
 def test_lists_hold_one_competition_and_a_bounded_number_of_ids(monkeypatch):
-    monkeypatch.setattr(execution, "TASK_LIST_MAX", 3)
+    monkeypatch.setattr(queue, "TASK_LIST_MAX", 3)
     one, two = (
         make_competition(entries=8, games=1, variant="money-jordan", duplicate=False),
         make_competition(entries=4, games=1, variant="money-jordan", duplicate=False),
     )
     first, second = _first_round(one), _first_round(two)
-    assert execution.match_tasks(first + second) == [
+    assert queue.match_tasks(first + second) == [
         ("tournaments.matches_run", [first[:3], 0]),
         ("tournaments.match_run", first[3:]),
         ("tournaments.matches_run", [second, 0]),
@@ -281,7 +282,7 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
         tasks.matches_run, "apply_async", lambda args, **options: spread.append(args)
     )
     sent: list[list[int]] = []
-    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: sent.append(list(ids)))
+    monkeypatch.setattr(queue, "send_match_tasks", lambda ids: sent.append(list(ids)))
 
     outcomes = tasks.matches_run.apply(args=[ids, 2]).get()
 
@@ -309,7 +310,7 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
     ids = _first_round(comp)
     assert len(ids) == 8
     claims: list[int] = []
-    claim = execution.match_claim
+    claim = execution.match_claim_with_seats
 
     def counted(*, match_id, claimed_by, lease_s=None):
         if claimed_by == "w":
@@ -319,7 +320,7 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
                     assert claim(match_id=taken, claimed_by="other") is not None
         return claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
 
-    monkeypatch.setattr(execution, "match_claim", counted)
+    monkeypatch.setattr(execution, "match_claim_with_seats", counted)
     drained = execution.matches_execute(
         match_ids=ids,
         start=0,
@@ -353,14 +354,14 @@ def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypat
     schedule = make_competition(
         entries=8, games=1, variant="money-jordan", duplicate=False
     )  # the same round robin, played plainly
-    services.competition_start(competition=schedule)
+    services.competition_start(competition=schedule, send=None)
     play_all(schedule)
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     held = execution.match_claim(match_id=ids[0], claimed_by="another worker")
     monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
     sent: list[list[int]] = []
-    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: sent.append(list(ids)))
+    monkeypatch.setattr(queue, "send_match_tasks", lambda ids: sent.append(list(ids)))
 
     outcomes = tasks.matches_run.apply(args=[ids, 1]).get()
 
@@ -399,9 +400,8 @@ def test_a_list_that_runs_dry_joins_the_round_another_worker_paired_ahead():
     for match_id in ids[1:]:
         execution.match_execute(match_id=match_id, claimed_by="w", send=None)
     first = comp.rounds.get()
-    second = [m.pk for m in services.round_pair_ahead(round_id=first.pk)]
+    second = [m.pk for m in services.round_pair_ahead(round_id=first.pk, send=lambda ids: None)]
     assert len(second) == 4
-    execution.matches_enqueue(competition=comp, send=lambda ids: None)
     execution.match_claim(match_id=second[1], claimed_by="another worker")
     execution.match_release(
         match_id=second[1], claimed_by="another worker", error="sandbox gone", retry_in_s=60
@@ -459,24 +459,24 @@ def test_a_round_is_paired_ahead_only_in_a_round_robin_and_only_once_none_waits(
     for match_id in ids[1:]:
         execution.match_execute(match_id=match_id, claimed_by="w", send=None)
     first = comp.rounds.get()
-    assert services.round_pair_ahead(round_id=first.pk) == []  # Swiss pairs on results
+    assert services.round_pair_ahead(round_id=first.pk, send=None) == []  # Swiss pairs on results
     robin = make_competition(entries=6, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(robin)
     execution.match_claim(match_id=ids[0], claimed_by="w")
     first = robin.rounds.get()
-    assert services.round_pair_ahead(round_id=first.pk) == []  # two matches still wait
+    assert services.round_pair_ahead(round_id=first.pk, send=None) == []  # two matches still wait
     for match_id in ids[1:]:
         execution.match_execute(match_id=match_id, claimed_by="w", send=None)
-    paired = services.round_pair_ahead(round_id=first.pk)
+    paired = services.round_pair_ahead(round_id=first.pk, send=None)
     assert len(paired) == 3 and robin.rounds.count() == 2
-    assert services.round_pair_ahead(round_id=first.pk) == []  # once
+    assert services.round_pair_ahead(round_id=first.pk, send=None) == []  # once
     second = robin.rounds.get(number=2)
-    assert services.round_pair_ahead(round_id=second.pk) == []  # round 1 still plays
+    assert services.round_pair_ahead(round_id=second.pk, send=None) == []  # round 1 still plays
 
 
 def test_a_list_task_past_its_budget_sends_the_rest_again(settings, monkeypatch):
     sent: list[int] = []
-    monkeypatch.setattr(execution, "send_match_tasks", sent.extend)
+    monkeypatch.setattr(queue, "send_match_tasks", sent.extend)
     monkeypatch.setattr(tasks.matches_run, "apply_async", lambda args, **options: None)
     settings.CARDROOM_TASK_BUDGET_S = 0
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
@@ -497,7 +497,7 @@ def test_a_list_plays_on_when_the_broker_refuses_its_extra_task(monkeypatch, cap
         raise OperationalError("connection refused")
 
     monkeypatch.setattr(tasks.matches_run, "apply_async", broker_down)
-    monkeypatch.setattr(execution, "send_match_tasks", lambda ids: None)
+    monkeypatch.setattr(queue, "send_match_tasks", lambda ids: None)
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
 
@@ -542,7 +542,7 @@ def test_two_workers_share_the_lists_of_a_competition_of_short_matches(workers):
     env = {"CARDROOM_TASK_LOG_LEVEL": "INFO"}
     a, b = workers(concurrency=1, env=env), workers(concurrency=1, env=env)
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
-    execution.competition_launch(competition=comp, send=a.send)
+    services.competition_start(competition=comp, send=a.send)
     wait_for(lambda: finished(comp), 60, "the competition to finish")
     assert_recorded_exactly_once(comp)  # 7 rounds of 4
     assert_ratings_equal_a_recompute(comp)

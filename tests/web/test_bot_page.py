@@ -28,7 +28,7 @@ def test_the_bot_page_counts_its_matches_ratings_and_opponents():
     )
     for bot in [mine, *others]:
         services.entry_create(competition=cup, bot=bot)
-    services.competition_start(competition=cup)
+    services.competition_start(competition=cup, send=None)
     play_all(cup)
 
     html = Client().get(reverse("bots-web:bot-detail", args=[mine.pk])).content.decode()

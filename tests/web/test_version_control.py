@@ -62,7 +62,7 @@ def ladder_with(bot: Bot, by) -> Competition:
     )
     services.entry_create(competition=ladder, bot=bot, by=by)
     services.entry_create(competition=ladder, bot=greedy)
-    execution.competition_launch(competition=ladder, send=None)
+    services.competition_start(competition=ladder, send=None)
     return ladder
 
 

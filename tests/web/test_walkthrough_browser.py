@@ -181,7 +181,7 @@ def running_ladder() -> int:
     """A public ladder of two built-in random bots, running (its batches are paired by
     the worker's reaper)."""
     from bots.models import Bot
-    from tournaments import execution, services
+    from tournaments import services
 
     olga = make_user("olga", organiser=True)
     ladder = services.competition_create(
@@ -198,7 +198,7 @@ def running_ladder() -> int:
         services.entry_create(
             competition=ladder, bot=Bot.objects.create(name=name, builtin="random")
         )
-    execution.competition_launch(competition=ladder, by=olga)
+    services.competition_start(competition=ladder, by=olga)
     return ladder.pk
 
 

@@ -28,7 +28,7 @@ import games
 from bots.referee.transcript import MEDIA_TYPE
 from config.api import ApiDefaults, Conflict
 from config.filters import FilterSet, IntegerFilter, id_filter
-from tournaments import execution, selectors, services, transcripts
+from tournaments import selectors, services, transcripts
 from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
     CollusionReportSerializer,
@@ -189,12 +189,12 @@ class CompetitionViewSet(
     def start(self, request: Request, pk: str) -> Response:
         """Close entries, pair the first round and queue its matches (drafts only).
 
-        The same door as ``manage.py run_competition`` and the demo
-        (``execution.competition_launch``): the first matches go to the workers
+        The same door as ``manage.py run_competition``, the organise page and the
+        demo (``services.competition_start``): the first matches go to the workers
         when the start commits.
         """
         competition = self.get_object()
-        execution.competition_launch(competition=competition, by=request.user)
+        services.competition_start(competition=competition, by=request.user)
         return self._detail(competition)
 
     @extend_schema(
@@ -228,9 +228,7 @@ class CompetitionViewSet(
         """Run a paused competition again; its pending matches go to the workers
         when the resume commits."""
         competition = self.get_object()
-        with transaction.atomic():
-            services.competition_resume(competition=competition, by=request.user)
-            execution.matches_enqueue(competition=competition)
+        services.competition_resume(competition=competition, by=request.user)
         return self._detail(competition)
 
     @extend_schema(request=None, responses={200: CompetitionDetailSerializer})
@@ -567,10 +565,7 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         """Play a failed match again (its competition's organisers): it goes to the
         workers when this commits, and its round goes on once it is recorded."""
         match = self.get_object()
-        with transaction.atomic():
-            match = services.match_retry(match=match, by=request.user)
-            if match.competition.status == Competition.Status.RUNNING:
-                execution.matches_enqueue(competition=match.competition)
+        match = services.match_retry(match=match, by=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
 
     @extend_schema(

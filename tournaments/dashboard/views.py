@@ -38,6 +38,7 @@ from tournaments.dashboard.selectors import (
 )
 from tournaments.dashboard.words import competition_status_words
 from tournaments.models import Competition, GameRecord, Match
+from tournaments.permissions import can_manage
 from tournaments.ratings.tiebreaks import describe_chain
 from tournaments.selectors import (
     competitions_visible_to,
@@ -48,7 +49,6 @@ from tournaments.selectors import (
     standings_export,
     trace_readers,
 )
-from tournaments.services import can_manage
 from tournaments.transcripts import transcript_seats
 
 #: The dashboard lists this many competitions, newest first.

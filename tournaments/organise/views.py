@@ -26,12 +26,15 @@ from bots.models import Bot
 from bots.selectors import bots_playing
 from bots.web import once, words
 from bots.web.forms import add_service_errors
-from tournaments import execution, pairing, services
+from tournaments import pairing, services
 from tournaments.models import Competition, Match
-from tournaments.organise import services as organise_services
 from tournaments.organise.forms import CompetitionForm, EntryAddForm, NextSeasonForm
-from tournaments.permissions import is_organiser
-from tournaments.selectors import collusion_report_for_competition, competitions_visible_to
+from tournaments.permissions import can_manage, is_organiser
+from tournaments.selectors import (
+    collusion_report_for_competition,
+    competition_progress,
+    competitions_visible_to,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = frozenset({"organise.js"})
@@ -105,7 +108,7 @@ def _form_errors(form: CompetitionForm, error: ValidationError) -> None:
 def _competition(request: HttpRequest, competition_id: int) -> Competition:
     """The competition if the user runs it; 404 if they may not see it, 403 otherwise."""
     competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
-    if not services.can_manage(competition=competition, user=request.user):
+    if not can_manage(competition=competition, user=request.user):
         raise PermissionDenied("Only this competition's organisers may change it.")
     return competition
 
@@ -141,7 +144,7 @@ def _competition_page(
     )
     if competition.fixed_teams:  # nor a bot that is a team's partner already
         bots = bots.exclude(partnered_entries__competition=competition)
-    progress = execution.competition_progress(competition=competition)
+    progress = competition_progress(competition=competition)
     context = {
         "competition": competition,
         "status_words": words.competition_status(competition.shown_status),
@@ -197,10 +200,7 @@ def match_retry(request: HttpRequest, competition_id: int, match_id: int) -> Htt
     match = get_object_or_404(competition.matches, pk=match_id)
 
     def retry() -> None:
-        with transaction.atomic():
-            services.match_retry(match=match, by=request.user)
-            if competition.status == Competition.Status.RUNNING:
-                execution.matches_enqueue(competition=competition)
+        services.match_retry(match=match, by=request.user)
 
     return _page_action(request, competition, retry, "#failed")
 
@@ -321,17 +321,15 @@ def _page_action(
 
 
 def _act(action: str, competition: Competition, user) -> None:
-    """The service of ``action``; starting and resuming queue the pending matches."""
+    """The one service of ``action`` (starting and resuming queue the matches themselves)."""
     if action == "start":
         services.competition_start(competition=competition, by=user)
     elif action == "pause":
-        organise_services.competition_pause(competition=competition, by=user)
+        services.competition_pause(competition=competition, by=user)
     elif action == "resume":
-        organise_services.competition_resume(competition=competition, by=user)
+        services.competition_resume(competition=competition, by=user)
     else:
         services.competition_close(competition=competition, by=user)
-    if action in ("start", "resume"):
-        execution.matches_enqueue(competition=competition)
 
 
 @login_required

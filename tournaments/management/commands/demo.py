@@ -358,7 +358,7 @@ class Command(BaseCommand):
             call_command("run_competition", str(competition.pk), "--inline", stdout=io.StringIO())
         else:
             self.stdout.write(f"worker ready (pid {worker.pid}); playing through Celery")
-            execution.competition_launch(competition=competition)
+            services.competition_start(competition=competition)
             self._follow(competition, worker, deadline=started + opts["timeout"])
         competition.refresh_from_db()
         if competition.status != Competition.Status.FINISHED:
@@ -375,7 +375,7 @@ class Command(BaseCommand):
     def _follow(self, competition: Competition, worker: Child, deadline: float) -> None:
         shown = None
         while True:
-            row = execution.competition_progress(competition=competition)
+            row = selectors.competition_progress(competition=competition)
             line = (
                 f"  {row[Match.Status.DONE]}/{row['schedule']['total']} matches done, "
                 f"{row[Match.Status.RUNNING]} running, {row[Match.Status.FAILED]} failed"
@@ -529,7 +529,7 @@ class Command(BaseCommand):
                     created_by=admin,
                 )
             if current.status == Competition.Status.DRAFT:
-                execution.competition_launch(competition=current)
+                services.competition_start(competition=current)
             current.refresh_from_db()
             out.append(current)
         # The installation's open ladders (``manage.py ladders ensure``): where a new

@@ -12,7 +12,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import execution, ladders
+from tournaments import ladders
+from tournaments.services import queue
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        send = None if opts["pending"] else execution.send_match_tasks
+        send = None if opts["pending"] else queue.send_match_tasks
         try:
             made = ladders.standing_ladders_ensure(send=send)
         except ValidationError as exc:

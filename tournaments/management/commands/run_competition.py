@@ -14,10 +14,12 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import execution, selectors
+from tournaments import execution, selectors, services
 from tournaments.dashboard.words import move_words
 from tournaments.models import Competition, Match
 from tournaments.ratings import tiebreaks
+from tournaments.selectors import competition_progress
+from tournaments.services import queue
 
 BAR = 30
 
@@ -44,16 +46,16 @@ class Command(BaseCommand):
         inline = opts["inline"]
         try:
             if competition.status == Competition.Status.DRAFT:
-                execution.competition_launch(
-                    competition=competition, send=None if inline else execution.send_match_tasks
+                services.competition_start(
+                    competition=competition, send=None if inline else queue.send_match_tasks
                 )
                 self.stdout.write(f"started {competition} ({competition.format})")
             elif competition.status == Competition.Status.RUNNING and not inline:
-                execution.matches_enqueue(competition=competition)
+                queue.matches_enqueue(competition=competition)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         self.started = time.monotonic()
-        self.games_at_start = execution.competition_progress(competition=competition)["games"]
+        self.games_at_start = competition_progress(competition=competition)["games"]
         try:
             if inline:
                 self._run_inline(competition, opts["max_matches"], opts["interval"])
@@ -97,7 +99,7 @@ class Command(BaseCommand):
             time.sleep(interval)
 
     def _show(self, competition: Competition) -> dict:
-        row = execution.competition_progress(competition=competition)
+        row = competition_progress(competition=competition)
         done, total = row[Match.Status.DONE], row["schedule"]["total"] or 1
         seconds = max(time.monotonic() - self.started, 1e-9)
         rate = (row["games"] - self.games_at_start) / seconds
