@@ -180,10 +180,12 @@ def make_competition(
     entries: int = 0,
     builtin: str = "random",
     start: bool = False,
+    prefix: str = "",
     **settings,
 ) -> Competition:
     """A competition created by ``by`` (None: by the site) through the services, with
-    ``entries`` built-in ``builtin`` bots entered, started when ``start``; ``settings``
+    ``entries`` built-in ``builtin`` bots entered (named ``<prefix><builtin>-<i>``),
+    started when ``start``; ``settings``
     are ``competition_create``'s other arguments. By default a draft round robin of
     manni-basic (three seats a table) of three games a match."""
     competition = services.competition_create(
@@ -195,7 +197,7 @@ def make_competition(
         games_per_match=games,
         **settings,
     )
-    enter_builtins(competition, entries, builtin)
+    enter_builtins(competition, entries, builtin, prefix=prefix)
     if start:  # its matches stay pending: the tests play them (play_one)
         services.competition_start(competition=competition, send=None)
     return competition

@@ -236,7 +236,7 @@ def test_comparing_entries_of_a_private_competition_on_a_public_page_is_refused(
     olga = make_user("olga", organiser=True)
     public = make_competition(olga, name="Open night", entries=3, games=3, start=True)
     hidden = make_competition(
-        olga, name="Secret club", is_public=False, entries=3, games=3, start=True
+        olga, name="Secret club", is_public=False, entries=3, games=3, start=True, prefix="secret-"
     )
     a, b = hidden.entries.order_by("id")[:2]
 
