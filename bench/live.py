@@ -304,7 +304,7 @@ def make_competition(tag: str, entries: int, games: int = 1):
     for i in range(entries):
         bot = Bot.objects.create(name=f"bench-live-{tag}-{i}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)  # played here
     return competition
 
 
@@ -329,7 +329,7 @@ def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], 
         with transaction.atomic():
             # Registered before the service's own hook: runs first, right after COMMIT.
             transaction.on_commit(lambda pk=match.pk: stamps.__setitem__(pk, time.time()))
-            services.match_record_result(match=match, result=result)
+            services.match_record_result(match=match, result=result, send=None)
     return stamps, time.monotonic() - started
 
 

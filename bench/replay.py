@@ -63,7 +63,7 @@ def make_game(tag: str) -> int:
     for i in range(2):
         bot = Bot.objects.create(name=f"bench-replay-{tag}-{i}", builtin="random")
         services.entry_create(competition=competition, bot=bot)
-    services.competition_start(competition=competition)
+    services.competition_start(competition=competition, send=None)  # nothing is played
     match = competition.matches.order_by("id").first()
     record = long_record()
     state = games.replay(record)
