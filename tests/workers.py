@@ -126,16 +126,7 @@ class Worker:
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             argv += ["-B", "-s", str(self.tmp / f"{name}-beat")]
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(
-                argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while b" ready." not in self.log.read_bytes():
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, "worker not ready: " + self.log.read_text()[-3000:]
-            time.sleep(0.1)
+        self.proc = start_ready(argv, cwd=ROOT, env=self.env, log=self.log)
         return self
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
@@ -152,6 +143,21 @@ class Worker:
         with tasks.match_run.app.connection_for_write(self.broker) as conn:
             for match_id in ids:
                 tasks.match_run.apply_async(args=[match_id], queue=self.queues[0], connection=conn)
+
+
+def start_ready(argv: list[str], *, cwd: Path, env: dict, log: Path) -> subprocess.Popen:
+    """Start the Celery worker ``argv`` in a session of its own, its output in ``log``,
+    and wait (30 s at most) until it says it is ready."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    deadline = time.monotonic() + 30
+    while b" ready." not in log.read_bytes():
+        assert proc.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, "worker not ready: " + log.read_text()[-3000:]
+        time.sleep(0.1)
+    return proc
 
 
 def wait_for(predicate, timeout: float, what: str):

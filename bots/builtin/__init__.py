@@ -37,6 +37,11 @@ def register(name: str, factory: Callable[[int], Bot]) -> None:
     _FACTORIES[name] = factory
 
 
+def unregister(name: str) -> None:
+    """Remove a built-in added by :func:`register` (a test's own player, after the test)."""
+    _FACTORIES.pop(name, None)
+
+
 def names() -> list[str]:
     return sorted(_FACTORIES)
 

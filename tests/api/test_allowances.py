@@ -11,19 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from bots import allowances
 from bots.models import Bot, BotVersion, UserAllowance
-from tests.factories import make_bot, make_competition, passed
+from tests.factories import FIRST_LEGAL_BOT, make_bot, make_competition, passed
 from tournaments.models import Entry, VersionTest
 
 pytestmark = pytest.mark.django_db
-
-FIRST_LEGAL_BOT = b"""import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "hello":
-        print(json.dumps({"ready": True}), flush=True)
-    elif message.get("type") == "act":
-        print(json.dumps({"action": message["legal"][0]}), flush=True)
-"""
 
 
 def upload(client, bot_id: int, content: bytes = FIRST_LEGAL_BOT):

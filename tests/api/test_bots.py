@@ -10,20 +10,9 @@ from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
 from tests.api.conftest import results
-from tests.factories import make_bot
+from tests.factories import FIRST_LEGAL_BOT, make_bot
 
 pytestmark = pytest.mark.django_db
-
-FIRST_LEGAL_BOT = b"""import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "hello":
-        print(json.dumps({"ready": True}), flush=True)
-    elif message.get("type") == "act":
-        print(json.dumps({"action": message["legal"][0]}), flush=True)
-    elif message.get("type") == "bye":
-        break
-"""
 
 
 def upload(client, bot_id: int, name: str = "bot.py", content: bytes = FIRST_LEGAL_BOT):

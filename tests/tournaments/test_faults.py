@@ -45,8 +45,13 @@ class CrashingBot(SdkBot):
         raise RuntimeError("bug in the bot")
 
 
-if "crasher" not in builtin.names():
+@pytest.fixture(autouse=True)
+def crasher():
+    """The crashing bot as the built-in ``crasher``, for this module's tests only (other
+    tests list the built-ins)."""
     builtin.register("crasher", CrashingBot)
+    yield
+    builtin.unregister("crasher")
 
 
 # -- in-process ----------------------------------------------------------------------------

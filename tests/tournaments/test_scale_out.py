@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from tests.workers import (
     assert_recorded_exactly_once,
     finished,
     redis_url,
+    start_ready,
     wait_for,
 )
 from tournaments import services, tasks
@@ -78,16 +77,7 @@ class Machine(Worker):
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             argv += ["-B", "-s", str(self.home / "beat")]
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(
-                argv, cwd=self.work, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while b" ready." not in self.log.read_bytes():
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, "worker not ready: " + self.log.read_text()[-3000:]
-            time.sleep(0.1)
+        self.proc = start_ready(argv, cwd=self.work, env=self.env, log=self.log)
         return self
 
     def send_own(self, task, ids: list[int]) -> None:
