@@ -14,10 +14,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots.models import Bot
-from tests.browser import chromium_browser, in_thread
+from tests.browser import chromium_browser, in_thread, log_in
 from tests.factories import (
     HEAD_TO_HEAD,
-    PASSWORD,
     make_competition,
     make_user,
     open_ladder,
@@ -77,16 +76,6 @@ def club_night(name: str, outcomes: dict) -> dict:
         },
         "ab": competition.matches.filter(seats__entry_id=ids["a"]).get(seats__entry_id=ids["b"]).pk,
     }
-
-
-def log_in(browser, base: str, username: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(f"{base}/")
-    return page
 
 
 def test_every_main_page_fits_a_phone_and_a_wide_screen(live_server, chromium):
