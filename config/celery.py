@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from pathlib import Path
 
 from celery import Celery
 from celery.signals import (
@@ -81,6 +82,33 @@ def _lower_the_workers_priority(**_: object) -> None:
     wanted = settings.CARDROOM_WORKER_NICE
     if os.getpriority(os.PRIO_PROCESS, 0) < wanted:
         os.setpriority(os.PRIO_PROCESS, 0, wanted)
+    _lower_the_sessions_autogroup(wanted)
+
+
+#: Where Linux keeps the niceness of a session's scheduling group (``sched(7)``).
+AUTOGROUP = Path("/proc/self/autogroup")
+
+
+def _lower_the_sessions_autogroup(wanted: int) -> None:
+    """The same niceness for the worker's session as a whole, where the kernel groups
+    processes by session (``sched_autogroup_enabled``, on by default in most desktop and
+    many server kernels): there the CPUs are shared between sessions first, and a
+    process's own niceness counts only against the processes of its session. A worker
+    started in a session of its own (``setsid``, as ``tests.workers``, ``bench`` and
+    ``manage.py demo`` start theirs) would otherwise take a full share against the web
+    tier's session whatever its niceness. Only a worker that leads its session changes
+    it (the others would lower the priority of whatever else runs in that session, a
+    shell's included); under systemd or a container the worker's cgroup is weighed
+    instead and the kernel ignores the autogroup. Never raises: a kernel without
+    autogroups has no such file."""
+    if os.getsid(0) != os.getpid():
+        return
+    try:
+        current = int(AUTOGROUP.read_text().split("nice")[-1])
+        if current < wanted:
+            AUTOGROUP.write_text(f"{wanted}\n")
+    except (OSError, ValueError):
+        return
 
 
 @worker_ready.connect
