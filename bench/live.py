@@ -246,10 +246,13 @@ def start_server(env: dict[str, str], port: int, log_path: Path) -> subprocess.P
         stderr=subprocess.STDOUT,
     )
     log.close()
+    from django.templatetags.static import static
+
+    script = f"http://127.0.0.1:{port}{static('dashboard/live.js')}"  # the page's script
     deadline = time.monotonic() + 30
     while True:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/dashboard/live.js", timeout=1).close()
+            urllib.request.urlopen(script, timeout=1).close()
             return process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:

@@ -344,6 +344,10 @@ if CARDROOM_BOT_STORE == "s3":
         },
     }
 
+# The pages' scripts, styles and icon are the apps' static files (tournaments/static/,
+# bots/static/), loaded from this site (CARDROOM_CSP: script-src 'self'). nginx serves
+# them from STATIC_ROOT (manage.py collectstatic, deploy/); the demo's server serves them
+# itself (config.asgi, CARDROOM_SERVE_STATIC=1).
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 

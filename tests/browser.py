@@ -9,11 +9,13 @@ import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.db import connections
 
-from tournaments.dashboard import views
+from tests.static_files import static_get
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -102,21 +104,26 @@ window.afterFrame = () => new Promise((done) => askFrame(() => setTimeout(done, 
 """
 
 
-def open_page(browser, html: str):
-    """The page ``html`` at the dashboard's address, its script served from the package."""
-    page = browser.new_page()
-    page.add_init_script(STUB)
+def serve_site(page, html: str) -> None:
+    """Answer ``page``'s requests to :data:`ORIGIN`: the static files (its scripts, styles
+    and icon) as the static files handler serves them, any other address with ``html``."""
 
     def serve(route):
-        name = route.request.url.rsplit("/", 1)[-1]
-        if name in views.ASSETS:  # the page's script and styles, from the package
-            folder, kind = views.ASSETS[name]
-            body = (views.HERE / "static" / folder / name).read_bytes()
-            route.fulfill(body=body, content_type=kind)
+        path = urlsplit(route.request.url).path
+        if path.startswith(settings.STATIC_URL):
+            served = static_get(path)
+            route.fulfill(status=served.status, body=served.body, content_type=served.content_type)
         else:
             route.fulfill(body=html, content_type="text/html; charset=utf-8")
 
     page.route(f"{ORIGIN}/**", serve)
+
+
+def open_page(browser, html: str):
+    """The live page ``html`` at the dashboard's address, its WebSocket stubbed."""
+    page = browser.new_page()
+    page.add_init_script(STUB)
+    serve_site(page, html)
     page.goto(f"{ORIGIN}/dashboard/competitions/1/")
     page.wait_for_function("() => window.sockets.length === 1")
     return page

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.static_files import JAVASCRIPT, link_targets, script_sources
 from tournaments.demo import (
     Child,
     address_problem,
@@ -271,7 +272,20 @@ def test_the_served_demo_opens_onto_a_dashboard_that_keeps_moving(tmp_path):
         url = first_line.search(log.read_text()).group(1)
         competition = int(re.search(r"/competitions/(\d+)/$", url).group(1))
         with urllib.request.urlopen(url, timeout=10) as page:
-            assert page.status == 200 and b"Standings" in page.read()
+            html = page.read().decode()
+            assert page.status == 200 and "Standings" in html
+        # The page's script and styles, from the apps' static files (the demo runs with
+        # DEBUG off: its server serves them itself).
+        (src,) = script_sources(html)
+        files = {src: ROOT / "tournaments/static/dashboard/live.js"}
+        for href in link_targets(html, "stylesheet") + link_targets(html, "icon"):
+            files[href] = ROOT / "tournaments/static/cardroom" / href.rsplit("/", 1)[-1]
+        assert len(files) == 4, files
+        for address, file in files.items():
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{address}", timeout=10) as got:
+                kind = got.headers.get_content_type()
+                assert got.status == 200 and got.read() == file.read_bytes(), address
+            assert kind in (JAVASCRIPT if address == src else {"text/css", "image/svg+xml"})
 
         finished: set[int] = set()
         kinds: set[str] = set()

@@ -20,7 +20,7 @@ only in processes where someone watches the competition): the match events at
 once, one build at a time, and the panels' snapshots at most four times a second
 per competition however fast results arrive, each build reading the database
 once for all the notifications that arrived since the last. The events
-reach the browsers (``tournaments/dashboard/static/dashboard/live.js``); every event
+reach the browsers (``tournaments/static/dashboard/live.js``); every event
 is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
 
 =======================  ==========================================================

@@ -49,5 +49,4 @@ urlpatterns = [
         views.challenge_cancel,
         name="challenge-cancel",
     ),
-    path("scripts/<str:name>", views.script, name="script"),
 ]

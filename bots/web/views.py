@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from contextlib import suppress
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -62,10 +61,6 @@ from tournaments import services as tournament_services
 from tournaments.models import Challenge, VersionTest
 from tournaments.permissions import is_organiser
 from tournaments.selectors import challenges_visible_to
-
-HERE = Path(__file__).resolve().parent
-#: The page scripts (``static/``), served from the package like the dashboard's.
-SCRIPTS = frozenset({"bots.js", "challenge.js"})
 
 
 def _render(request: HttpRequest, name: str, context: dict[str, Any], status: int = 200):
@@ -441,13 +436,3 @@ def bot_challengeable(request: HttpRequest, bot_id: int) -> HttpResponse:
         )
         once.settle(once.submitted(request), here)
     return redirect(here)
-
-
-@require_GET
-def script(request: HttpRequest, name: str) -> FileResponse:
-    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
-    if name not in SCRIPTS:
-        raise Http404("no such script")
-    response = FileResponse((HERE / "static" / name).open("rb"), content_type="text/javascript")
-    response["Cache-Control"] = "max-age=300"
-    return response

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.templatetags.static import static
 
 from tests.browser import chromium_browser, in_thread
 from tests.dashboard.conftest import session_cookie
@@ -86,7 +87,7 @@ def server(redis_layer, tmp_path):
         deadline = time.monotonic() + 20
         while True:
             try:
-                urllib.request.urlopen(f"{base}/dashboard/live.js", timeout=1).close()
+                urllib.request.urlopen(base + static("dashboard/live.js"), timeout=1).close()
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:

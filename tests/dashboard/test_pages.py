@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from tests.factories import (
@@ -15,12 +17,15 @@ from tests.factories import (
     play_one,
     snapshot_of,
 )
+from tests.static_files import JAVASCRIPT, link_targets, script_sources, static_get
 from tournaments import execution
 from tournaments.events import worker_label
 from tournaments.models import RatingEvent
 from tournaments.selectors import standings_for_competition
 
 pytestmark = pytest.mark.django_db
+
+STATIC = Path(__file__).resolve().parents[2] / "tournaments" / "static"
 
 
 def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
@@ -201,27 +206,36 @@ def test_the_replay_is_only_for_finished_matches_one_may_watch(organiser, outsid
     assert logged_in(organiser).get(f"/dashboard/games/{game.pk}/").status_code == 404
 
 
-@pytest.mark.parametrize(
-    "name, kind, marker",
-    [
-        ("live.js", "text/javascript", b"new WebSocket"),
-        ("replay.js", "text/javascript", b"steps"),
-        ("pico.min.css", "text/css", b"Pico CSS"),
-        ("site.css", "text/css", b".bracket"),
-        ("favicon.svg", "image/svg+xml", b"<svg"),
-    ],
-)
-def test_the_page_scripts_and_styles_are_served(name, kind, marker):
-    response = Client().get(f"/dashboard/{name}")
+def test_each_dashboard_page_loads_its_own_script_and_the_styles_as_static_files(organiser):
+    competition = make_competition(organiser, start=True, entries=3)
+    match = play_one(competition)
+    game = match.game_records.order_by("index").first()
+    pages = {"dashboard/live.js": f"/dashboard/competitions/{competition.pk}/"}
+    pages["dashboard/replay.js"] = f"/dashboard/games/{game.pk}/"
+    html = {script: Client().get(url).content.decode() for script, url in pages.items()}
+    match.status = "running"
+    match.save(update_fields=["status"])
+    html["dashboard/match.js"] = Client().get(f"/dashboard/matches/{match.pk}/").content.decode()
 
-    assert response.status_code == 200
-    assert response["Content-Type"] == kind
-    assert marker in b"".join(response.streaming_content)
+    for script, page in html.items():
+        (src,) = script_sources(page)
+        served = static_get(src)
+        assert served.status == 200 and served.content_type in JAVASCRIPT, src
+        assert served.body == (STATIC / script).read_bytes(), src
+        styles = link_targets(page, "stylesheet")
+        assert [s.rsplit("/", 1)[-1] for s in styles] == ["pico.min.css", "site.css"]
+        for href in styles:
+            served = static_get(href)
+            assert served.status == 200 and served.content_type == "text/css", href
+            assert served.body == (STATIC / "cardroom" / href.rsplit("/", 1)[-1]).read_bytes()
 
 
-def test_only_the_page_scripts_are_served():
-    assert Client().get("/dashboard/views.py").status_code == 404
-    assert Client().get("/dashboard/..%2Fviews.py").status_code == 404
+def test_the_old_script_addresses_are_gone_and_no_source_file_is_served():
+    for old in ("/dashboard/live.js", "/dashboard/favicon.svg", "/dashboard/views.py"):
+        assert Client().get(old).status_code == 404, old
+    for name in ("tournaments/dashboard/views.py", "..%2Fdashboard%2Fviews.py", "..%2Furls.py"):
+        served = static_get(f"{settings.STATIC_URL}{name}")
+        assert served.status in (404, 500) and b"import" not in served.body, name
 
 
 def replay_steps_of(page: str) -> list[dict]:

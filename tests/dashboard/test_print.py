@@ -5,17 +5,17 @@ links. The rules are in site.css (@media print); the browser prints them so."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
 
 from tests.browser import open_page
 from tests.factories import make_competition, play_all
-from tournaments.dashboard import views
 
 pytestmark = pytest.mark.django_db
 
-CSS = (views.HERE / "static" / "cardroom" / "site.css").read_text()
+CSS = (Path(__file__).resolve().parents[2] / "tournaments/static/cardroom/site.css").read_text()
 
 
 def print_rules() -> str:

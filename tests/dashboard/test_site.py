@@ -7,11 +7,13 @@ import json
 import re
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot
 from tests.factories import PASSWORD, json_block, logged_in, make_competition, play_all, play_one
+from tests.static_files import JAVASCRIPT, script_sources, static_get
 from tournaments import services
 from tournaments.models import Match, RatingEvent
 from tournaments.selectors import standings_for_competition
@@ -41,11 +43,16 @@ def links_of(page: str) -> list[str]:
 
 
 def assert_links_resolve(page: str) -> None:
-    """Every link of ``page`` into the dashboard and the bot pages answers 200."""
+    """Every link of ``page`` into the dashboard, the bot pages and the static files (the
+    styles and the icon) answers 200."""
     urls = [u for u in links_of(page) if u.startswith(("/dashboard/", "/bots/"))]
     assert urls
     for url in urls:
         assert Client().get(url).status_code == 200, url
+    files = [u for u in links_of(page) if u.startswith(django_settings.STATIC_URL)]
+    assert len(files) >= 3  # pico.min.css, site.css, favicon.svg
+    for url in files:
+        assert static_get(url).status == 200, url
 
 
 # --- home ---------------------------------------------------------------------------------
@@ -361,7 +368,9 @@ def test_a_finished_knockout_puts_the_winner_of_the_final_first_and_its_links_re
     rules = page[page.index('id="rules"') :]
     assert "money-jordan" in rules and "money.capture" in rules and "2 games a match" in rules
     assert "head-to-head" in page and str(champion.bot) in page[page.index('id="entries"') :]
-    script = re.search(r'<script src="([^"]+)" data-competition', page).group(1)
-    assert Client().get(script).status_code == 200
+    (script,) = script_sources(page)
+    served = static_get(script)
+    assert served.status == 200 and served.content_type in JAVASCRIPT
+    assert b"new WebSocket" in served.body  # the live page's script
     assert_links_resolve(page)
     assert json.loads(json.dumps(json_block(page, "words")))["match"]["done"] == "finished"

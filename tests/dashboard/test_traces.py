@@ -173,22 +173,20 @@ def test_a_level_match_says_how_it_was_ranked():
 
 @pytest.mark.slow
 def test_the_replay_viewer_shows_a_decisions_trace_and_jumps_to_my_next_decision(world):
-    """The page in a real browser (its script inlined): the owner's next decision, its
-    times, stderr and note beside the move."""
-    from tests.browser import chromium_browser
-    from tournaments.dashboard.views import HERE
+    """The page in a real browser (its script from the static files): the owner's next
+    decision, its times, stderr and note beside the move."""
+    from tests.browser import ORIGIN, chromium_browser, serve_site
 
     game = world["match"].game_records.order_by("index").first()
     names = [n.split("/")[-1] for n in seat_names(game=game, record=game.record())]
     first_mine = next(t for t in game.record()["traces"] if t["seat"] == names.index("alpha"))
-    html = logged_in(world["alice"]).get(f"/dashboard/games/{game.pk}/").content.decode()
-    script = (HERE / "static" / "dashboard" / "replay.js").read_text()
-    html = html.replace('<script src="/dashboard/scripts/replay.js" defer></script>', "")
-    html = html.replace("</body>", f"<script>{script}</script></body>")
+    url = f"/dashboard/games/{game.pk}/"
+    html = logged_in(world["alice"]).get(url).content.decode()
 
     with chromium_browser() as browser:
         page = browser.new_page()
-        page.set_content(html)
+        serve_site(page, html)
+        page.goto(f"{ORIGIN}{url}")
         page.locator("#next-mine").click()
 
         assert page.locator("#position").inner_text().startswith(f"step {first_mine['ply'] + 1} ")

@@ -3,16 +3,21 @@ the refusals as form errors, the opt-out, and who sees what."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.urls import reverse
 
 from bots.models import Bot
 from tests.factories import builtin_version, logged_in, make_user
+from tests.static_files import JAVASCRIPT, script_sources, static_get
 from tests.web.conftest import once_value
 from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -80,6 +85,21 @@ def test_the_bot_page_asks_for_a_challenge_and_its_page_follows_it(ada, learner,
         refused.content.decode()
     )
     assert Challenge.objects.count() == 1
+
+
+def test_the_bot_page_and_a_playing_challenge_load_their_scripts_as_static_files(ada, learner):
+    client = logged_in(ada)
+    asked = ask(client, learner)
+    pages = {
+        "bots.js": client.get(reverse("bots-web:bot-detail", args=[learner.pk])),
+        "challenge.js": client.get(asked.url),
+    }
+
+    for script, page in pages.items():
+        (src,) = script_sources(page.content.decode())
+        served = static_get(src)
+        assert served.status == 200 and served.content_type in JAVASCRIPT, src
+        assert served.body == (ROOT / "bots" / "static" / "bots" / script).read_bytes(), src
 
 
 def test_challenges_are_not_on_the_home_page_or_the_competition_list(ada, learner):

@@ -3,12 +3,15 @@ pause, resume and close it; everyone else is refused and bad input creates nothi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
 from tests.factories import logged_in, make_user
+from tests.static_files import JAVASCRIPT, script_sources, static_get
 from tests.web.conftest import (
     add_entry,
     error_next_to,
@@ -21,6 +24,8 @@ from tournaments.models import Competition, Entry, Match
 from tournaments.organise.forms import option_field_name
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_an_organiser_creates_runs_pauses_and_closes_a_competition():
@@ -90,6 +95,16 @@ def test_an_organiser_creates_runs_pauses_and_closes_a_competition():
     assert not competition.matches.exists()  # the unplayed matches are dropped
     page = browser.get(reverse("organise:competition", args=[competition.pk])).content.decode()
     assert "finished" in page and 'id="start"' not in page and 'id="close"' not in page
+
+
+def test_the_new_competition_page_loads_its_script_as_a_static_file():
+    page = logged_in(make_user("olga", organiser=True)).get(reverse("organise:competition-new"))
+
+    (src,) = script_sources(page.content.decode())
+    served = static_get(src)
+    assert served.status == 200 and served.content_type in JAVASCRIPT
+    script = ROOT / "tournaments" / "static" / "organise" / "organise.js"
+    assert served.body == script.read_bytes()
 
 
 def test_a_non_organiser_is_refused_and_nothing_is_created():

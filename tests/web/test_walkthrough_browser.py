@@ -33,6 +33,7 @@ import pytest
 from django.conf import global_settings
 from django.conf import settings as django_settings
 from django.db import connection
+from django.templatetags.static import static
 
 from tests.browser import chromium_browser, in_thread, require_chromium
 from tests.factories import PASSWORD, make_user
@@ -108,7 +109,7 @@ def platform(settings, tmp_path):
         children.append(_spawn(argv, env, tmp_path / "web-media", web_log))
         base = f"http://127.0.0.1:{port}"
         _wait(lambda: b" ready." in worker_log.read_bytes(), children[0], worker_log)
-        _wait(lambda: _answers(f"{base}/dashboard/live.js"), children[1], web_log)
+        _wait(lambda: _answers(base + static("dashboard/live.js")), children[1], web_log)
         yield base
     finally:
         for log in (tmp_path / "web.log", tmp_path / "worker.log"):

@@ -23,5 +23,4 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("games/<int:game_id>/", views.game_replay, name="game-replay"),
     path("matches/<int:match_id>/games/<int:number>/", views.live_game, name="live-game"),
-    path("<str:name>", views.script, name="script"),
 ]

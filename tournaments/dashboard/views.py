@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import json_script
@@ -57,33 +56,6 @@ LIST_LIMIT = 50
 FULL_VIEW = "full"
 #: Where the replay page's steps go (never in a template's own text: JSON has no NUL).
 STEPS_MARK = "\x00replay-steps\x00"
-
-HERE = Path(__file__).resolve().parent
-
-#: The files the pages load (``static/``): no build step, no static files setup.
-#: name -> (directory under static/, content type).
-ASSETS = {
-    "live.js": ("dashboard", "text/javascript"),
-    "match.js": ("dashboard", "text/javascript"),
-    "replay.js": ("dashboard", "text/javascript"),
-    "pico.min.css": ("cardroom", "text/css"),
-    "site.css": ("cardroom", "text/css"),
-    "favicon.svg": ("cardroom", "image/svg+xml"),
-}
-#: The page scripts among :data:`ASSETS` (kept under this name for callers).
-SCRIPTS = frozenset(name for name in ASSETS if name.endswith(".js"))
-
-
-@require_GET
-def script(request: HttpRequest, name: str) -> FileResponse:
-    """One of :data:`ASSETS`, served from the package; 404 for any other name."""
-    if name not in ASSETS:
-        raise Http404("no such file")
-    folder, content_type = ASSETS[name]
-    path = HERE / "static" / folder / name
-    response = FileResponse(path.open("rb"), content_type=content_type)
-    response["Cache-Control"] = "max-age=300"
-    return response
 
 
 def competition_list(request: HttpRequest) -> HttpResponse:

@@ -40,5 +40,4 @@ urlpatterns = [
         views.competition_action,
         name="competition-action",
     ),
-    path("scripts/<str:name>", views.script, name="script"),
 ]

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q, QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -36,8 +35,6 @@ from tournaments.selectors import (
     competitions_visible_to,
 )
 
-HERE = Path(__file__).resolve().parent
-SCRIPTS = frozenset({"organise.js"})
 #: The controls of a competition page: the service each calls, and what it says after.
 ACTIONS = ("start", "pause", "resume", "close")
 
@@ -398,13 +395,3 @@ def _division(value: str | None) -> int:
     if value is None or not value.isdigit() or int(value) > 1000:
         raise ValidationError({"division": f"division must be a division number, got {value!r}"})
     return int(value)
-
-
-@require_GET
-def script(request: HttpRequest, name: str) -> FileResponse:
-    """One of :data:`SCRIPTS`, served from the package; 404 for any other name."""
-    if name not in SCRIPTS:
-        raise Http404("no such script")
-    response = FileResponse((HERE / "static" / name).open("rb"), content_type="text/javascript")
-    response["Cache-Control"] = "max-age=300"
-    return response

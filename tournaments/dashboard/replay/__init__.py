@@ -3,7 +3,7 @@
 A step is an action and the position it led to, as a spectator sees it:
 ``view`` holds the public observation fields (no hand, no seat's own history)
 and ``table`` the same position arranged for the card table that
-``static/dashboard/replay.js`` draws: the seats, the cards in the middle, the
+``tournaments/static/dashboard/replay.js`` draws: the seats, the cards in the middle, the
 game's facts, the bids, the scores and the move in words. The full view adds
 every seat's private cards; :func:`full_view_allowed` says who may see it.
 
