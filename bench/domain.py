@@ -182,7 +182,7 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=s, entry_id=entries[3 * i + s]) for s in range(3)]
         )
-        services.match_record_result(match=match, result=fake_result(match))
+        services.match_record(match=match, played=fake_result(match))
 
     standings_ms, standings_q = timed(
         lambda: selectors.standings_for_competition(competition=comp), repeat
