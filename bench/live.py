@@ -9,7 +9,7 @@ matches, or ``--entries``: a few hundred make every standings event carry the
 live table's 200 rows), opens N WebSocket clients on ``ws/competitions/<id>/`` of a uvicorn
 subprocess (real Redis channel layer under a prefix of this run alone), then
 plays and records ``rate`` matches a second for ``seconds`` seconds with
-``services.match_play`` and ``services.match_record_result``. The time of each
+``services.match_play`` and ``services.match_record``. The time of each
 commit is taken by a commit hook registered before the service's own (so it
 runs right after COMMIT, before the events are built and sent); every client
 stamps the arrival of each ``match.finished``. Reported per size: the delay from
@@ -332,7 +332,7 @@ def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], 
         with transaction.atomic():
             # Registered before the service's own hook: runs first, right after COMMIT.
             transaction.on_commit(lambda pk=match.pk: stamps.__setitem__(pk, time.time()))
-            services.match_record_result(match=match, result=result, send=None)
+            services.match_record(match=match, played=result, send=None)
     return stamps, time.monotonic() - started
 
 
@@ -354,8 +354,12 @@ def record_live(match, rate: float) -> tuple[dict[int, float], float]:
 
     played = services.match_play(match=match, on_game=finished, on_action=publisher.action_applied)
     wall = time.monotonic() - started
-    execution.match_record(
-        match_id=match.pk, claimed_by=match.claimed_by, result=played, send=None, match=match
+    services.match_record(
+        match=match,
+        played=played,
+        claimed_by=match.claimed_by,
+        send=None,
+        synchronous_commit=not execution._async_commit_allowed(),  # as a worker records
     )
     publisher.close()
     return stamps, wall

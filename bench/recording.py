@@ -5,7 +5,7 @@
 The matches are played first (one-game matches of random bots, referee only,
 each from its seed), so only a worker's writes are timed: for each result, the
 claim (``execution.match_claim_with_seats``, which reads the seats and the entries' ratings)
-and ``execution.match_record`` as a worker calls it after playing. On PostgreSQL
+and ``services.match_record`` as a worker calls it after playing. On PostgreSQL
 the recording is one statement in its transaction when the entries' ratings are
 still those the claim read (``tournaments.recording.match_store_rated``), and two
 more in the same transaction when another process stored a result of one of them
@@ -101,7 +101,7 @@ def _record(share, claimed_by: str, barrier, results) -> None:
     from django.db import connection, connections
     from django.test.utils import CaptureQueriesContext
 
-    from tournaments import execution
+    from tournaments import execution, services
 
     connections.close_all()  # a connection of its own, not the parent's
     connection.ensure_connection()
@@ -114,9 +114,9 @@ def _record(share, claimed_by: str, barrier, results) -> None:
             match, seats = execution.match_claim_with_seats(
                 match_id=match_id, claimed_by=claimed_by
             )
-            recorded += execution.match_record(
-                match_id=match_id, claimed_by=claimed_by, result=played, send=None, match=match,
-                claimed_seats=seats,
+            recorded += services.match_record(
+                match=match, played=played, claimed_by=claimed_by, claimed_seats=seats,
+                send=None, synchronous_commit=not execution._async_commit_allowed(),
             )  # fmt: skip
     seconds = time.perf_counter() - started
     results.put(

@@ -252,7 +252,7 @@ def play_one(competition: Competition) -> Match:
     match = competition.matches.filter(status__in=WAITING).order_by("id").first()
     assert match is not None, "no waiting match left"
     result = services.match_play(match=match)
-    assert services.match_record_result(match=match, result=result, send=None)
+    assert services.match_record(match=match, played=result, send=None)
     match.refresh_from_db()
     return match
 

@@ -37,8 +37,8 @@ LAYERS = (
 )
 ACYCLIC = "No import cycles between the modules of games, bots, tournaments and config"
 SERVICES = (
-    "The services are layered: lifecycle and recording over rounds and results, over the "
-    "settings, the queue and the notifications"
+    "The services are layered: recording over the lifecycle (the last result of a challenge "
+    "closes it), over rounds and results, over the settings, the queue and the notifications"
 )
 BOTS = "bots is layered: doors, services, reads and rules, models, then the pure parts"
 PAGES = (

@@ -15,7 +15,7 @@ A match moves ``pending -> queued -> running -> done`` (or ``failed``):
   ``UPDATE``): only a queued or pending match, or a running one whose lease
   expired, can be claimed. The claim sets ``claimed_by`` and ``lease_until``
   and bumps ``attempts``; a second delivery of the same task claims nothing.
-- :func:`match_record` checks, in the transaction that records the result,
+- ``services.match_record`` checks, in the transaction that records the result,
   that the worker still holds the match (running, claimed by it). A stale
   worker whose match was taken over gets its result refused and changes
   nothing. The newly paired matches of the next round are queued after commit
@@ -54,7 +54,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -73,7 +73,7 @@ from config import metrics
 from tournaments import drain, events, live, recording, selectors, services
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Competition, Entry, Match, MatchSeat
-from tournaments.services import ClaimedSeat, PlayedMatch
+from tournaments.services import ClaimedSeat
 from tournaments.services.queue import (
     TASK_LIST_MAX,
     Sender,
@@ -219,7 +219,7 @@ def match_claim_with_seats(
     gone), unless its competition is paused. One conditional ``UPDATE ... RETURNING``
     (the claim and the read of the claimed row, on PostgreSQL with its competition and
     its seats with their entries' ratings, in one statement), so two workers never both
-    succeed. The seats go to ``services.match_play`` and :func:`match_record`
+    succeed. The seats go to ``services.match_play`` and ``services.match_record``
     (``claimed_seats``), which then need not read them again.
     """
     now = timezone.now()
@@ -329,62 +329,6 @@ def _close_challenge_of(match_id: int) -> None:
         services.challenge_close_if_settled(competition_id=competition_id)
 
 
-def match_record(
-    *,
-    match_id: int,
-    claimed_by: str,
-    result: PlayedMatch | dict[str, Any],
-    send: Sender | None = send_match_tasks,
-    match: Match | None = None,
-    claimed_seats: Sequence[ClaimedSeat] | None = None,
-) -> bool:
-    """Record ``result`` if ``claimed_by`` still holds the match, in one transaction.
-
-    Returns False and changes nothing when the lease was taken over (or the
-    match is already done). Once it committed, the match's round is closed if it
-    is complete (``services.round_close_if_complete``); the next round's matches
-    are queued and sent after that commits unless ``send`` is None.
-    ``match`` is the claimed match if the caller has it (saves reading it again), and
-    ``claimed_seats`` its seats as the claim read them (:func:`match_claim_with_seats`:
-    on PostgreSQL the result is then stored and rated in one statement).
-    """
-    if match is None or match.pk != match_id:
-        match = Match.objects.select_related("competition").get(pk=match_id)
-    # A lost asynchronous commit leaves the match held under its lease: replayed.
-    async_commit = _async_commit_allowed()
-    recording = services.match_record_played(
-        match=match,
-        played=result,
-        claimed_by=claimed_by,
-        claimed_seats=claimed_seats,
-        synchronous_commit=not async_commit,
-    )
-    if recording is None:
-        return False
-    if recording.competition.kind == Competition.Kind.CHALLENGE:
-        services.challenge_close_if_settled(competition_id=recording.competition.pk)
-        return True
-    if recording.round_complete is not False:  # False: other matches of it still wait
-        _close_round(
-            recording.competition, recording.round_id, send, complete=recording.round_complete
-        )
-    return True
-
-
-def _close_round(
-    competition: Competition,
-    round_id: int | None,
-    send: Sender | None,
-    complete: bool | None = None,
-) -> None:
-    """Close the round if it is complete (``complete``: known to be, else checked) and
-    queue the next one's matches (after the result committed); the reaper does it for a
-    recorder that died before."""
-    services.round_close_if_complete(
-        competition=competition, round_id=round_id, known_complete=bool(complete), send=send
-    )
-
-
 def match_execute(
     *,
     match_id: int,
@@ -416,13 +360,14 @@ def match_execute(
     try:
         result = services.match_play(match=match, claimed_seats=seats, **_watching(publisher))
         recording_started = time.perf_counter()
-        recorded = match_record(
-            match_id=match_id,
-            claimed_by=claimed_by,
-            result=result,
-            send=send,
+        # A lost asynchronous commit leaves the match held under its lease: replayed.
+        recorded = services.match_record(
             match=match,
+            played=result,
+            claimed_by=claimed_by,
             claimed_seats=seats,
+            send=send,
+            synchronous_commit=not _async_commit_allowed(),
         )
     except INFRASTRUCTURE_ERRORS as exc:
         metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
@@ -666,8 +611,10 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     enqueued = mark_queued_and_send(
         Match.objects.filter(status=Status.PENDING, competition__status=running), send
     )
-    for round_ in selectors.rounds_complete_but_running():
-        _close_round(round_.competition, round_.pk, send)
+    for round_ in selectors.rounds_complete_but_running():  # its recorder died before
+        services.round_close_if_complete(
+            competition=round_.competition, round_id=round_.pk, send=send
+        )
     for competition_id in selectors.challenges_settled_but_running():
         services.challenge_close_if_settled(competition_id=competition_id)
     ladders = [m for c in selectors.ladders_idle() for m in _ladder_batch(c, send)]

@@ -1,4 +1,4 @@
-"""The PostgreSQL statements that record a played match (``services.match_record_played``).
+"""The PostgreSQL statements that record a played match (``services.match_record``).
 
 A worker's result is recorded in one statement, :func:`match_store_rated`,
 which is its own transaction (no ``BEGIN``, no ``COMMIT``). The claim read the entries' ratings

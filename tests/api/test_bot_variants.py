@@ -66,8 +66,8 @@ def test_a_money_only_bot_validates_for_money_and_enters_only_money(
     )
     assert as_organiser.post(f"/api/competitions/{money.pk}/start/").status_code == 200
     match = money.matches.get()
-    tournament_services.match_record_result(
-        match=match, result=tournament_services.match_play(match=match)
+    tournament_services.match_record(
+        match=match, played=tournament_services.match_play(match=match)
     )
     seats = as_alice.get(f"/api/matches/?competition={money.pk}").json()
     seats = (seats["results"] if isinstance(seats, dict) else seats)[0]["seats"]

@@ -397,7 +397,7 @@ def test_progress_counts_matches_by_status(db):
     client = APIClient()
     before = client.get(f"/api/competitions/{comp.pk}/progress/").json()
     assert before["pending"] == 1 and before["done"] == 0 and before["competition"] == "running"
-    services.match_record_result(match=match, result=services.match_play(match=match))
+    services.match_record(match=match, played=services.match_play(match=match))
     after = client.get(f"/api/competitions/{comp.pk}/progress/").json()
     assert after["done"] == 1 and after["games"] == 3 and after["competition"] == "finished"
 

@@ -119,7 +119,7 @@ def test_matches_name_the_bot_at_each_seat_and_standings_rank_teams(organiser, f
     second = services.entry_create(competition=fixed, bot=bots[2])
     services.competition_start(competition=fixed, by=organiser)
     (match,) = fixed.matches.all()
-    assert services.match_record_result(match=match, result=services.match_play(match=match))
+    assert services.match_record(match=match, played=services.match_play(match=match))
 
     (shown,) = results(anon.get(f"/api/matches/?competition={fixed.pk}"))
     assert shown["status"] == Match.Status.DONE

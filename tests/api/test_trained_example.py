@@ -57,8 +57,8 @@ def test_the_trained_example_validates_and_plays_a_competition_match(
         assert entered.status_code == 201, entered.content
     assert as_organiser.post(f"/api/competitions/{cup.pk}/start/").status_code == 200
     match = cup.matches.get()
-    tournament_services.match_record_result(
-        match=match, result=tournament_services.match_play(match=match)
+    tournament_services.match_record(
+        match=match, played=tournament_services.match_play(match=match)
     )
 
     listed = as_alice.get(f"/api/matches/?competition={cup.pk}").json()

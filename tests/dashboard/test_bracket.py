@@ -47,7 +47,7 @@ def knockout(format: str, entries: int = 8) -> object:
     services.competition_start(competition=competition, send=None)
     while match := competition.matches.filter(status=Match.Status.PENDING).order_by("id").first():
         result = services.match_play(match=match)
-        assert services.match_record_result(match=match, result=result, send=None)
+        assert services.match_record(match=match, played=result, send=None)
     competition.refresh_from_db()
     assert competition.status == "finished"
     return competition

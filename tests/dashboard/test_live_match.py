@@ -100,9 +100,7 @@ def test_a_running_20_game_match_shows_its_finished_games_and_its_current_game(o
     assert finished.status_code == 200 and b'"hand seat' not in finished.content
 
     # Once recorded and closed, the live pages lead to the stored games.
-    assert execution.match_record(
-        match_id=match.pk, claimed_by="test/1/task", result=played, send=None
-    )
+    assert services.match_record(match=match, played=played, claimed_by="test/1/task", send=None)
     publisher.close()
     stored = visitor.get(f"/dashboard/matches/{match.pk}/games/3/")
     assert stored.status_code == 302 and "/dashboard/games/" in stored["Location"]

@@ -103,7 +103,7 @@ def _play_all(comp: Competition) -> list[tuple[int, ...]]:
         if match is None:
             break
         tables.append(tuple(match.seats.order_by("seat").values_list("entry_id", flat=True)))
-        services.match_record_result(match=match, result=services.match_play(match=match))
+        services.match_record(match=match, played=services.match_play(match=match))
     return tables
 
 

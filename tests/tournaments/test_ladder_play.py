@@ -42,7 +42,7 @@ def play(comp: Competition, matches: int) -> None:
             .order_by("id")
             .first()
         )
-        assert services.match_record_result(match=match, result=services.match_play(match=match))
+        assert services.match_record(match=match, played=services.match_play(match=match))
 
 
 def test_a_ladder_of_builtins_puts_the_greedy_copies_on_top_and_mixes(organiser):
@@ -100,7 +100,7 @@ def test_a_failed_match_holds_its_entries_out_of_no_batch_and_its_batch_closes(o
     assert execution.match_claim(match_id=failed.pk, claimed_by="w")
     assert execution.match_fail(match_id=failed.pk, claimed_by="w", error="a bot crashed")
 
-    assert services.match_record_result(match=played, result=services.match_play(match=played))
+    assert services.match_record(match=played, played=services.match_play(match=played))
 
     first = comp.rounds.get(number=1)
     assert first.status == Round.Status.FINISHED  # the failed match does not hold it open
@@ -176,7 +176,7 @@ def test_the_reaper_closes_a_ladder_batch_whose_last_match_failed_but_not_a_tour
         services.competition_start(competition=competition)
         played, failed = competition.matches.order_by("id")[:2]
         competition.matches.exclude(pk__in=[played.pk, failed.pk]).update(status=Match.Status.DONE)
-        assert services.match_record_result(match=played, result=services.match_play(match=played))
+        assert services.match_record(match=played, played=services.match_play(match=played))
         assert execution.match_claim(match_id=failed.pk, claimed_by="w")
         assert execution.match_fail(match_id=failed.pk, claimed_by="w", error="a bot crashed")
 

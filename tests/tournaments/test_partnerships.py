@@ -46,7 +46,7 @@ def _play_all(comp: Competition) -> dict[int, list[str]]:
             break
         played = services.match_play(match=match)
         players[match.pk] = list(played.players)
-        assert services.match_record_result(match=match, result=played)
+        assert services.match_record(match=match, played=played)
     comp.refresh_from_db()
     return players
 
@@ -123,13 +123,12 @@ def test_workers_claim_play_and_record_fixed_teams_to_the_end(organiser):
         str(seats[0].partner),
         str(seats[1].partner),
     ]
-    assert execution.match_record(
-        match_id=first.pk,
-        claimed_by="w1",
-        result=services.match_play(match=claimed, claimed_seats=claimed_seats),
-        send=None,
+    assert services.match_record(
         match=claimed,
+        played=services.match_play(match=claimed, claimed_seats=claimed_seats),
+        claimed_by="w1",
         claimed_seats=claimed_seats,
+        send=None,
     )
     for _ in range(10):
         pending = comp.matches.filter(status=Match.Status.PENDING).values_list("pk", flat=True)

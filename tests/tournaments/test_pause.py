@@ -77,9 +77,7 @@ def test_a_round_that_ends_while_paused_is_followed_by_the_next_on_resume(
     held = execution.match_claim(match_id=second.pk, claimed_by="w/1/t")
     competition_pause(competition=competition, by=olga)
     result = services.match_play(match=held)  # a match being played finishes and counts
-    assert execution.match_record(
-        match_id=held.pk, claimed_by="w/1/t", result=result, send=None, match=held
-    )
+    assert services.match_record(match=held, played=result, claimed_by="w/1/t", send=None)
     assert competition.rounds.get().status == "finished"
     assert competition.rounds.count() == 1  # paused: nothing paired
 

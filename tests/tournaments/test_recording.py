@@ -18,7 +18,7 @@ from bots.models import Bot
 from tests.workers import SERVICES, assert_ratings_equal_a_recompute
 from tournaments import execution, recording, services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
-from tournaments.services import PlayedMatch, rounds
+from tournaments.services import PlayedMatch, record, rounds
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -63,22 +63,23 @@ def test_claiming_playing_and_recording_a_one_game_match_takes_2_statements(
 
 @pytest.mark.parametrize("claimed", [True, False], ids=["one statement", "two statements"])
 def test_recording_writes_every_seat_game_and_rating(django_assert_num_queries, claimed):
-    """From the claim (the entries' ratings known): one statement, its own transaction.
-    Without them: ``BEGIN``, the match with its games and seats, the ratings, ``COMMIT``."""
-    comp = tournament(entries=2, games=3)
-    (match,) = services.competition_start(competition=comp, send=None)
+    """From the claim (the entries' ratings known): one statement, its own transaction,
+    which sees the round's other match waiting. Without them: ``BEGIN``, the match with
+    its games and seats, the ratings, ``COMMIT``, then the round checked (still open)."""
+    comp = tournament(entries=4, games=3)
+    match, _ = services.competition_start(competition=comp, send=None)
     match, seats = execution.match_claim_with_seats(match_id=match.pk, claimed_by="host/1/a")
     if not claimed:
         match = Match.objects.select_related("competition").get(pk=match.pk)
         seats = None
     played = services.match_play(match=match, claimed_seats=seats)
 
-    with django_assert_num_queries(1 if claimed else 4):
-        recorded = services.match_record_played(
+    with django_assert_num_queries(1 if claimed else 5):
+        recorded = services.match_record(
             match=match, played=played, claimed_by="host/1/a", claimed_seats=seats
         )
 
-    assert recorded is not None
+    assert recorded
     standings = played.result.standings()
     seats = list(match.seats.order_by("seat"))
     assert [s.score for s in seats] == [row["score"] for row in standings]
@@ -105,7 +106,7 @@ def test_a_refused_recording_writes_nothing():
     match = execution.match_claim(match_id=match.pk, claimed_by="host/1/a")
     played = services.match_play(match=match)
 
-    assert services.match_record_played(match=match, played=played, claimed_by="host/2/b") is None
+    assert services.match_record(match=match, played=played, claimed_by="host/2/b") is False
 
     assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
     assert not match.game_records.exists() and not RatingEvent.objects.exists()
@@ -134,9 +135,11 @@ def test_a_result_is_a_typed_object_and_a_result_that_does_not_fit_changes_nothi
     assert isinstance(played, PlayedMatch) and len(played.result.games) == 1
     assert played.versions == [None, None]
 
+    with pytest.raises(TypeError, match="must be a PlayedMatch, not dict"):
+        services.match_record(match=match, played=played.result.to_json())
     played.result.players.append("a ghost")  # three players for a two-seat match
     with pytest.raises(ValidationError):
-        services.match_record_result(match=match, result=played)
+        services.match_record(match=match, played=played)
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING
     assert not match.game_records.exists() and not RatingEvent.objects.exists()
@@ -178,7 +181,7 @@ def test_ratings_recorded_concurrently_equal_a_recompute_in_sequence_order(claim
     def record(share: list) -> None:
         try:
             for match, seats, result in share:
-                assert services.match_record_played(
+                assert services.match_record(
                     match=match, played=result, claimed_by="bench", claimed_seats=seats
                 )
         except BaseException as exc:  # reported below
@@ -228,12 +231,12 @@ def test_a_result_rated_from_claimed_ratings_that_changed_is_rated_again_from_th
         claimed.append(execution.match_claim_with_seats(match_id=match.pk, claimed_by="host/1/a"))
     (first, first_seats), (second, second_seats) = claimed
     results = [services.match_play(match=m, claimed_seats=s) for m, s in claimed]
-    assert services.match_record_played(
+    assert services.match_record(
         match=first, played=results[0], claimed_by="host/1/a", claimed_seats=first_seats
     )
 
     with django_assert_num_queries(5):
-        assert services.match_record_played(
+        assert services.match_record(
             match=second, played=results[1], claimed_by="host/1/a", claimed_seats=second_seats
         )
 
@@ -278,11 +281,10 @@ def test_a_result_recorded_while_the_rounds_other_match_runs_checks_the_round_af
             for i, m in enumerate((first, second))]  # fmt: skip
     results = [services.match_play(match=m, claimed_seats=s) for m, s in held]
 
-    for i, match in enumerate((first, second)):
-        assert execution.match_record(
-            match_id=match.pk, claimed_by=f"host/{i}/t", result=results[i], send=None,
-            match=held[i][0], claimed_seats=held[i][1],
-        )  # fmt: skip
+    for i, ((match, seats), played) in enumerate(zip(held, results, strict=True)):
+        assert services.match_record(
+            match=match, played=played, claimed_by=f"host/{i}/t", claimed_seats=seats, send=None
+        )
         if i == 0:
             assert comp.rounds.get(number=1).status == "running"
 
@@ -290,13 +292,29 @@ def test_a_result_recorded_while_the_rounds_other_match_runs_checks_the_round_af
     assert comp.rounds.get(number=2).matches.count() == 2
 
 
-def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_reaper():
+def recorded_by_recorders_that_die_before_closing(monkeypatch, matches) -> None:
+    """Record each of ``matches`` by a recorder that dies (its connection lost) once the
+    result has committed, before it closes the round: nobody gets to close it."""
+
+    def die(**kwargs):
+        raise OperationalError("the connection was lost before the round was closed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(record, "round_close_if_complete", die)
+        for match in matches:
+            match = Match.objects.select_related("competition").get(pk=match.pk)
+            with pytest.raises(OperationalError, match="before the round was closed"):
+                services.match_record(match=match, played=services.match_play(match=match))
+
+
+def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_reaper(
+    monkeypatch,
+):
     comp = tournament(entries=4)
     first, second = services.competition_start(competition=comp, send=None)
-    for match in (first, second):  # recorded, but nobody got to close the round
-        match = Match.objects.select_related("competition").get(pk=match.pk)
-        services.match_record_played(match=match, played=services.match_play(match=match))
+    recorded_by_recorders_that_die_before_closing(monkeypatch, (first, second))
     assert comp.rounds.get(number=1).status == "running"
+    assert not comp.matches.exclude(status=Match.Status.DONE).exists()
     sent: list[int] = []
 
     execution.matches_reap(send=sent.extend)
@@ -307,15 +325,14 @@ def test_a_round_whose_last_recorder_died_before_closing_it_is_closed_by_the_rea
     assert execution.matches_reap(send=sent.extend).enqueued == []  # closed once
 
 
-def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting():
+def test_a_second_closer_of_a_round_leaves_it_to_the_first_without_waiting(monkeypatch):
     """The round's two last results both see it complete. While the first recorder closes it
     (pairing the next round under the round's lock) the second returns at once instead of
     waiting for that commit; when the first fails, the reaper closes the round."""
     comp = tournament(entries=4)
     first, second = services.competition_start(competition=comp, send=None)
-    for match in (first, second):  # recorded; the closing is what this test is about
-        match = Match.objects.select_related("competition").get(pk=match.pk)
-        services.match_record_played(match=match, played=services.match_play(match=match))
+    # Recorded, not closed: the closing is what this test is about.
+    recorded_by_recorders_that_die_before_closing(monkeypatch, (first, second))
     round_id = comp.rounds.get(number=1).pk
     closing, failed = threading.Event(), threading.Event()
 
@@ -375,10 +392,9 @@ def test_a_result_is_recorded_while_another_worker_pairs_but_a_second_pairer_and
     try:
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '3s'")
-        recorded = execution.match_record(
-            match_id=first.pk, claimed_by="host/1/t", result=played, send=None, match=match,
-            claimed_seats=seats,
-        )  # fmt: skip
+        recorded = services.match_record(
+            match=match, played=played, claimed_by="host/1/t", claimed_seats=seats, send=None
+        )
         for wait in (
             lambda: rounds.locked_for_pairing(comp.pk),
             lambda: services.competition_pause(competition=comp),

@@ -67,10 +67,10 @@ def test_recording_a_result_twice_changes_nothing(organiser):
     comp = make_competition(organiser, entries=3)
     match = services.competition_start(competition=comp)[0]
     result = services.match_play(match=match)
-    assert services.match_record_result(match=match, result=result) is True
+    assert services.match_record(match=match, played=result) is True
     snapshot = list(comp.entries.order_by("id").values_list("mu", "sigma", "games", "points"))
     events = RatingEvent.objects.count()
-    assert services.match_record_result(match=match, result=result) is False
+    assert services.match_record(match=match, played=result) is False
     assert (
         list(comp.entries.order_by("id").values_list("mu", "sigma", "games", "points")) == snapshot
     )
@@ -203,7 +203,7 @@ def test_a_new_bot_version_inherits_the_rating_with_wider_uncertainty(organiser)
             version = v1 if played == 0 else v2
             result.versions = [version.pk if s == seat else None for s in range(3)]
             played += 1
-        services.match_record_result(match=match, result=result)
+        services.match_record(match=match, played=result)
     events = list(RatingEvent.objects.filter(entry=entry).order_by("sequence"))
     assert len(events) == 2
     assert events[1].sigma_before > events[0].sigma_after  # widened for version 2

@@ -72,13 +72,13 @@ def test_a_stale_worker_gets_its_result_refused_and_changes_nothing():
     assert execution.match_claim(match_id=match.pk, claimed_by="fresh") is not None  # takeover
     before = snapshot(comp)
 
-    assert execution.match_record(match_id=match.pk, claimed_by="stale", result=result) is False
+    assert services.match_record(match=match, played=result, claimed_by="stale") is False
 
     assert snapshot(comp) == before
-    assert execution.match_record(match_id=match.pk, claimed_by="fresh", result=result, send=None)
+    assert services.match_record(match=match, played=result, claimed_by="fresh", send=None)
     match.refresh_from_db()
     assert match.status == Match.Status.DONE and match.attempts == 2
-    assert execution.match_record(match_id=match.pk, claimed_by="fresh", result=result) is False
+    assert services.match_record(match=match, played=result, claimed_by="fresh") is False
 
 
 def test_rounds_advance_by_themselves_and_new_matches_are_sent_after_commit():
@@ -180,7 +180,7 @@ def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monk
     )
     batch = services.competition_start(competition=comp, send=None)
     for match in batch:
-        services.match_record_result(match=match, result=services.match_play(match=match))
+        services.match_record(match=match, played=services.match_play(match=match))
     assert not comp.matches.exclude(status=Match.Status.DONE).exists()  # not paired at once
     assert execution.matches_reap(send=lambda ids: None).ladders == []  # within the pause
 
@@ -373,8 +373,8 @@ def test_a_list_that_runs_dry_plays_on_into_the_next_round_robin_round(monkeypat
         "running",
         "finished",  # closed, but it paired nothing: round 1 still plays
     ]
-    execution.match_record(
-        match_id=held.pk, claimed_by="another worker", result=services.match_play(match=held)
+    services.match_record(
+        match=held, played=services.match_play(match=held), claimed_by="another worker"
     )
     assert comp.rounds.count() == 3  # the last of the two to close paired round 3
     while pending := list(comp.matches.filter(status="queued").values_list("pk", flat=True)):

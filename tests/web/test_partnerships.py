@@ -62,7 +62,7 @@ def test_an_organiser_runs_a_league_of_fixed_teams_from_the_site():
     (match,) = competition.matches.all()
     seated = list(match.seats.order_by("seat").values_list("entry_id", flat=True))
     assert seated[0] == seated[2] != seated[1] == seated[3]
-    services.match_record_result(match=match, result=services.match_play(match=match))
+    services.match_record(match=match, played=services.match_play(match=match))
 
     # Everyone sees teams in the standings, and the bot at each seat of the match.
     table = browser.get(
@@ -143,7 +143,7 @@ def test_a_partners_bot_page_counts_its_team_matches_once_against_the_other_team
     services.entry_create(competition=league, bot=east, partner=west)
     services.competition_start(competition=league)
     (match,) = league.matches.all()
-    services.match_record_result(match=match, result=services.match_play(match=match))
+    services.match_record(match=match, played=services.match_play(match=match))
 
     html = Client().get(reverse("bots-web:bot-detail", args=[partner.pk])).content.decode()
 

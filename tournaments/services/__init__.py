@@ -15,7 +15,8 @@ One module per sub-domain; this package's names are its interface:
 - :mod:`~tournaments.services.rounds`: pairing, closing a round, pairing ahead.
 - :mod:`~tournaments.services.results`: the result model and the ranks it records.
 - :mod:`~tournaments.services.record` and :mod:`~tournaments.services.rating`:
-  storing a result once, with its rating update.
+  storing a result once, with its rating update, and closing what it completed
+  (:func:`~tournaments.services.record.match_record`, the one door for every result).
 - :mod:`~tournaments.services.play`: playing a match through the referee.
 - :mod:`~tournaments.services.queue`: queuing matches for the workers. The services
   that pair or free matches (start, resume, retry, a round's closing, a ladder's
@@ -56,7 +57,7 @@ from tournaments.services.lifecycle import (
     match_retry,
 )
 from tournaments.services.play import match_play, match_wall_ms
-from tournaments.services.record import is_rated, match_record_played, match_record_result
+from tournaments.services.record import is_rated, match_record
 from tournaments.services.results import (
     ClaimedSeat,
     PlayedMatch,
@@ -107,8 +108,7 @@ __all__ = [
     "match_decision",
     "match_play",
     "match_ranks",
-    "match_record_played",
-    "match_record_result",
+    "match_record",
     "match_retry",
     "match_seed",
     "match_wall_ms",

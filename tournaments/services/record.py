@@ -1,5 +1,6 @@
 """Recording a played match once: its games, its seats and the rating update, in one
-transaction, then its round closed if it was the last open match."""
+transaction, then its round (or its challenge) closed if it was the last open match:
+:func:`match_record`, the one door for every result."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tournaments.formats import match_result
 from tournaments.models import Competition, GameRecord, Match, MatchSeat
 from tournaments.ratings import PARTNER_SEATS, soft_play
 from tournaments.services.competitions import is_partnership
+from tournaments.services.lifecycle import challenge_close_if_settled
 from tournaments.services.notify import notify_on_commit
 from tournaments.services.queue import Sender, send_match_tasks
 from tournaments.services.rating import rate, rating_rows
@@ -24,54 +26,77 @@ from tournaments.services.results import (
     Recording,
     match_decision,
     match_ranks,
-    played_of,
 )
 from tournaments.services.rounds import round_close_if_complete
 
 Format = Competition.Format
 
 
-def match_record_result(
+def match_record(
     *,
     match: Match,
-    result: PlayedMatch | dict[str, Any],
+    played: PlayedMatch,
     claimed_by: str | None = None,
+    claimed_seats: Sequence[ClaimedSeat] | None = None,
     send: Sender | None = send_match_tasks,
+    synchronous_commit: bool = True,
 ) -> bool:
-    """Store a played match once, then close its round if it was the last open match
-    (the next round queued with ``send``; None leaves it pending); True if stored,
-    False if it was already recorded.
+    """Record ``played``, what :func:`match_play` returned for ``match``, once: its games,
+    its seats and the rating update in one transaction; then, once that has committed,
+    close what the result may have completed. True if stored; False, changing nothing, if
+    not (already recorded, or the lease was taken over). The one door for every result:
+    the workers', the benchmarks' and the tests' alike.
 
-    :func:`match_record_played`, then :func:`round_close_if_complete` (its own
-    transaction, once the result's has committed; inside an outer transaction it
-    joins that one).
+    With ``claimed_by`` (a worker) the result is stored only while that worker holds the
+    match (running, claimed by it); None stores it whoever holds it. ``claimed_seats`` are
+    the seats as the claim read them (``execution.match_claim_with_seats``, with the
+    entries' ratings): on PostgreSQL the result is then stored and rated in one statement.
+    ``synchronous_commit=False`` lets the transaction commit without waiting for the disk
+    (PostgreSQL only; see ``tournaments.execution``). Raises ``ValidationError``
+    (changing nothing) if the result does not fit the match's seats, ``TypeError`` if
+    ``played`` is not a :class:`PlayedMatch`.
+
+    After the commit: a challenge is closed if that was its last open match
+    (:func:`challenge_close_if_settled`); otherwise the match's round is closed if it is
+    complete (:func:`round_close_if_complete`, not asked again when the recording saw
+    the round's other matches all done, not at all when it saw one waiting), its next
+    round's matches queued with ``send`` (None leaves them pending). Inside an outer
+    transaction the closing joins it.
     """
-    recording = match_record_played(match=match, played=result, claimed_by=claimed_by)
-    if recording is None:
-        return False
-    round_close_if_complete(
-        competition=recording.competition, round_id=recording.round_id, send=send
+    if not isinstance(played, PlayedMatch):
+        raise TypeError(f"played must be a PlayedMatch, not {type(played).__name__}")
+    stored = _match_store_played(
+        match=match,
+        played=played,
+        claimed_by=claimed_by,
+        claimed_seats=claimed_seats,
+        synchronous_commit=synchronous_commit,
     )
+    if stored is None:
+        return False
+    competition = stored.competition
+    if competition.kind == Competition.Kind.CHALLENGE:
+        challenge_close_if_settled(competition_id=competition.pk)
+    elif stored.round_complete is not False:  # False: other matches of it still wait
+        round_close_if_complete(
+            competition=competition,
+            round_id=stored.round_id,
+            known_complete=bool(stored.round_complete),
+            send=send,
+        )
     return True
 
 
-def match_record_played(
+def _match_store_played(
     *,
     match: Match,
-    played: PlayedMatch | dict[str, Any],
-    claimed_by: str | None = None,
-    claimed_seats: Sequence[ClaimedSeat] | None = None,
-    synchronous_commit: bool = True,
+    played: PlayedMatch,
+    claimed_by: str | None,
+    claimed_seats: Sequence[ClaimedSeat] | None,
+    synchronous_commit: bool,
 ) -> Recording | None:
-    """Store a played match, its records and the rating update, once, in one transaction.
-
-    ``played`` is what :func:`match_play` returned for ``match`` (players in seat order).
-    With ``claimed_by`` the result is stored only while that worker holds the match
-    (running, claimed by it). Returns None, changing nothing, when it is not stored
-    (already done, or the lease was taken over); raises ``ValidationError`` (changing
-    nothing) if the result does not fit the match's seats. ``synchronous_commit=False``
-    lets the transaction commit without waiting for the disk (PostgreSQL only; see
-    ``tournaments.execution``).
+    """Store a played match, its records and the rating update, once, in one transaction
+    (:func:`match_record`); None, changing nothing, when it is not stored.
 
     On PostgreSQL, for a match whose ``claimed_seats`` are given (as
     ``execution.match_claim_with_seats`` read them, with the entries' ratings): one
@@ -83,15 +108,14 @@ def match_record_played(
     seats and the entries locked (in entry order, so two recordings never deadlock); then
     the entries' ratings with the competition's rating sequence, taken last so that the
     competition row stays locked only for the last statement and the commit. Elsewhere the
-    same writes through the ORM. The round is not touched: whoever records a result calls
-    :func:`round_close_if_complete` once it has committed (no lock shared by the matches of
-    a round while they record). Two results that share an entry are serialised by its row
-    lock, so the sequence order is the order in which their updates were applied (a
-    recompute replays it). The seats record the match's ranks (a knockout's with its
-    tie-break, see :func:`match_decision`); ratings and points follow the ranks of the
-    match's own games, where level seats stay level.
+    same writes through the ORM. The round is not touched: :func:`match_record` closes it
+    once the result has committed (no lock shared by the matches of a round while they
+    record). Two results that share an entry are serialised by its row lock, so the
+    sequence order is the order in which their updates were applied (a recompute replays
+    it). The seats record the match's ranks (a knockout's with its tie-break, see
+    :func:`match_decision`); ratings and points follow the ranks of the match's own games,
+    where level seats stay level.
     """
-    played = played_of(played)
     competition = match.competition
     teams = PARTNER_SEATS if is_partnership(competition.variant) else None
     players = len(played.players)

@@ -7,8 +7,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ValidationError
-
 from bots.referee.match import GameResult, MatchResult
 from tournaments.formats import match_result
 from tournaments.models import Competition, Match
@@ -16,23 +14,13 @@ from tournaments.ratings import PARTNER_SEATS
 from tournaments.services.competitions import KNOCKOUTS, is_partnership
 
 
-def _games_of(result: PlayedMatch | dict[str, Any]) -> list[dict[str, Any]]:
-    return result.games_json() if isinstance(result, PlayedMatch) else result["games"]
-
-
-def _playoff_of(result: PlayedMatch | dict[str, Any]) -> list[dict[str, Any]]:
-    if isinstance(result, PlayedMatch):
-        return result.playoff_json()
-    return result.get("playoff") or []
-
-
-def match_ranks(result: PlayedMatch | dict[str, Any], players: int, teams=None) -> list[int]:
+def match_ranks(result: PlayedMatch, players: int, teams=None) -> list[int]:
     """Rank of each player in a match: game points, then total score; ties share.
 
     The one rule of every format (``tournaments.formats.match_result``,
-    docs/competitions.md); play-off games (``result["playoff"]``) never count here.
+    docs/competitions.md); play-off games (``result.playoff``) never count here.
     """
-    return match_result.match_ranks(_games_of(result), players, teams)
+    return match_result.match_ranks(result.games_json(), players, teams)
 
 
 def playoff_set_size(competition: Competition) -> int:
@@ -50,24 +38,24 @@ def match_decision(
     *,
     competition: Competition,
     match: Match,
-    result: PlayedMatch | dict[str, Any],
+    result: PlayedMatch,
     playing: bool = False,
 ) -> match_result.Decision:
     """The ranks a match records and how its winner was found.
 
     Knockouts: :func:`tournaments.formats.match_result.knockout_decision` with the
-    play-off games of ``result["playoff"]``. When recording, a match still level after
+    play-off games of ``result.playoff``. When recording, a match still level after
     them goes to the lot; while ``playing`` (:func:`match_play`), ``needs_playoff``
     says whether the competition's cap leaves room for another play-off set.
     Other formats: the match ranks, level seats sharing a rank.
     """
-    players = len(result.players if isinstance(result, PlayedMatch) else result["players"])
+    players = len(result.players)
     teams = PARTNER_SEATS if is_partnership(competition.variant) else None
     if competition.format not in KNOCKOUTS:
         return match_result.Decision(tuple(match_ranks(result, players, teams)))
-    playoff = _playoff_of(result)
+    playoff = result.playoff_json()
     return match_result.knockout_decision(
-        _games_of(result),
+        result.games_json(),
         players,
         seed=match.seed,
         playoff=playoff,
@@ -110,32 +98,6 @@ class PlayedMatch:
     def playoff_json(self) -> list[dict[str, Any]]:
         return [{**_game_json(p.game), "playoff": p.set} for p in self.playoff]
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PlayedMatch:
-        """From ``MatchResult.to_json()`` with ``versions`` and ``playoff`` (the older
-        dict form); raises ``ValidationError`` if it is not a match result."""
-        try:
-            games_ = [_game_from_json(g) for g in data["games"]]
-            playoff = [
-                PlayoffGame(int(g.get("playoff", 1)), _game_from_json(g))
-                for g in data.get("playoff") or []
-            ]
-            result = MatchResult(
-                variant=data.get("variant", ""),
-                options=data.get("options") or {},
-                seed=data.get("seed", 0),
-                duplicate=bool(data.get("duplicate", False)),
-                time_control=data.get("time_control") or {},
-                players=list(data["players"]),
-                games=games_,
-                seconds=data.get("seconds", 0.0),
-                logs=list(data.get("logs") or []),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValidationError(f"not a match result: {exc!r}") from None
-        versions = list(data.get("versions") or [None] * len(result.players))
-        return cls(result, versions, playoff, list(data.get("logs") or []))
-
 
 def _game_json(game: GameResult) -> dict[str, Any]:
     return {
@@ -145,26 +107,6 @@ def _game_json(game: GameResult) -> dict[str, Any]:
         "ranking": game.ranking,
         "statuses": game.statuses,
     }
-
-
-def _game_from_json(game: dict[str, Any]) -> GameResult:
-    return GameResult(
-        index=int(game["index"]),
-        seed=int(game.get("seed", 0)),
-        seats=list(game["seats"]),
-        scores=list(game["scores"]),
-        ranking=list(game["ranking"]),
-        statuses=list(game["statuses"]),
-        record=game.get("record") or {},
-    )
-
-
-def played_of(result: PlayedMatch | dict[str, Any]) -> PlayedMatch:
-    if isinstance(result, PlayedMatch):
-        return result
-    if isinstance(result, dict):
-        return PlayedMatch.from_json(result)
-    raise TypeError(f"a match result must be a PlayedMatch, not {type(result).__name__}")
 
 
 @dataclass(frozen=True)
