@@ -48,7 +48,8 @@ from bots import allowances, archive, builtin, sandbox, similarity, store, valid
 from bots.archive import DEFAULT_LIMITS, ArchiveError, ExtractedUpload, UploadLimits, extract_upload
 from bots.cache import BotCache
 from bots.models import Bot, BotVersion, VersionVariantPass
-from bots.referee import ProcessPlayer, TimeControl
+from bots.referee import Player, TimeControl
+from bots.referee.seating import seat_player
 from bots.sandbox import isolation
 from config import metrics
 
@@ -585,7 +586,7 @@ def _validation_match(
     """What the validation match of ``plan`` found; a bot that cannot be run is not ok."""
     found: dict[str, Any] = {**plan.describe(), "options": options or {}}
     try:
-        bot = _validation_player(version, plan.limits)
+        bot = _validation_player(version, plan)
         found.update(validation.play(plan, bot, options=options))
     except sandbox.SandboxUnavailable as error:
         found.update(_refusal(f"the sandbox is unavailable on this host ({error})"))
@@ -594,12 +595,14 @@ def _validation_match(
     return found
 
 
-def _validation_player(version: BotVersion, limits: sandbox.Limits) -> ProcessPlayer:
+def _validation_player(version: BotVersion, plan: validation.VariantPlan) -> Player:
+    """The validated bot at seat 0 of ``plan``'s match, under its limits."""
     if not sandbox.available():
         reason = isolation.unavailable_reason()
         raise _ValidationRefused(f"the sandbox is unavailable on this host ({reason})")
     try:
-        return ProcessPlayer.from_path(bot_version_path(version=version), limits=limits)
+        path = bot_version_path(version=version)
+        return seat_player(path=path, seed=plan.seed, seat=0, limits=plan.limits)
     except ValueError as error:
         raise _ValidationRefused(f"the bot cannot be run: {error}") from None
 

@@ -31,13 +31,13 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 import games
-from bots import builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
-from bots.referee.players import InProcessPlayer, ProcessPlayer
+from bots.referee.players import Player
+from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
-from tournaments import allowances, deals, drain
+from tournaments import allowances, drain
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
@@ -217,18 +217,19 @@ def result_of(test: VersionTest) -> SprtResult:
 
 
 def _maker(version: BotVersion) -> PlayerFactory:
-    """Fresh players of ``version``: built-ins in-process, uploads sandboxed."""
+    """Fresh players of ``version`` (``bots.referee.seating.seat_player``): built-ins
+    in-process, uploads sandboxed."""
     if version.runtime == BotVersion.Runtime.BUILTIN:
         name = version.entry_point.removeprefix("builtin:")
-        return lambda seed, index: InProcessPlayer(
-            builtin.make(name, seed=deals.player_seed(seed, index)), name=str(version)
+        return lambda seed, index: seat_player(
+            builtin=name, seed=seed, seat=index, name=str(version)
         )
     path = bot_version_path(version=version)
-    return lambda seed, index: ProcessPlayer.from_path(path)
+    return lambda seed, index: seat_player(path=path, seed=seed, seat=index)
 
 
-def _filler(seed: int, index: int) -> InProcessPlayer:
-    return InProcessPlayer(builtin.make(FILLER, seed=deals.player_seed(seed, index)))
+def _filler(seed: int, index: int) -> Player:
+    return seat_player(builtin=FILLER, seed=seed, seat=index)
 
 
 def _claim(test_id: int) -> bool:
