@@ -15,20 +15,17 @@ at the next deal and plays the same deals it would have played anyway.
 from __future__ import annotations
 
 import inspect
-import logging
 import secrets
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 import games
 from bots import selectors as bot_selectors
@@ -37,13 +34,12 @@ from bots.referee.players import Player
 from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
+from config.task_sending import send_task
 from tournaments import allowances, drain
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
 from tournaments.sprt import PlayerFactory, deal_scores
-
-log = logging.getLogger(__name__)
 
 #: A task plays deals for about this many seconds, then sends itself again.
 SLICE_S = 60.0
@@ -75,13 +71,13 @@ VERSION_TEST_TASK = "tournaments.version_test_run"
 def send_version_test_task(test_id: int) -> None:
     """One ``tournaments.version_test_run`` task for ``test_id`` on the version tests' queue,
     taken after every other kind of work (``CARDROOM_QUEUES``; found by name in the app's
-    registry: the tasks module calls this one, never the reverse)."""
-    try:
-        current_app.tasks[VERSION_TEST_TASK].apply_async(
-            args=[test_id], queue=settings.CARDROOM_VERSION_TEST_QUEUE
-        )
-    except BrokerError as exc:
-        log.warning("broker unavailable, version test %s stays pending: %s", test_id, exc)
+    registry, ``config.task_sending``: the tasks module calls this one, never the reverse)."""
+    send_task(
+        VERSION_TEST_TASK,
+        [test_id],
+        queue=settings.CARDROOM_VERSION_TEST_QUEUE,
+        unsent=f"version test {test_id} stays pending",
+    )
 
 
 def _version(bot: Bot, number: int, field: str) -> BotVersion:
