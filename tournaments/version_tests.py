@@ -18,13 +18,11 @@ import inspect
 import secrets
 import time
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 import games
@@ -35,7 +33,7 @@ from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
 from config.task_sending import send_task
-from tournaments import allowances, drain
+from tournaments import allowances, drain, leases
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
@@ -229,13 +227,10 @@ def _filler(seed: int, index: int) -> Player:
 
 
 def _claim(test_id: int) -> bool:
-    now = timezone.now()
-    claimable = Q(status=Status.PENDING) | Q(status=Status.RUNNING, lease_until__lt=now)
-    return bool(
-        VersionTest.objects.filter(claimable, pk=test_id).update(
-            status=Status.RUNNING, lease_until=now + timedelta(seconds=LEASE_S)
-        )
-    )
+    """Take test ``test_id`` with a lease (``tournaments.leases``): pending, or running
+    with an expired lease (its worker is gone)."""
+    tests = VersionTest.objects.filter(pk=test_id)
+    return bool(leases.claim(tests, waiting=[Status.PENDING], lease_s=LEASE_S))
 
 
 def version_test_play(
@@ -322,7 +317,7 @@ def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, don
             decision=result.decision or "",
             status=Status.DONE if done else Status.RUNNING,
             finished_at=now if done else None,
-            lease_until=None if done else now + timedelta(seconds=LEASE_S),
+            lease_until=None if done else leases.lease_until(lease_s=LEASE_S, now=now),
         )
         == 1
     )
