@@ -23,7 +23,6 @@ A user's mistake (a bad name, a refused upload) is a
 from __future__ import annotations
 
 import hashlib
-import logging
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -32,7 +31,6 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -41,18 +39,17 @@ from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 import games
 from bots import allowances, archive, builtin, sandbox, similarity, store, validation
 from bots.archive import DEFAULT_LIMITS, ArchiveError, ExtractedUpload, UploadLimits, extract_upload
 from bots.cache import BotCache
 from bots.models import Bot, BotVersion, VersionVariantPass
-from bots.referee import ProcessPlayer, TimeControl
+from bots.referee import Player, TimeControl
+from bots.referee.seating import seat_player
 from bots.sandbox import isolation
 from config import metrics
-
-log = logging.getLogger(__name__)
+from config.task_sending import send_task
 
 MAX_NAME_LENGTH = Bot._meta.get_field("name").max_length
 #: The report's key of a queued validation: ``queued_at``, ``started_at``, ``attempts``.
@@ -258,8 +255,8 @@ def upload_name(filename: str) -> str:
 def send_validation_task(version_id: int) -> None:
     """``bots.version_validate`` of ``version_id`` on ``CARDROOM_VALIDATE_QUEUE``, with
     the task limits its queue entry states (``limit_s``: soft, then 30 s more, hard).
-    The task is found by name in the app's registry: the tasks module calls this one,
-    never the reverse.
+    The task is found by name in the app's registry (``config.task_sending``): the tasks
+    module calls this one, never the reverse.
 
     A broker that is down is logged: the version stays queued and
     :func:`bot_versions_requeue` sends it again.
@@ -267,15 +264,14 @@ def send_validation_task(version_id: int) -> None:
     report = BotVersion.objects.filter(pk=version_id).values_list("validation_report", flat=True)
     queue = ((report.first() or {}).get(QUEUE_KEY)) or {}
     limit_s = _queue_limit_s(queue)
-    try:
-        current_app.tasks[VALIDATE_TASK].apply_async(
-            (version_id,),
-            queue=settings.CARDROOM_VALIDATE_QUEUE,
-            soft_time_limit=limit_s,
-            time_limit=limit_s + TASK_HARD_LIMIT_EXTRA_S,
-        )
-    except BrokerError as exc:
-        log.warning("broker unavailable, version %s waits to be sent again: %s", version_id, exc)
+    send_task(
+        VALIDATE_TASK,
+        (version_id,),
+        queue=settings.CARDROOM_VALIDATE_QUEUE,
+        soft_time_limit=limit_s,
+        time_limit=limit_s + TASK_HARD_LIMIT_EXTRA_S,
+        unsent=f"version {version_id} waits to be sent again",
+    )
 
 
 def validation_plans(
@@ -585,7 +581,7 @@ def _validation_match(
     """What the validation match of ``plan`` found; a bot that cannot be run is not ok."""
     found: dict[str, Any] = {**plan.describe(), "options": options or {}}
     try:
-        bot = _validation_player(version, plan.limits)
+        bot = _validation_player(version, plan)
         found.update(validation.play(plan, bot, options=options))
     except sandbox.SandboxUnavailable as error:
         found.update(_refusal(f"the sandbox is unavailable on this host ({error})"))
@@ -594,12 +590,14 @@ def _validation_match(
     return found
 
 
-def _validation_player(version: BotVersion, limits: sandbox.Limits) -> ProcessPlayer:
+def _validation_player(version: BotVersion, plan: validation.VariantPlan) -> Player:
+    """The validated bot at seat 0 of ``plan``'s match, under its limits."""
     if not sandbox.available():
         reason = isolation.unavailable_reason()
         raise _ValidationRefused(f"the sandbox is unavailable on this host ({reason})")
     try:
-        return ProcessPlayer.from_path(bot_version_path(version=version), limits=limits)
+        path = bot_version_path(version=version)
+        return seat_player(path=path, seed=plan.seed, seat=0, limits=plan.limits)
     except ValueError as error:
         raise _ValidationRefused(f"the bot cannot be run: {error}") from None
 

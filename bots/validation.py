@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import games
-from bots import builtin
-from bots.referee import InProcessPlayer, Player, ProcessPlayer, TimeControl, play_match
+from bots.referee import Player, TimeControl, play_match
+from bots.referee.seating import seat_player
 from bots.sandbox import Limits
 
 #: Games per variant.
@@ -143,10 +143,11 @@ def task_limit_s(plans: Sequence[VariantPlan]) -> int:
 def play(plan: VariantPlan, bot: Player, *, options: dict[str, Any] | None = None) -> dict:
     """Play ``plan``'s match with ``bot`` at seat 0 and say what it found: ``ok`` (every
     game ended ``ok`` for the bot), ``statuses`` (the bot's, per game), ``reasons`` (in
-    words, :func:`game_reason`), ``stderr_tail``, ``duration_s`` and ``options``."""
+    words, :func:`game_reason`), ``stderr_tail``, ``duration_s`` and ``options``. The
+    opponents are seated as in any match (``bots.referee.seating.seat_player``)."""
     others = [
-        InProcessPlayer(builtin.make(name, seed=plan.seed + i), name=f"builtin:{name}")
-        for i, name in enumerate(plan.opponents, start=1)
+        seat_player(builtin=name, seed=plan.seed, seat=seat, name=f"builtin:{name}")
+        for seat, name in enumerate(plan.opponents, start=1)
     ]
     result = play_match(
         plan.variant,
@@ -216,7 +217,9 @@ def validate_program(
     ]
     findings = {}
     for each in plans:
-        bot = ProcessPlayer.from_path(path, limits=each.limits, sandboxed=sandboxed)
+        bot = seat_player(
+            path=path, seed=each.seed, seat=0, limits=each.limits, sandboxed=sandboxed
+        )
         findings[each.variant] = {**each.describe(), **play(each, bot)}
     return {**summary(findings), "passed": [n for n, f in findings.items() if f["ok"]]}
 

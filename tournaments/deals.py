@@ -16,8 +16,9 @@ An organiser who wants a run that can be repeated exactly may choose a seed
 instead; the match seeds then follow from public values (the competition id,
 round and table) and that seed, so whoever knows the seed knows every deal.
 
-Built-in bots are seeded from the match seed too (:func:`player_seed`), so
-their moves cannot be predicted while the secret is hidden. Pure: no Django.
+Built-in bots are seeded from the match seed too (:func:`player_seed`, defined with the
+seating of every match in ``bots.referee.seating``), so their moves cannot be predicted
+while the secret is hidden. Pure: no Django.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 import games
 from bots.referee.match import game_seed
+from bots.referee.seating import player_seed as player_seed  # part of the checkable deals
 
 SECRET_BYTES = 32
 #: Match seeds keep 56 bits, so they fit a signed 64-bit database column.
@@ -74,12 +76,6 @@ def match_seed_from_seed(seed: int, *, competition_id: int, round_number: int, t
     """The seed of one match of a competition whose organiser chose ``seed`` (predictable)."""
     text = f"cardroom:{competition_id}:{seed}:{round_number}:{table}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:SEED_BYTES], "big")
-
-
-def player_seed(match_seed: int, seat: int) -> int:
-    """The seed of the built-in bot at ``seat`` of a match (as secret as the match seed)."""
-    digest = hashlib.sha256(f"cardroom-player:{match_seed}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:SEED_BYTES], "big")
 
 
 def playoff_seed(match_seed: int, playoff_set: int) -> int:

@@ -70,7 +70,7 @@ from django.utils import timezone
 from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
 from config import metrics
-from tournaments import drain, events, live, recording, selectors, services
+from tournaments import drain, events, leases, live, recording, selectors, services
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Competition, Entry, Match, MatchSeat
 from tournaments.services import ClaimedSeat
@@ -122,12 +122,17 @@ def _async_commit_allowed() -> bool:
     )
 
 
+#: The statuses a match is claimed from besides running with an expired lease (``leases``).
+CLAIMABLE = (Status.PENDING, Status.QUEUED)
+
+
 @functools.cache
-def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
-    """The claim: one ``UPDATE ... RETURNING`` of the match row; on PostgreSQL the
-    competition's columns come back in the same statement (``c_<column>``). With
-    ``async_commit`` the statement (its own transaction) sets ``synchronous_commit``
-    off for itself, so the claim stays one statement."""
+def _claim_sql(condition: str, *, with_competition: bool, async_commit: bool = False) -> str:
+    """The claim: one ``UPDATE ... RETURNING`` of the match row if it is claimable
+    (``condition``: ``leases.claimable_sql``); on PostgreSQL the competition's columns come
+    back in the same statement (``c_<column>``). With ``async_commit`` the statement (its
+    own transaction) sets ``synchronous_commit`` off for itself, so the claim stays one
+    statement."""
     quote = connection.ops.quote_name
     table = quote(Match._meta.db_table)
     columns = ", ".join(quote(f.column) for f in Match._meta.concrete_fields)
@@ -135,7 +140,7 @@ def _claim_sql(*, with_competition: bool, async_commit: bool = False) -> str:
     update = (
         f"UPDATE {table} SET status = %s, claimed_by = %s, lease_until = %s, "
         "attempts = attempts + 1 "
-        "WHERE id = %s AND (status IN (%s, %s) OR (status = %s AND lease_until < %s)) "
+        f"WHERE id = %s AND {condition} "
         # A paused competition's matches wait (services.competition_pause).
         f"AND NOT EXISTS (SELECT 1 FROM {competitions} p "
         f"WHERE p.id = {table}.competition_id AND p.status = %s) "
@@ -215,29 +220,31 @@ def match_claim_with_seats(
     """Take ``match_id`` for ``claimed_by`` with a lease: the match and its seats as the
     claim read them (on PostgreSQL; elsewhere no seat); None if it is not claimable.
 
-    Claimable: pending, queued, or running with an expired lease (its worker is
-    gone), unless its competition is paused. One conditional ``UPDATE ... RETURNING``
-    (the claim and the read of the claimed row, on PostgreSQL with its competition and
-    its seats with their entries' ratings, in one statement), so two workers never both
-    succeed. The seats go to ``services.match_play`` and ``services.match_record``
+    Claimable (``tournaments.leases``): pending, queued, or running with an expired lease
+    (its worker is gone), unless its competition is paused. One conditional
+    ``UPDATE ... RETURNING`` (the claim and the read of the claimed row, on PostgreSQL with
+    its competition and its seats with their entries' ratings, in one statement), so two
+    workers never both succeed. The seats go to ``services.match_play`` and
+    ``services.match_record``
     (``claimed_seats``), which then need not read them again.
     """
     now = timezone.now()
-    lease = timedelta(seconds=settings.CARDROOM_MATCH_LEASE_S if lease_s is None else lease_s)
+    lease_s = settings.CARDROOM_MATCH_LEASE_S if lease_s is None else lease_s
+    claim = leases.claimed(Match, lease_s=lease_s, now=now)
+    condition, condition_params = leases.claimable_sql(Match, waiting=CLAIMABLE, now=now)
     adapt = connection.ops.adapt_datetimefield_value
     params = [
-        Status.RUNNING,
+        claim["status"],
         claimed_by,
-        adapt(now + lease),
+        adapt(claim["lease_until"]),
         match_id,
-        Status.PENDING,
-        Status.QUEUED,
-        Status.RUNNING,
-        adapt(now),
+        *condition_params,
         Competition.Status.PAUSED,
     ]
     with_competition = connection.vendor == "postgresql"
-    sql = _claim_sql(with_competition=with_competition, async_commit=_async_commit_allowed())
+    sql = _claim_sql(
+        condition, with_competition=with_competition, async_commit=_async_commit_allowed()
+    )
     if with_competition:
         with recording.prepared_cursor() as cursor:
             cursor.execute(sql, params)
@@ -599,7 +606,7 @@ def matches_reap(*, send: Sender = send_match_tasks) -> Reaped:
     """
     now = timezone.now()
     running = Competition.Status.RUNNING
-    expired = Match.objects.filter(status=Status.RUNNING, lease_until__lt=now)
+    expired = Match.objects.filter(leases.expired(Match, now=now))
     failed = _fail_exhausted(expired)
     requeued = mark_queued_and_send(expired, send)
     resent = mark_queued_and_send(

@@ -13,8 +13,8 @@ from dataclasses import asdict
 from celery import shared_task
 from django.conf import settings
 from django.db import close_old_connections
-from kombu.exceptions import OperationalError as BrokerError
 
+from config.task_sending import send_task
 from tournaments import drain, execution, version_tests
 from tournaments.services import queue as match_queue
 
@@ -136,13 +136,10 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
 
 def _publish(task, args: list, **options) -> None:
     """Send ``task`` on the queue of its matches' kind; with the broker down, log it and go
-    on."""
-    first = args[0][0] if isinstance(args[0], list) else args[0]
+    on (``config.task_sending.send_task``)."""
+    first = match_queue.first_match(args)
     queue = match_queue.match_queues([first]).get(first, settings.CARDROOM_MATCH_QUEUE)
-    try:
-        task.apply_async(args=args, queue=queue, **options)
-    except BrokerError as exc:
-        log.warning("broker unavailable, %s%s not sent: %s", task.name, args, exc)
+    send_task(task.name, args, queue=queue, **options)
 
 
 @shared_task(name="tournaments.matches_reap", soft_time_limit=120, time_limit=150)

@@ -15,35 +15,29 @@ at the next deal and plays the same deals it would have played anyway.
 from __future__ import annotations
 
 import inspect
-import logging
 import secrets
 import time
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 import games
-from bots import builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
-from bots.referee.players import InProcessPlayer, ProcessPlayer
+from bots.referee.players import Player
+from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
-from tournaments import allowances, deals, drain
+from config.task_sending import send_task
+from tournaments import allowances, drain, leases
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
 from tournaments.sprt import PlayerFactory, deal_scores
-
-log = logging.getLogger(__name__)
 
 #: A task plays deals for about this many seconds, then sends itself again.
 SLICE_S = 60.0
@@ -75,13 +69,13 @@ VERSION_TEST_TASK = "tournaments.version_test_run"
 def send_version_test_task(test_id: int) -> None:
     """One ``tournaments.version_test_run`` task for ``test_id`` on the version tests' queue,
     taken after every other kind of work (``CARDROOM_QUEUES``; found by name in the app's
-    registry: the tasks module calls this one, never the reverse)."""
-    try:
-        current_app.tasks[VERSION_TEST_TASK].apply_async(
-            args=[test_id], queue=settings.CARDROOM_VERSION_TEST_QUEUE
-        )
-    except BrokerError as exc:
-        log.warning("broker unavailable, version test %s stays pending: %s", test_id, exc)
+    registry, ``config.task_sending``: the tasks module calls this one, never the reverse)."""
+    send_task(
+        VERSION_TEST_TASK,
+        [test_id],
+        queue=settings.CARDROOM_VERSION_TEST_QUEUE,
+        unsent=f"version test {test_id} stays pending",
+    )
 
 
 def _version(bot: Bot, number: int, field: str) -> BotVersion:
@@ -217,28 +211,26 @@ def result_of(test: VersionTest) -> SprtResult:
 
 
 def _maker(version: BotVersion) -> PlayerFactory:
-    """Fresh players of ``version``: built-ins in-process, uploads sandboxed."""
+    """Fresh players of ``version`` (``bots.referee.seating.seat_player``): built-ins
+    in-process, uploads sandboxed."""
     if version.runtime == BotVersion.Runtime.BUILTIN:
         name = version.entry_point.removeprefix("builtin:")
-        return lambda seed, index: InProcessPlayer(
-            builtin.make(name, seed=deals.player_seed(seed, index)), name=str(version)
+        return lambda seed, index: seat_player(
+            builtin=name, seed=seed, seat=index, name=str(version)
         )
     path = bot_version_path(version=version)
-    return lambda seed, index: ProcessPlayer.from_path(path)
+    return lambda seed, index: seat_player(path=path, seed=seed, seat=index)
 
 
-def _filler(seed: int, index: int) -> InProcessPlayer:
-    return InProcessPlayer(builtin.make(FILLER, seed=deals.player_seed(seed, index)))
+def _filler(seed: int, index: int) -> Player:
+    return seat_player(builtin=FILLER, seed=seed, seat=index)
 
 
 def _claim(test_id: int) -> bool:
-    now = timezone.now()
-    claimable = Q(status=Status.PENDING) | Q(status=Status.RUNNING, lease_until__lt=now)
-    return bool(
-        VersionTest.objects.filter(claimable, pk=test_id).update(
-            status=Status.RUNNING, lease_until=now + timedelta(seconds=LEASE_S)
-        )
-    )
+    """Take test ``test_id`` with a lease (``tournaments.leases``): pending, or running
+    with an expired lease (its worker is gone)."""
+    tests = VersionTest.objects.filter(pk=test_id)
+    return bool(leases.claim(tests, waiting=[Status.PENDING], lease_s=LEASE_S))
 
 
 def version_test_play(
@@ -325,7 +317,7 @@ def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, don
             decision=result.decision or "",
             status=Status.DONE if done else Status.RUNNING,
             finished_at=now if done else None,
-            lease_until=None if done else now + timedelta(seconds=LEASE_S),
+            lease_until=None if done else leases.lease_until(lease_s=LEASE_S, now=now),
         )
         == 1
     )

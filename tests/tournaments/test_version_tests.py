@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tests.factories import builtin_version, passed, play_to_the_end
@@ -79,6 +82,19 @@ def test_a_second_delivery_does_nothing(bot, owner):
     test = create(bot, owner)
     play_to_the_end(test, slice_s=3600)
     assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+
+
+def test_a_test_whose_worker_is_gone_is_taken_over_and_a_held_one_is_not(bot, owner):
+    test = create(bot, owner)
+    held = timezone.now() + timedelta(seconds=version_tests.LEASE_S)
+    VersionTest.objects.filter(pk=test.pk).update(status="running", lease_until=held)
+
+    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+
+    VersionTest.objects.filter(pk=test.pk).update(lease_until=timezone.now())
+    assert version_tests.version_test_play(test_id=test.pk, slice_s=0, send=None) == "continued"
+    test.refresh_from_db()
+    assert test.trials == 1 and test.status == VersionTest.Status.PENDING
 
 
 def test_the_task_is_sent_after_commit(bot, owner, django_capture_on_commit_callbacks):

@@ -10,9 +10,9 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from bots.builtin import make
-from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
+from bots.referee import Player, TimeControl, play_match
 from bots.referee.match import GameResult
+from bots.referee.seating import seat_player
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
 from tournaments import deals
@@ -30,12 +30,15 @@ from tournaments.services.results import (
 
 def _players(
     match: Match, seed: int, claimed: Sequence[ClaimedSeat] | None
-) -> tuple[list, list[int | None]]:
-    """Fresh players for the seats of ``match`` (built-ins seeded from ``seed``), and the
-    bot version each uploaded bot plays (None for built-ins). A table of built-ins whose
-    seats the claim read (``claimed``) is built from those, without a query."""
+) -> tuple[list[Player], list[int | None]]:
+    """Fresh players for the seats of ``match`` (``bots.referee.seating.seat_player``:
+    built-ins seeded from ``seed`` and their seat), and the bot version each uploaded bot
+    plays (None for built-ins). A table of built-ins whose seats the claim read
+    (``claimed``) is built from those, without a query."""
     if claimed and all(seat.builtin for seat in claimed):
-        players = [_builtin_player(s.builtin, seed, s.seat, s.bot_name) for s in claimed]
+        players = [
+            seat_player(builtin=s.builtin, seed=seed, seat=s.seat, name=s.bot_name) for s in claimed
+        ]
         return players, [None] * len(players)
     players, versions = [], []
     seats = match.seats.select_related("entry__bot__owner", "entry__partner__owner")
@@ -43,21 +46,19 @@ def _players(
         bot = seat.entry.bot_at(seat.seat)  # a team's partner at its side's second seat
         if bot.builtin:
             versions.append(None)
-            players.append(_builtin_player(bot.builtin, seed, seat.seat, str(bot)))
+            players.append(
+                seat_player(builtin=bot.builtin, seed=seed, seat=seat.seat, name=str(bot))
+            )
             continue
         variant = match.competition.variant
         pinned = seat.entry.pinned_version if bot.pk == seat.entry.bot_id else None
         version = version_for_play(bot=bot, pinned=pinned, variant=variant)
         if version is None:
             raise ValidationError(f"{bot} has no ready version that passed {variant}")
-        players.append(ProcessPlayer.from_path(bot_version_path(version=version)))
+        path = bot_version_path(version=version)
+        players.append(seat_player(path=path, seed=seed, seat=seat.seat))
         versions.append(version.pk)
     return players, versions
-
-
-def _builtin_player(builtin: str, seed: int, seat: int, name: str) -> InProcessPlayer:
-    """The built-in player ``builtin`` of ``seat``, seeded from the match's ``seed``."""
-    return InProcessPlayer(make(builtin, seed=deals.player_seed(seed, seat)), name=name)
 
 
 def match_play(

@@ -21,18 +21,16 @@ to leave the matches pending for a caller that plays them itself).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
+from config.task_sending import send_tasks
 from tournaments import events
 from tournaments.models import Competition, Match
 from tournaments.services.notify import notify_on_commit
@@ -58,20 +56,20 @@ def send_match_tasks(match_ids: list[int]) -> None:
     of its competition's kind (:func:`match_queue`). Tasks are found by name in the app's
     registry, so that this module needs no import of the tasks that call it.
 
-    The messages of a round go out together (one Redis pipeline, where the broker's
-    transport batches publishes), not a round trip each."""
-    try:
-        messages = match_tasks(match_ids)
-        queues = match_queues(match_ids)
-        with current_app.producer_or_acquire() as producer, _batch(producer):
-            for name, args in messages:
-                first = args[0][0] if isinstance(args[0], list) else args[0]
-                current_app.tasks[name].apply_async(
-                    args=args, queue=queues.get(first, settings.CARDROOM_MATCH_QUEUE),
-                    producer=producer,
-                )  # fmt: skip
-    except BrokerError as exc:  # the matches stay queued: the reaper sends them again
-        log.warning("broker unavailable, matches %s wait for the reaper: %s", match_ids, exc)
+    The messages of a round go out together (``config.task_sending.send_tasks``: one
+    Redis pipeline, where the broker's transport batches publishes), not a round trip
+    each. With the broker down the matches stay queued: the reaper sends them again."""
+    queues = match_queues(match_ids)
+    messages = [
+        (name, args, queues.get(first_match(args), settings.CARDROOM_MATCH_QUEUE))
+        for name, args in match_tasks(match_ids)
+    ]
+    send_tasks(messages, unsent=f"matches {match_ids} wait for the reaper")
+
+
+def first_match(args: list) -> int:
+    """The match id of a message's ``args`` (:func:`match_tasks`), the first of a list's."""
+    return args[0][0] if isinstance(args[0], list) else args[0]
 
 
 def match_queue(kind: str) -> str:
@@ -131,12 +129,6 @@ def _short_matches(match_ids: list[int]) -> dict[int, int]:
             pk__in=match_ids, competition__games_per_match__lt=settings.CARDROOM_TASK_GAMES
         ).values_list("pk", "competition_id")
     )
-
-
-def _batch(producer):
-    """``producer.batch()`` where kombu has it (5.7+), else publish one by one."""
-    batch = getattr(producer, "batch", None)
-    return batch() if batch is not None else contextlib.nullcontext()
 
 
 def queue_deadline():

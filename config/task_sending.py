@@ -1,0 +1,79 @@
+"""Sending Celery tasks: the one way the services put work on a queue.
+
+Tasks are found by name in the app's registry, so that a service needs no import of
+the tasks module that calls it (the doors import the services, never the reverse).
+A broker that is down is not an error of the caller: the work stays where the database
+has it (a version queued, a match queued, a version test pending) and is sent again
+later (the requeue of validations, the reaper, the next slice); the sender logs it and
+says so with False.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from celery import current_app
+from kombu.exceptions import OperationalError as BrokerError
+
+log = logging.getLogger(__name__)
+
+#: One message: the task's registered name, its arguments, its queue.
+Message = tuple[str, Sequence[Any], str]
+
+
+def send_task(
+    name: str,
+    args: Sequence[Any],
+    *,
+    queue: str,
+    producer: Any = None,
+    unsent: str = "",
+    **options: Any,
+) -> bool:
+    """Send the task registered as ``name`` with ``args`` on ``queue`` (``options`` go to
+    ``apply_async``: ``countdown``, ``soft_time_limit``, ...; ``producer`` publishes on a
+    producer the caller holds). True if sent; False, with a warning that says what
+    becomes of the work (``unsent``), if the broker is unavailable."""
+    if producer is not None:
+        options["producer"] = producer
+    try:
+        _apply(name, args, queue, **options)
+    except BrokerError as exc:
+        _log_unsent(f"{name}{list(args)}", unsent, exc)
+        return False
+    return True
+
+
+def send_tasks(messages: Iterable[Message], *, unsent: str = "") -> bool:
+    """Send ``messages`` together: on one producer and, where the broker's transport
+    batches publishes (kombu 5.7+ on Redis: one pipeline), in one round trip rather than
+    one each. True if all were sent; False, with a warning that says what becomes of the
+    work (``unsent``), if the broker is unavailable (some may have gone out before)."""
+    messages = list(messages)
+    try:
+        with current_app.producer_or_acquire() as producer, _batch(producer):
+            for name, args, queue in messages:
+                _apply(name, args, queue, producer=producer)
+    except BrokerError as exc:
+        _log_unsent(f"{len(messages)} task(s)", unsent, exc)
+        return False
+    return True
+
+
+def _apply(name: str, args: Sequence[Any], queue: str, **options: Any) -> None:
+    current_app.tasks[name].apply_async(args=args, queue=queue, **options)
+
+
+def _batch(producer):
+    """``producer.batch()`` where kombu has it (5.7+), else publish one by one."""
+    batch = getattr(producer, "batch", None)
+    return batch() if batch is not None else contextlib.nullcontext()
+
+
+def _log_unsent(what: str, unsent: str, exc: BaseException) -> None:
+    log.warning(
+        "broker unavailable, %s not sent%s: %s", what, f" ({unsent})" if unsent else "", exc
+    )
