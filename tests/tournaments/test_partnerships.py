@@ -71,7 +71,7 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
 
     assert comp.status == Competition.Status.FINISHED
     met = Counter()
-    wins = Counter()
+    points_won = Counter()
     by_pk = {team.pk: team for team in teams}
     for match in comp.matches.prefetch_related("seats"):
         seats = sorted(match.seats.all(), key=lambda s: s.seat)
@@ -81,7 +81,8 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
         assert players[match.pk] == [str(a.bot), str(b.bot), str(a.partner), str(b.partner)]
         met[frozenset((a.pk, b.pk))] += 1
         winners = {s.entry_id for s in seats if s.rank == 1}
-        wins.update(winners if len(winners) == 1 else ())
+        for winner in winners:  # a match's point, shared by the sides ranked first
+            points_won[winner] += 1 / len(winners)
     assert len(players) == 6
     assert set(met) == {frozenset(p) for p in itertools.combinations(by_pk, 2)}
     assert set(met.values()) == {1}  # a round robin of teams
@@ -89,9 +90,13 @@ def test_fixed_teams_sit_as_partners_meet_every_team_once_and_rank_as_teams(orga
     standings = selectors.standings_for_competition(competition=comp)
     points = [row["points"] for row in standings]
     assert len(standings) == 4 and points == sorted(points, reverse=True)
-    best, count = wins.most_common(1)[0]
-    assert [c for _, c in wins.most_common()].count(count) == 1  # one team won most
-    assert standings[0]["entry"] == best  # the team that won most leads
+    # Each team's points are the matches it won (a shared first place shares the point),
+    # whoever won them: the team that won most leads, under its two bots' names.
+    assert {row["entry"]: row["points"] for row in standings} == pytest.approx(
+        {team.pk: points_won[team.pk] for team in teams}
+    )
+    best = standings[0]["entry"]
+    assert points_won[best] == max(points_won.values())
     assert standings[0]["name"] == f"{by_pk[best].bot} & {by_pk[best].partner}"
     assert {row["name"] for row in standings} == {
         "greedy-0 & greedy-1",
