@@ -55,6 +55,8 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 
+from config.task_sending import PRIORITY_SUFFIXES
+
 log = logging.getLogger(__name__)
 
 # Multiprocess mode writes a file per process there from the first metric on: a missing
@@ -77,9 +79,6 @@ QUEUE_OF_KIND = {
     "version_test": "CARDROOM_VERSION_TEST_QUEUE",
     "default": "CARDROOM_DEFAULT_QUEUE",
 }
-#: kombu's Redis transport keeps a queue as one list per priority step; step 0 has the
-#: queue's own name.
-PRIORITY_STEPS = (3, 6, 9)
 
 _DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800)
 _RECORDING_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
@@ -166,7 +165,7 @@ def queue_depths() -> dict[str, int]:
     if not url.startswith(("redis://", "rediss://", "unix://")):
         return {}
     queues = list(queue_kinds())
-    width = 1 + len(PRIORITY_STEPS)
+    width = len(PRIORITY_SUFFIXES)
     try:
         client = _BROKER_CLIENTS.get(url)
         if client is None:
@@ -177,8 +176,8 @@ def queue_depths() -> dict[str, int]:
             )
         pipe = client.pipeline(transaction=False)
         for queue in queues:
-            for name in (queue, *(f"{queue}\x06\x16{step}" for step in PRIORITY_STEPS)):
-                pipe.llen(name)
+            for suffix in PRIORITY_SUFFIXES:
+                pipe.llen(queue + suffix)
         counts = pipe.execute()
     except Exception:
         log.warning("queue depth unknown: the broker cannot be read", exc_info=True)

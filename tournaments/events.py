@@ -100,6 +100,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
+from config.task_sending import PRIORITY_SUFFIXES
+
 log = logging.getLogger(__name__)
 
 MATCH_STARTED = "match.started"
@@ -548,11 +550,7 @@ def celery_backlog() -> int | None:
     if not url.startswith(("redis://", "rediss://", "unix://")):
         return None
     queues = dict.fromkeys((settings.CARDROOM_MATCH_QUEUE, settings.CARDROOM_LADDER_QUEUE))
-    names = [
-        name
-        for queue in queues
-        for name in (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9)))
-    ]
+    names = [queue + suffix for queue in queues for suffix in PRIORITY_SUFFIXES]
 
     def lengths(client) -> int:
         pipe = client.pipeline(transaction=False)

@@ -430,6 +430,11 @@ class Drained:
     left: list[int]
 
 
+#: How often a list of matches looks whether more urgent work waits (one round trip to
+#: the broker): a more urgent task waits at most this long and one match more.
+URGENT_LOOK_S = 0.25
+
+
 def matches_execute(
     *,
     match_ids: list[int],
@@ -439,11 +444,14 @@ def matches_execute(
     budget_s: float,
     spread: Callable[[int], None] | None = None,
     send: Sender | None = send_match_tasks,
+    urgent: Callable[[], bool] | None = None,
 ) -> Drained:
     """Play the matches of ``match_ids`` that are still waiting, one after another, from
     position ``start`` on (and round to the ones before it), until none is left or
-    ``budget_s`` seconds have passed. The caller sends what is left again, behind the
-    queue's other work, so that a long list never keeps a worker from other competitions.
+    ``budget_s`` seconds have passed, or until ``urgent()`` says that more urgent work
+    waits (asked between two matches, at most every :data:`URGENT_LOOK_S` seconds). The
+    caller sends what is left again, behind the queue's other work, so that a long list
+    never keeps a worker from other competitions, nor from a kind of work it takes first.
 
     If at least two matches wait, ``spread`` is first called with the position where
     another worker should start on the same list (halfway through what waits), so that
@@ -467,6 +475,18 @@ def matches_execute(
     for the caller to send again; a match interrupted at the end of the drain's grace
     period is given back (:func:`match_give_back`) and left too."""
     deadline = time.monotonic() + budget_s
+    look_at = time.monotonic() + URGENT_LOOK_S
+
+    def give_way() -> bool:  # the budget is spent, or more urgent work waits
+        nonlocal look_at
+        now = time.monotonic()
+        if now >= deadline:
+            return True
+        if urgent is None or now < look_at:
+            return False
+        look_at = now + URGENT_LOOK_S
+        return urgent()
+
     outcomes: dict[int, str] = {}
     lists: list[tuple[list[int], int]] = [(list(match_ids), start)]
 
@@ -492,7 +512,7 @@ def matches_execute(
         first = False
         tried: set[int] = set()
         while order:
-            if (outcomes and time.monotonic() >= deadline) or drain.draining():
+            if (outcomes and give_way()) or drain.draining():
                 return Drained(outcomes, order + [i for rest, _ in lists for i in rest])
             match_id = order.pop(0)
             tried.add(match_id)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import asdict
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.conf import settings
 from django.db import close_old_connections
 
-from config.task_sending import send_task
+from config.task_sending import send_task, waiting
 from tournaments import drain, execution, version_tests
 from tournaments.services import queue as match_queue
 
@@ -123,6 +124,7 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
             budget_s=settings.CARDROOM_TASK_BUDGET_S,
             spread=spread,
             send=match_queue.send_match_tasks,
+            urgent=_more_urgent_work(self.request.delivery_info),
         )
     except execution.INFRASTRUCTURE_ERRORS as exc:
         close_old_connections()
@@ -132,6 +134,20 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     if match_ids:
         _top_up(match_ids[0])
     return {str(match_id): outcome for match_id, outcome in drained.outcomes.items()}
+
+
+def _more_urgent_work(delivery_info: dict | None) -> Callable[[], bool] | None:
+    """Whether a message waits in a queue this worker takes before the one the running
+    task came from (``CARDROOM_QUEUES``' order; the periodic queue aside: it has a worker
+    of its own, and the periodic tasks are short); None if there is none, or if the task
+    did not come from one of them (called directly)."""
+    came_from = (delivery_info or {}).get("routing_key")
+    order = [queue for kind, queue in settings.CARDROOM_QUEUES if kind != "periodic"]
+    if came_from not in order:
+        return None
+    consumed = current_app.amqp.queues.consume_from or {}  # the worker's -Q; all if none
+    before = [q for q in order[: order.index(came_from)] if not consumed or q in consumed]
+    return (lambda: waiting(before)) if before else None
 
 
 def _publish(task, args: list, **options) -> None:

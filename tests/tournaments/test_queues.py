@@ -273,3 +273,30 @@ def test_a_niceness_out_of_range_is_refused_at_start_with_the_settings_name(tmp_
     )
     assert done.returncode != 0
     assert "CARDROOM_WORKER_NICE must be a whole number from 0 to 19, got 25" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_list_of_ladder_matches_gives_way_to_a_tournaments_match_sent_while_it_plays(start):
+    """A worker takes the most urgent work first also in the middle of a list of short
+    matches: between two of them it looks at the queues it takes first, and if one holds
+    work it sends the rest of its list again and takes that work."""
+    ladder = make_competition(
+        kind=Competition.Kind.LADDER, format="ladder", entries=24, games=8,
+        variant="money-jordan", duplicate=False, builtin="greedy",
+    )  # fmt: skip
+    services.competition_start(competition=ladder)
+    batch = set(ladder.matches.values_list("pk", flat=True))
+    assert len(batch) >= 6
+    # The budget alone would let the list run to its end before anything else.
+    start(CARDROOM_TASK_BUDGET_S="600", CARDROOM_TASK_GAMES="20")
+    wait_for(lambda: ladder.matches.filter(status="done").exists(), 60, "the ladder to start")
+
+    tournament = make_competition(entries=2, games=1, variant="money-jordan", duplicate=False)
+    services.competition_start(competition=tournament)
+    wait_for(lambda: finished(tournament), 60, "the tournament to finish")
+    (played_at,) = tournament.matches.values_list("finished_at", flat=True)
+    later = Match.objects.filter(pk__in=batch, finished_at__gt=played_at)
+    wait_for(lambda: not Match.objects.filter(pk__in=batch).exclude(status="done").exists(),
+             120, "the ladder's batch to be played")  # fmt: skip
+    assert later.exists()  # the tournament's match was played in the middle of the list
+    assert_recorded_exactly_once(tournament)
