@@ -3,9 +3,14 @@
     DATABASE_URL=postgres://... REDIS_URL=redis://... python -m bench.fairshare [--json]
 
 Two worker processes (``--workers``, ``--concurrency 1`` each: the machine's two cores)
-listen to every kind's queue, most urgent first (``CARDROOM_QUEUES``, docs/queues.md),
-and a third, small one runs the periodic tasks on their own queue (``--pool solo``,
-with the beat), as deployed. The queues have names of their own on the Redis of
+take the competitions' lane (periodic, matches, ladders, most urgent first:
+``CARDROOM_QUEUES``, docs/queues.md "Lanes"); one more (``--user-workers``, with
+``--user-concurrency`` 2 slots, at niceness ``--user-nice`` 19) takes the users' lane
+(validations, challenges, version tests): a bot that sleeps there holds a slot but no
+CPU, and it never holds a slot a competition's round waits on. ``--user-workers 0``
+measures the older layout instead, every worker on every queue. A last, small worker
+runs the periodic tasks on their own queue (``--pool solo``, with the beat), as deployed.
+The queues have names of their own on the Redis of
 ``REDIS_URL`` (``CARDROOM_QUEUE_PREFIX``); a scratch PostgreSQL database is created and
 dropped at the end (``bench.bulk``'s machinery).
 
@@ -72,15 +77,31 @@ RAISED = (
 CHALLENGE_GAMES = 12
 
 
+#: The kinds of work of the users' lane (docs/queues.md, "Lanes"): work any signed-up
+#: user can ask for, which no round of a competition waits on.
+USER_KINDS = ("validation", "challenge", "version-test")
+
+
 def start_workers(args, tmp: Path) -> list[Worker]:
-    """``args.workers`` workers on every queue, most urgent first, and one on the
-    periodic queue with the beat."""
+    """``args.workers`` workers, most urgent first: on the competitions' lane (periodic,
+    matches, ladders) with ``args.user_workers`` more on the users' lane (validations,
+    challenges, version tests) at ``args.user_nice``, or with none, each on every queue;
+    and one on the periodic queue with the beat."""
     from django.conf import settings
 
+    users = [queue for kind, queue in settings.CARDROOM_QUEUES if kind in USER_KINDS]
     queues = [queue for _, queue in settings.CARDROOM_QUEUES]
+    if args.user_workers:
+        queues = [queue for queue in queues if queue not in users]
     workers = [
         Worker(tmp / f"worker-{i}.log", "prefork", args.worker_args, queues=queues)
         for i in range(args.workers)
+    ]
+    nice = {"CARDROOM_WORKER_NICE": str(args.user_nice)}
+    extra = f"{args.worker_args} -c {args.user_concurrency}"
+    workers += [
+        Worker(tmp / f"users-{i}.log", "prefork", extra, env=nice, queues=users)
+        for i in range(args.user_workers)
     ]
     beat = f"-B -s {tmp / 'beat-schedule'}"
     workers.append(
@@ -342,6 +363,8 @@ def measure(args) -> dict[str, Any]:
         "bot": args.bot,
         "entries": args.entries,
         "workers": args.workers,
+        "user_workers": args.user_workers,
+        "user_nice": args.user_nice,
         "cpus": len(os.sched_getaffinity(0)),
         "alone": alone,
         "flooded": flooded,
@@ -370,6 +393,12 @@ def report(r: dict[str, Any]) -> None:
     print(
         f"{r['variant']}: round robin of {r['entries']} builtin:{r['bot']}, one-game matches,"
         f" {r['workers']} workers on {r['cpus']} CPUs"
+        + (
+            f" (competitions' lane; {r['user_workers']} more on the users' lane at nice"
+            f" {r['user_nice']})"
+            if r["user_workers"]
+            else " (each on every queue)"
+        )
     )
     for name in ("alone", "flooded"):
         row = r[name]
@@ -425,6 +454,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bot", default="ismcts", help="the round robin's built-in bots")
     parser.add_argument("--entries", type=int, default=8, help="the round robin's entries")
     parser.add_argument("--workers", type=int, default=2, help="worker processes, one slot each")
+    parser.add_argument(
+        "--user-workers", type=int, default=1,
+        help="worker processes on the users' lane (0: every worker on every queue)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--user-concurrency", type=int, default=2, help="slots of each users' lane worker"
+    )
+    parser.add_argument(
+        "--user-nice", type=int, default=19, help="the users' lane's CARDROOM_WORKER_NICE"
+    )
     parser.add_argument("--stallers", type=int, default=2, help="uploads of the staller")
     parser.add_argument("--uploads", type=int, default=50, help="other uploads")
     parser.add_argument("--version-tests", type=int, default=5)

@@ -432,7 +432,7 @@ class Drained:
 
 #: How often a list of matches looks whether more urgent work waits (one round trip to
 #: the broker): a more urgent task waits at most this long and one match more.
-URGENT_LOOK_S = 0.25
+URGENT_LOOK_S = 0.05
 
 
 def matches_execute(
