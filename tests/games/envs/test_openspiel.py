@@ -90,12 +90,18 @@ def test_resampled_states_keep_the_seats_information_state(variant):
         state.apply_action(rnd.choice(state.legal_actions()))
 
 
+#: The random rollouts' most actions (OpenSpiel's ``RandomRolloutEvaluator(max_length=)``).
+ROLLOUT = 60
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", games.variants())
 def test_open_spiels_ismcts_bot_plays_a_whole_game(variant):
     game = load(variant)
     rng = np.random.RandomState(5)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    # Rollouts of at most a deal or so (``max_length``): rolled out to the end of the
+    # game, each search would cost the whole rest of a Manni game of many deals.
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng, max_length=ROLLOUT)
     bots = [
         ismcts.ISMCTSBot(
             game=game,
