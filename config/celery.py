@@ -3,10 +3,15 @@
 Configuration comes from the ``CELERY_*`` names of ``config.settings`` (the
 broker and the result backend are the Redis of ``REDIS_URL``). Work is queued by
 kind, most urgent first (``CARDROOM_QUEUES``; ``manage.py worker_queues`` prints
-them in order). Start a worker that plays matches, one that serves the periodic
-tasks whatever the users' work, and beat with::
+them in order). Start a worker on every queue (``manage.py demo``, a small machine), or
+as deployed the two lanes of docs/queues.md ("Lanes"); then one that serves the periodic
+tasks however busy the others are, and beat::
 
     celery -A config worker -Q $(python manage.py worker_queues) --concurrency 4
+    # or: the competitions' lane, and the users' lane at the lowest priority
+    celery -A config worker -Q $(python manage.py worker_queues periodic competition ladder)
+    CARDROOM_WORKER_NICE=19 celery -A config worker \
+        -Q $(python manage.py worker_queues validation challenge version-test default)
     celery -A config worker -Q periodic --concurrency 1 --pool solo
     celery -A config beat
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # make deploy-check: build the image with no outside registry, bring the deployment up
-# with podman-compose, play a competition through the API on two worker containers,
-# tear it all down. Root, with podman, podman-compose and mmdebstrap installed:
+# with podman-compose, play a competition through the API on two worker containers (the
+# uploads validated by a third, the users' lane), tear it all down. Root, with podman,
+# podman-compose and mmdebstrap installed:
 #
 #   apt-get install podman podman-compose mmdebstrap runc golang-github-containernetworking-plugin-dnsname
 #   deploy/deploy-check.sh    (from the repository root; REBUILD_BASE=1 redoes the base image,
@@ -27,7 +28,7 @@ mkdir -p "$LOGS"
 teardown() {
     status=$?
     step "logs in $LOGS; tearing down"
-    for service in postgres redis migrate web worker-1 worker-2 beat; do
+    for service in postgres redis migrate web worker-1 worker-2 worker-users beat; do
         podman logs "${PROJECT}_${service}_1" >"$LOGS/$service.log" 2>&1 || true
     done
     $COMPOSE down >/dev/null 2>&1 || true
@@ -77,8 +78,8 @@ step "migrate"
 $COMPOSE up -d migrate
 [ "$(podman wait "${PROJECT}_migrate_1")" = 0 ] || { podman logs "${PROJECT}_migrate_1"; exit 1; }
 
-step "web, two workers, beat"
-$COMPOSE up -d web worker-1 worker-2 beat
+step "web, two competition workers, the users' worker, beat"
+$COMPOSE up -d web worker-1 worker-2 worker-users beat
 for i in $(seq 90); do
     curl -sS -o /dev/null http://127.0.0.1:18000/api/bots/ 2>/dev/null && break  # any answer: up
     [ "$i" = 90 ] && { podman logs "${PROJECT}_web_1"; exit 1; }

@@ -1,18 +1,22 @@
 #!/bin/sh
-# The compose equivalent of deploy/keda/scaledobject.yaml: one worker container for
-# every WORKER_BACKLOG messages waiting in the Celery queues, at least MIN_WORKERS,
-# at most MAX_WORKERS (deploy/README.md "Metrics and autoscaling"). Run it every
-# minute (cron or a systemd timer) on the Docker host, from the repository:
+# The compose equivalent of deploy/keda/scaledobject.yaml: one worker container of the
+# competitions' lane (the worker service) for every WORKER_BACKLOG messages waiting in
+# its queues, at least MIN_WORKERS, at most MAX_WORKERS (deploy/README.md "Metrics and
+# autoscaling"). The users' lane (worker-users, one per host) is not scaled: its work
+# fills the CPU the competitions leave idle, and more competition workers would not take
+# it (docs/queues.md "Lanes"). Run it every minute (cron or a systemd timer) on the
+# Docker host, from the repository:
 #
 #   * * * * * cd /opt/cardroom && deploy/scale-workers.sh >> /var/log/cardroom-scale.log 2>&1
 #
 # It scales up at once and down by one container per run (a warm shutdown: the
 # stopped worker finishes its match within stop_grace_period, or its match goes back
-# to the queue). QUEUES are the queue names of config/settings.py.
+# to the queue). QUEUES are the names (config/settings.py) of the matches the worker
+# service takes: tournaments' and league seasons', ladders'.
 set -eu
 
 COMPOSE="${COMPOSE:-docker compose -f deploy/compose.yaml}"
-QUEUES="${QUEUES:-matches ladders validations challenges version-tests}"
+QUEUES="${QUEUES:-matches ladders}"
 WORKER_BACKLOG="${WORKER_BACKLOG:-10}"
 MIN_WORKERS="${MIN_WORKERS:-1}"
 MAX_WORKERS="${MAX_WORKERS:-8}"

@@ -1,5 +1,5 @@
 """deploy/: the compose autoscaling rule does what deploy/README.md says, and the
-dashboard and the KEDA rule name metrics and queues that exist."""
+dashboard and the KEDA rule name metrics that exist and the competitions' lane's queues."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def scale(tmp_path: Path, depths: str, have: int, **env: str) -> str:
 @pytest.mark.parametrize(
     ("depths", "have", "wanted"),
     [
-        ("matches=45 validations=3", 1, "--scale worker=5"),  # 48 waiting: 5 at once
+        ("matches=45 ladders=3", 1, "--scale worker=5"),  # 48 waiting: 5 at once
+        ("matches=5 validations=300", 1, None),  # the users' lane is not the worker service
         ("matches=0", 4, "--scale worker=3"),  # idle: down one a run
         ("matches=500", 2, "--scale worker=8"),  # at most MAX_WORKERS
         ("matches=0", 1, None),  # at least one: nothing to do
@@ -78,8 +79,9 @@ def test_the_dashboard_and_the_keda_rule_name_what_exists(settings):
     for expr in exprs:
         for name in re.findall(r"cardroom_\w+", expr):
             assert name in known, f"the dashboard names {name}, which no metric has"
-    # Every queue a match worker serves (the periodic one has its own worker).
-    served = {
-        queue for kind, queue in settings.CARDROOM_QUEUES if kind not in ("periodic", "default")
+    # The matches of the competitions' lane, whose workers KEDA scales (the periodic tasks
+    # have a worker of their own; the users' lane is one worker per node).
+    competitions = {
+        queue for kind, queue in settings.CARDROOM_QUEUES if kind in ("competition", "ladder")
     }
-    assert lists == served
+    assert lists == competitions

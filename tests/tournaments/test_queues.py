@@ -56,6 +56,13 @@ def test_worker_queues_prints_the_queues_of_the_kinds_asked_most_urgent_first():
     everything = call_command("worker_queues")
     assert everything == "periodic,matches,ladders,validations,challenges,version-tests,celery"
     assert call_command("worker_queues", "version-test", "competition") == "matches,version-tests"
+    # The two lanes of the deployed workers (docs/queues.md "Lanes").
+    competitions = call_command("worker_queues", "periodic", "competition", "ladder")
+    users = call_command("worker_queues", "validation", "challenge", "version-test", "default")
+    assert (competitions, users) == (
+        "periodic,matches,ladders",
+        "validations,challenges,version-tests,celery",
+    )
     with pytest.raises(CommandError, match="unknown kind of work: matches"):
         call_command("worker_queues", "matches")
 

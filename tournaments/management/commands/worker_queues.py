@@ -5,6 +5,9 @@ commas, in their order, for ``celery -A config worker -Q``::
 
     celery -A config worker -Q "$(python manage.py worker_queues)"
     celery -A config worker -Q "$(python manage.py worker_queues periodic)" --pool solo
+
+The deployed workers' two lanes (docs/queues.md "Lanes") are ``worker_queues periodic
+competition ladder`` and ``worker_queues validation challenge version-test default``.
 """
 
 from __future__ import annotations
