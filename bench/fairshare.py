@@ -79,7 +79,7 @@ CHALLENGE_GAMES = 12
 
 #: The kinds of work of the users' lane (docs/queues.md, "Lanes"): work any signed-up
 #: user can ask for, which no round of a competition waits on.
-USER_KINDS = ("validation", "challenge", "version-test")
+USER_KINDS = ("validation", "challenge", "version-test", "default")
 
 
 def start_workers(args, tmp: Path) -> list[Worker]:
