@@ -55,7 +55,7 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 
-from config.task_sending import PRIORITY_SUFFIXES
+from config.task_sending import queue_lengths
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,6 @@ def queue_kinds() -> dict[str, list[str]]:
     return queues
 
 
-_BROKER_CLIENTS: dict[str, Any] = {}
 #: A scrape waits at most this long for the broker.
 BROKER_TIMEOUT_S = 0.5
 
@@ -162,28 +161,13 @@ def queue_depths() -> dict[str, int]:
     """Messages waiting in each queue of a Redis broker (nothing for another broker,
     nothing if it cannot be read: logged and counted)."""
     url = getattr(settings, "CELERY_BROKER_URL", "") or ""
-    if not url.startswith(("redis://", "rediss://", "unix://")):
-        return {}
-    queues = list(queue_kinds())
-    width = len(PRIORITY_SUFFIXES)
     try:
-        client = _BROKER_CLIENTS.get(url)
-        if client is None:
-            import redis
-
-            client = _BROKER_CLIENTS[url] = redis.Redis.from_url(
-                url, socket_timeout=BROKER_TIMEOUT_S, socket_connect_timeout=BROKER_TIMEOUT_S
-            )
-        pipe = client.pipeline(transaction=False)
-        for queue in queues:
-            for suffix in PRIORITY_SUFFIXES:
-                pipe.llen(queue + suffix)
-        counts = pipe.execute()
+        lengths = queue_lengths(url, list(queue_kinds()), timeout_s=BROKER_TIMEOUT_S)
     except Exception:
         log.warning("queue depth unknown: the broker cannot be read", exc_info=True)
         observe(METRICS_ERRORS.inc)
         return {}
-    return {q: sum(counts[i * width : (i + 1) * width]) for i, q in enumerate(queues)}
+    return lengths or {}
 
 
 class QueueDepthCollector:

@@ -84,29 +84,40 @@ def _log_unsent(what: str, unsent: str, exc: BaseException) -> None:
 PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
 #: A look at the queues waits at most this long for the broker.
 PEEK_TIMEOUT_S = 0.2
-_PEEK_CLIENTS: dict[str, Any] = {}
+_BROKER_CLIENTS: dict[tuple[str, float], Any] = {}
+
+
+def queue_lengths(url: str, queues: Sequence[str], *, timeout_s: float) -> dict[str, int] | None:
+    """Messages waiting in each of ``queues`` (all their priority steps) on the Redis broker
+    at ``url``, in one round trip that waits at most ``timeout_s``; None if the broker is not
+    Redis. Raises the client's error if the broker cannot be read."""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    client = _BROKER_CLIENTS.get((url, timeout_s))
+    if client is None:
+        import redis
+
+        client = _BROKER_CLIENTS[url, timeout_s] = redis.Redis.from_url(
+            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+        )
+    pipe = client.pipeline(transaction=False)
+    for queue in queues:
+        for suffix in PRIORITY_SUFFIXES:
+            pipe.llen(queue + suffix)
+    counts = pipe.execute()
+    width = len(PRIORITY_SUFFIXES)
+    return {q: sum(counts[i * width : (i + 1) * width]) for i, q in enumerate(queues)}
 
 
 def waiting(queues: Sequence[str]) -> bool:
     """True if a message waits in one of ``queues`` (on a Redis broker: one round trip);
     False if none does, if the broker is not Redis or if it cannot be read (a look that
     fails is no reason to stop the work in hand)."""
-    url = current_app.conf.broker_url or ""
-    if not queues or not url.startswith(("redis://", "rediss://", "unix://")):
+    if not queues:
         return False
     try:
-        client = _PEEK_CLIENTS.get(url)
-        if client is None:
-            import redis
-
-            client = _PEEK_CLIENTS[url] = redis.Redis.from_url(
-                url, socket_timeout=PEEK_TIMEOUT_S, socket_connect_timeout=PEEK_TIMEOUT_S
-            )
-        pipe = client.pipeline(transaction=False)
-        for queue in queues:
-            for suffix in PRIORITY_SUFFIXES:
-                pipe.llen(queue + suffix)
-        return any(pipe.execute())
+        lengths = queue_lengths(current_app.conf.broker_url or "", queues, timeout_s=PEEK_TIMEOUT_S)
     except Exception as exc:  # redis's own errors, a timeout, a refused connection
         log.debug("queues %s not looked at: %s", ", ".join(queues), exc)
         return False
+    return any((lengths or {}).values())
