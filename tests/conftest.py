@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 import signal
+import sys
 import uuid
 
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _close_the_live_matches_connection():
+    """The live fan-out's matches lane reads on a thread of its own
+    (``tournaments.fanout.MATCHES_THREAD``), whose database connection outlives the
+    test that used it: closed after it, so that the test database can be dropped."""
+    yield
+    fanout = sys.modules.get("tournaments.fanout")
+    if fanout is not None and fanout.MATCHES_THREAD._threads:
+        from django.db import connections
+
+        fanout.MATCHES_THREAD.submit(connections.close_all).result(timeout=10)
 
 
 @pytest.fixture

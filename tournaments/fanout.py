@@ -15,13 +15,16 @@ web tier, and only for competitions that someone watches in this process:
   pending :class:`tournaments.events.Changes`, and built into events by
   :func:`tournaments.dashboard.selectors.live_events` (on the database thread) in
   two lanes. The **matches** lane (``match.started`` and ``match.finished``, a few
-  rows each) builds at once, one build at a time: the notifications that arrive
-  during a build go into the next, so a burst costs a handful of builds. The
+  rows each) builds at once, one build at a time, on a database thread of its own
+  (:data:`MATCHES_THREAD`): the notifications that arrive during a build go into the
+  next, so a burst costs a handful of builds. The
   **panels** lane (standings, rounds, competition end, problem bots, queue: the
   snapshots of the panels) builds at most once per :attr:`Fanout.panels_interval_s`
   per competition (a few a second) however fast results arrive: the first
   notification after a quiet spell is built at once, the rest wait for the window
-  and go out together. The **head-to-head** lane (``head_to_head.updated``, which
+  and go out together; under load it also waits four times as long as its last build
+  took (:attr:`Fanout.slow_lane_duty`), so that it holds the server's GIL a fifth of
+  the time at most. The **head-to-head** lane (``head_to_head.updated``, which
   reads every result of the competition) builds the same way, at most once per
   :attr:`Fanout.head_to_head_interval_s` (5 s);
 * events sent as such (``competition.event`` messages carrying a built event)
@@ -56,6 +59,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -85,9 +89,21 @@ MATCHES, PANELS, HEAD_TO_HEAD = "matches", "panels", "head_to_head"
 Builder = Callable[[int, Changes, str], Awaitable[list[dict[str, Any]]]]
 
 
+#: The matches lane's own database thread (and connection). The other lanes and the
+#: snapshots share Channels' database thread, where a panels build takes tens of
+#: milliseconds (a hundred and more under load): a result waiting behind one would
+#: reach the browsers that much later.
+MATCHES_THREAD = ThreadPoolExecutor(1, thread_name_prefix="live-matches")
+
+
 async def build_live_events(competition_id: int, changes: Changes, lane: str) -> list[dict]:
-    """:func:`tournaments.dashboard.selectors.live_events` of ``lane``, on the database thread."""
-    return await database_sync_to_async(live_events)(
+    """:func:`tournaments.dashboard.selectors.live_events` of ``lane``: the matches lane on
+    :data:`MATCHES_THREAD`, the others on Channels' database thread."""
+    if lane == MATCHES:
+        run = database_sync_to_async(live_events, thread_sensitive=False, executor=MATCHES_THREAD)
+    else:
+        run = database_sync_to_async(live_events)
+    return await run(
         competition_id=competition_id,
         changes=changes,
         matches=lane == MATCHES,
@@ -104,6 +120,8 @@ class _Lane:
         self.changes = Changes()
         self.task: asyncio.Task | None = None
         self.last_build = -1e9
+        #: Wall seconds the last build took (its wait for the database thread included).
+        self.last_cost = 0.0
 
     def pending(self) -> bool:
         """Whether there is something for this lane to build."""
@@ -193,6 +211,13 @@ class Fanout:
     #: The head-to-head table reads every result of the competition: at most one build
     #: per this many seconds.
     head_to_head_interval_s: float = 5.0
+    #: The panels and head-to-head lanes also wait this many times their last build's
+    #: duration after it before the next: a panels build that takes 100 ms under load is
+    #: followed by 0.4 s without one,
+    #: so the slow lanes hold the server's GIL at most a fifth of the time and leave the
+    #: rest to the event loop's sockets and the matches lane. (On a quiet server a build
+    #: takes a few tens of milliseconds and the intervals above decide.)
+    slow_lane_duty: float = 4.0
 
     def __init__(self, layer: Any, competition_id: int, build: Builder | None = None) -> None:
         self.layer = layer
@@ -299,9 +324,11 @@ class Fanout:
         """Build ``lane`` while changes are pending (panels: once per window at most)."""
         interval = {PANELS: self.panels_interval_s, HEAD_TO_HEAD: self.head_to_head_interval_s}
         interval = interval.get(lane.name, 0.0)
+        duty = self.slow_lane_duty if lane.name != MATCHES else 0.0
         try:
             while lane.pending():
-                wait = lane.last_build + interval - time.monotonic()
+                pause = max(interval, (1 + duty) * lane.last_cost)  # from the last start
+                wait = lane.last_build + pause - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 changes, lane.changes = lane.changes, Changes()
@@ -313,6 +340,8 @@ class Fanout:
                 except Exception:
                     log.warning("live events of %s: build failed", self.group, exc_info=True)
                     continue
+                finally:
+                    lane.last_cost = time.monotonic() - lane.last_build
                 self._send_built(built)
         finally:
             if asyncio.current_task() is lane.task:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 
@@ -281,3 +282,74 @@ async def test_a_failed_build_is_logged_and_the_next_notification_builds_again(c
 
     assert len(calls) == 2 and "build failed" in caplog.text
     assert [e["type"] for e in socket.events()] == ["queue.status"]
+
+
+async def test_a_slow_panels_build_spaces_the_next_and_never_holds_back_a_result():
+    """Under load a panels build takes longer: four times as long as it took passes
+    before the next (not the 10 ms window), while every result goes out as soon as it
+    is built."""
+    panels: list[float] = []
+    sent: dict[int, float] = {}
+
+    async def build(competition_id: int, changes: Changes, lane: str) -> list[dict]:
+        if lane == "matches":
+            return [
+                event("match.finished", competition_id, match={"id": m}) for m in changes.finished
+            ]
+        if lane == "panels":
+            panels.append(time.monotonic())
+            await asyncio.sleep(0.1)  # a table read by a busy server
+        return []
+
+    async def send(text: str) -> None:
+        for e in json.loads(text) if text.startswith("[") else [json.loads(text)]:
+            if e["type"] == "match.finished":
+                sent[e["match"]["id"]] = time.monotonic()
+
+    layer = Layer()
+    fanout = Fanout(layer, 7, build=build)
+    fanout.panels_interval_s = 0.01
+    outbox = Outbox(send, Socket().close)
+    await fanout.join(outbox)
+    outbox.open()
+
+    published: dict[int, float] = {}
+    for n in range(8):  # a result every 0.1 s for 0.8 s
+        published[n] = time.monotonic()
+        layer.send_to_group("competition.7", notification(7, ["match.finished"], match_id=n))
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+
+    gaps = [b - a for a, b in itertools.pairwise(panels)]
+    assert len(panels) == 3 and min(gaps) >= 0.1 + 0.4 - 0.01  # the build, then 4 times it
+    assert sorted(sent) == list(range(8))
+    assert max(sent[n] - published[n] for n in sent) < 0.05
+    await fanout.leave(outbox)
+
+
+@pytest.mark.django_db
+async def test_the_matches_lane_is_built_beside_a_panels_build_not_after_it(monkeypatch):
+    """The real builder: a result's events are read on a thread of their own, so a panels
+    build in progress on Channels' database thread does not hold them back."""
+    from tournaments import fanout as module
+
+    def live_events(*, competition_id, changes, matches, panels, head_to_head):
+        if panels:
+            time.sleep(0.5)
+        return [{"type": "panels" if panels else "matches"}]
+
+    monkeypatch.setattr(module, "live_events", live_events)
+    changes = Changes()
+    started = time.monotonic()
+    done: dict[str, float] = {}
+
+    async def timed(lane: str) -> None:
+        (built,) = await module.build_live_events(7, changes, lane)
+        done[built["type"]] = time.monotonic() - started
+
+    slow = asyncio.create_task(timed("panels"))
+    await asyncio.sleep(0.05)  # the panels build holds the database thread
+    await timed("matches")
+    await slow
+
+    assert done["matches"] < 0.3 <= 0.5 <= done["panels"]
