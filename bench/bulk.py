@@ -203,12 +203,17 @@ class Worker:
         extra: str = "",
         env: dict | None = None,
         queues: list[str] | None = None,
+        cgroup: Path | None = None,
     ) -> None:
+        """``cgroup``: the ``cgroup.procs`` file the worker joins before it starts (its pool
+        processes and bots are forked there), as a unit's ``CPUWeight=`` puts it."""
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-P", pool]
         argv += extra.split()
         argv += ["-n", f"bench-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "-Q"]
         argv += [",".join(queues or [os.environ["CARDROOM_MATCH_QUEUE"]])]
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        if cgroup is not None:
+            argv = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cgroup), *argv]
         self.log = log
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(

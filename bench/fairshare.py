@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bulk import Worker, drop_database, scratch_database
+from bench.lanes import COMPETITIONS_WEIGHT, USERS_WEIGHT, LaneGroups, lane_groups
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The hostile bot of the flood: it sleeps just under each decision's ceiling.
@@ -82,27 +83,34 @@ CHALLENGE_GAMES = 12
 USER_KINDS = ("validation", "challenge", "version-test", "default")
 
 
-def start_workers(args, tmp: Path) -> list[Worker]:
+def start_workers(args, tmp: Path, groups: LaneGroups | None) -> list[Worker]:
     """``args.workers`` workers, most urgent first: on the competitions' lane (periodic,
     matches, ladders) with ``args.user_workers`` more on the users' lane (validations,
     challenges, version tests) at ``args.user_nice``, or with none, each on every queue;
-    and one on the periodic queue with the beat."""
+    and one on the periodic queue with the beat. With ``groups``, each worker of a lane
+    and its bots run in a cgroup of the deployed units' weight (``bench.lanes``)."""
     from django.conf import settings
+
+    def lane(name: str, weight: int) -> dict:
+        if groups is None:
+            return {"cgroup": None, "env": {}}
+        made = groups.lane(name, weight)
+        return {"cgroup": made.procs, "env": made.env}
 
     users = [queue for kind, queue in settings.CARDROOM_QUEUES if kind in USER_KINDS]
     queues = [queue for _, queue in settings.CARDROOM_QUEUES]
     if args.user_workers:
         queues = [queue for queue in queues if queue not in users]
-    workers = [
-        Worker(tmp / f"worker-{i}.log", "prefork", args.worker_args, queues=queues)
-        for i in range(args.workers)
-    ]
-    nice = {"CARDROOM_WORKER_NICE": str(args.user_nice)}
+    workers = []
+    for i in range(args.workers):
+        group = lane(f"competitions-{i}", COMPETITIONS_WEIGHT)
+        log = tmp / f"worker-{i}.log"
+        workers.append(Worker(log, "prefork", args.worker_args, queues=queues, **group))
     extra = f"{args.worker_args} -c {args.user_concurrency}"
-    workers += [
-        Worker(tmp / f"users-{i}.log", "prefork", extra, env=nice, queues=users)
-        for i in range(args.user_workers)
-    ]
+    for i in range(args.user_workers):
+        group = lane(f"users-{i}", USERS_WEIGHT)
+        group["env"]["CARDROOM_WORKER_NICE"] = str(args.user_nice)
+        workers.append(Worker(tmp / f"users-{i}.log", "prefork", extra, queues=users, **group))
     beat = f"-B -s {tmp / 'beat-schedule'}"
     workers.append(
         Worker(tmp / "periodic.log", "solo", beat, queues=[settings.CARDROOM_PERIODIC_QUEUE])
@@ -323,6 +331,7 @@ def measure_live(args, tmp: Path) -> dict[str, Any] | None:
     if done.returncode:
         raise RuntimeError(f"bench.live failed (exit {done.returncode}); see {tmp / 'live.log'}")
     report = json.loads(done.stdout)
+    (tmp / "live.json").write_text(done.stdout)  # every size's figures and client errors
     row = max(report["sizes"], key=lambda r: r["clients"])
     one = min(report["sizes"], key=lambda r: r["clients"])
     keys = ("clients", "p50_ms", "p95_ms", "max_ms", "lost")
@@ -341,7 +350,13 @@ def measure(args) -> dict[str, Any]:
     tmp.mkdir(parents=True, exist_ok=True)
     organiser = get_user_model().objects.create_user("organiser", password="club-pw-123")
     user, tested = flooder_ready(args)
-    workers = start_workers(args, tmp)
+    groups, where = lane_groups(f"cardroom-bench-{os.getpid()}") if args.cgroups else (None, "")
+    try:
+        workers = start_workers(args, tmp, groups)
+    except BaseException:
+        if groups is not None:
+            groups.remove()
+        raise
     try:
         comp = round_robin(args, organiser, "alone")
         alone = play_round_robin(comp, organiser, args.timeout, tmp)
@@ -358,6 +373,8 @@ def measure(args) -> dict[str, Any]:
     finally:
         for worker in workers:
             worker.stop()
+        if groups is not None:
+            groups.remove()
     return {
         "variant": args.variant,
         "bot": args.bot,
@@ -365,6 +382,8 @@ def measure(args) -> dict[str, Any]:
         "workers": args.workers,
         "user_workers": args.user_workers,
         "user_nice": args.user_nice,
+        "cgroups": where if groups is not None else None,
+        "cgroups_refused": where if args.cgroups and groups is None else None,
         "cpus": len(os.sched_getaffinity(0)),
         "alone": alone,
         "flooded": flooded,
@@ -400,6 +419,14 @@ def report(r: dict[str, Any]) -> None:
             else " (each on every queue)"
         )
     )
+    if r["cgroups"]:
+        print(
+            f"  each worker and its bots in a cgroup of the deployed weight ({r['cgroups']}):"
+            f" {COMPETITIONS_WEIGHT} per competitions' worker, {USERS_WEIGHT} for the users'"
+            " lane, against 100 for the rest"
+        )
+    elif r["cgroups_refused"]:
+        print(f"  workers told apart by niceness only: {r['cgroups_refused']}")
     for name in ("alone", "flooded"):
         row = r[name]
         print(
@@ -464,6 +491,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--user-nice", type=int, default=19, help="the users' lane's CARDROOM_WORKER_NICE"
     )
+    parser.add_argument(
+        "--no-cgroups", dest="cgroups", action="store_false",
+        help="run the workers as plain processes, told apart by niceness only (bench.lanes)",
+    )  # fmt: skip
     parser.add_argument("--stallers", type=int, default=2, help="uploads of the staller")
     parser.add_argument("--uploads", type=int, default=50, help="other uploads")
     parser.add_argument("--version-tests", type=int, default=5)

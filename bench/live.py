@@ -237,6 +237,9 @@ def ensure_database(url: str) -> None:
 
 
 def start_server(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
+    """The ASGI server in a session of its own, as a service of its own is deployed: where
+    the kernel shares the CPUs between sessions first (``sched_autogroup_enabled``), it
+    is weighed apart from this process and its clients, not together with them."""
     log = log_path.open("wb")
     process = subprocess.Popen(
         asgi_server_argv(host="127.0.0.1", port=port),
@@ -244,6 +247,7 @@ def start_server(env: dict[str, str], port: int, log_path: Path) -> subprocess.P
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     log.close()
     from django.templatetags.static import static

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.lanes import lane_groups
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get(
     "REDIS_URL", ""
@@ -55,3 +57,7 @@ def test_the_round_robin_keeps_its_pace_while_another_user_floods_the_fleet():
     assert flood["challenges"] == 2  # accepted within the raised allowances
     assert sum(flood["during"].values()) > 0, flood
     assert flood["after"]["ladder_matches"] > 0 and flood["after"]["validations"] > 0, flood
+    # Where this host lets the bench weigh its workers' cgroups, it did, and left none.
+    made, _ = lane_groups("cardroom-bench-probe")
+    assert (r["cgroups"] is not None) == (made is not None), r
+    assert not [p for p in Path("/sys/fs/cgroup").glob("**/cardroom-bench-*") if p.is_dir()]
