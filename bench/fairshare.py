@@ -317,17 +317,28 @@ def measure_live(args, tmp: Path) -> dict[str, Any] | None:
     process of its own, while the workers go on with the flood (after the flooded round
     robin, so that neither measurement slows the other): its figures at the most clients,
     p50, p95, max and events lost. Its own competition's tasks, if any, go to queues no
-    worker of the bench listens to."""
+    worker of the bench listens to, and its rows to a database of its own."""
     if not args.live_clients:
         return None
     command = [sys.executable, "-m", "bench.live", "--json"]
     command += ["--sizes", f"1,{args.live_clients}", "--seconds", str(args.live_seconds)]
-    env = {**os.environ, "CARDROOM_QUEUE_PREFIX": f"bench-live-{uuid.uuid4().hex[:8]}-"}
-    with (tmp / "live.log").open("w") as log:
-        done = subprocess.run(
-            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
-            timeout=900,
-        )  # fmt: skip
+    # A database of its own on the same server: in the flood's, the periodic worker would
+    # requeue the live competition's waiting matches to the flood's workers, which would
+    # play them before its own recorder does.
+    url = os.environ["DATABASE_URL"] + "_live"
+    env = {
+        **os.environ,
+        "CARDROOM_QUEUE_PREFIX": f"bench-live-{uuid.uuid4().hex[:8]}-",
+        "DATABASE_URL": url,
+    }
+    try:
+        with (tmp / "live.log").open("w") as log:
+            done = subprocess.run(
+                command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
+                timeout=900,
+            )  # fmt: skip
+    finally:
+        drop_database(url, url.rsplit("/", 1)[1])
     if done.returncode:
         raise RuntimeError(f"bench.live failed (exit {done.returncode}); see {tmp / 'live.log'}")
     report = json.loads(done.stdout)
