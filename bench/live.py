@@ -129,6 +129,10 @@ def game_numbers(frame: str) -> list[int]:
 
 
 def _clients_main(conn, url: str, origin: str, n: int, live: bool = False) -> None:
+    """``n`` clients in this process, in a session of its own: the clients stand for
+    browsers on other machines, so where the kernel shares the CPUs between sessions
+    first they are weighed apart from the recorder and the server, not with them."""
+    os.setsid()
     raise_fd_limit()
     try:
         asyncio.run(_clients(conn, url, origin, n, live))
@@ -386,33 +390,50 @@ def measure(n: int, args, port: int) -> dict[str, Any]:
     entries = competition.entries.count()
     connections.close_all()
     context = multiprocessing.get_context("spawn")
-    parent, child = context.Pipe()
-    process = context.Process(
-        target=_clients_main,
-        args=(child, url, f"http://127.0.0.1:{port}", n, args.live),
-        daemon=True,
-    )
-    process.start()
-    child.close()
+    shares = [n // args.client_processes + (i < n % args.client_processes)
+              for i in range(min(n, args.client_processes))]  # fmt: skip
+    pipes, processes = [], []
+    for share in shares:
+        parent, child = context.Pipe()
+        process = context.Process(
+            target=_clients_main,
+            args=(child, url, f"http://127.0.0.1:{port}", share, args.live),
+            daemon=True,
+        )
+        process.start()
+        child.close()
+        pipes.append(parent)
+        processes.append(process)
     try:
-        if not parent.poll(180):
-            raise RuntimeError(f"{n} clients did not connect within 180 s")
-        _, connect_s, connected, connect_errors = parent.recv()
+        connect_s, connected, connect_errors = 0.0, 0, []
+        for parent in pipes:
+            if not parent.poll(180):
+                raise RuntimeError(f"{n} clients did not connect within 180 s")
+            _, seconds, count, failed = parent.recv()
+            connect_s, connected = max(connect_s, seconds), connected + count
+            connect_errors += failed
         time.sleep(0.5)  # let the last snapshots go out before the first result
         if args.live:
             stamps, wall = record_live(match, args.rate)
         else:
             stamps, wall = record(competition, args.rate, args.seconds)
-        parent.send(("expect", list(stamps)))
-        if not parent.poll(DRAIN_SECONDS + 60):
-            raise RuntimeError("the clients did not report")
-        _, received, messages, errors = parent.recv()
-        process.join(timeout=20)
+        for parent in pipes:
+            parent.send(("expect", list(stamps)))
+        received, messages, errors = [], [], []
+        for parent in pipes:
+            if not parent.poll(DRAIN_SECONDS + 60):
+                raise RuntimeError("the clients did not report")
+            _, got, counts, failed = parent.recv()
+            received, messages, errors = received + got, messages + counts, errors + failed
+        for process in processes:
+            process.join(timeout=20)
     finally:
-        parent.close()
-        if process.is_alive():
-            process.kill()
-            process.join(timeout=5)
+        for parent in pipes:
+            parent.close()
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=5)
     delays = []
     lost = 0
     for got in received:
@@ -476,6 +497,10 @@ def main(argv: list[str] | None = None) -> int:
         help="watch one match while it is played: its games published as they finish",
     )
     parser.add_argument("--games", type=int, default=60, help="--live: games of the match")
+    parser.add_argument(
+        "--client-processes", type=int, default=2,
+        help="processes the clients are shared between (each in a session of its own)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
