@@ -340,8 +340,7 @@ class Fanout:
                 except Exception:
                     log.warning("live events of %s: build failed", self.group, exc_info=True)
                     continue
-                finally:
-                    lane.last_cost = time.monotonic() - lane.last_build
+                lane.last_cost = time.monotonic() - lane.last_build  # of a build that worked
                 self._send_built(built)
         finally:
             if asyncio.current_task() is lane.task:

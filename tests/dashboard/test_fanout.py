@@ -323,7 +323,7 @@ async def test_a_slow_panels_build_spaces_the_next_and_never_holds_back_a_result
     gaps = [b - a for a, b in itertools.pairwise(panels)]
     assert len(panels) == 3 and min(gaps) >= 0.1 + 0.4 - 0.01  # the build, then 4 times it
     assert sorted(sent) == list(range(8))
-    assert max(sent[n] - published[n] for n in sent) < 0.05
+    assert max(sent[n] - published[n] for n in sent) < 0.1  # not after a 0.1 s build
     await fanout.leave(outbox)
 
 
@@ -352,4 +352,4 @@ async def test_the_matches_lane_is_built_beside_a_panels_build_not_after_it(monk
     await timed("matches")
     await slow
 
-    assert done["matches"] < 0.3 <= 0.5 <= done["panels"]
+    assert done["matches"] < 0.4 and done["panels"] >= 0.5  # not after the panels build
