@@ -158,7 +158,7 @@ async def _clients(conn, url: str, origin: str, n: int, live: bool = False) -> N
                 ws = await connect(
                     url,
                     origin=origin,
-                    compression=None,
+                    compression="deflate",  # offered, as browsers do
                     max_size=None,
                     ping_interval=None,
                     open_timeout=120,

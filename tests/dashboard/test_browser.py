@@ -100,6 +100,17 @@ def server(redis_layer, tmp_path):
         log.close()
 
 
+def test_a_socket_offering_compression_as_browsers_do_gets_plain_frames(organiser, server):
+    from websockets.sync.client import connect
+
+    competition = make_competition(organiser, entries=3, start=True)
+    url = server.replace("http", "ws") + f"/ws/competitions/{competition.pk}/"
+    with connect(url, origin=server, compression="deflate", open_timeout=10) as ws:
+        assert ws.response.headers.get("Sec-WebSocket-Extensions") is None  # declined
+        snapshot = ws.recv(timeout=10)
+    assert '"type":"snapshot"' in snapshot.replace(" ", "")
+
+
 def chart_points_expected(competition) -> int:
     """Points of the rating chart: a start and one per rated match of each entry that played."""
     events = RatingEvent.objects.filter(match__competition=competition)
