@@ -362,13 +362,9 @@ def measure(args) -> dict[str, Any]:
     organiser = get_user_model().objects.create_user("organiser", password="club-pw-123")
     user, tested = flooder_ready(args)
     groups, where = lane_groups(f"cardroom-bench-{os.getpid()}") if args.cgroups else (None, "")
+    workers: list[Worker] = []
     try:
         workers = start_workers(args, tmp, groups)
-    except BaseException:
-        if groups is not None:
-            groups.remove()
-        raise
-    try:
         comp = round_robin(args, organiser, "alone")
         alone = play_round_robin(comp, organiser, args.timeout, tmp)
         flood_started = time.monotonic()

@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bots.sandbox import cgroup
+
 #: The deployed units' weights (deploy/systemd): per competitions' worker and for the
 #: users' lane, against 100 for everything else.
 COMPETITIONS_WEIGHT = 20
@@ -42,18 +44,14 @@ class LaneGroups:
         self.version = version
         self.cpu_root = cpu_root
         self.run = run
-        self.made: list[Path] = []
 
     def lane(self, name: str, weight: int) -> Lane:
         """Make ``<run>/<name>`` of CPU ``weight`` (1 to 10000, as ``CPUWeight=``)."""
         group = self.cpu_root / self.run / name
-        for directory in (group.parent, group, group / "worker"):
-            if not directory.exists():
-                directory.mkdir()
-                self.made.append(directory)
+        (group / "worker").mkdir(parents=True, exist_ok=True)
         if self.version == "v2":
             for parent in (group.parent, group):
-                _enable_v2(parent)
+                cgroup._enable(parent)  # memory, pids and cpu for the children, as the sandbox
             (group / "cpu.weight").write_text(str(weight))
             bots = str(group / "bots")  # v2: an absolute directory
         else:
@@ -65,8 +63,8 @@ class LaneGroups:
         """Remove every group of the run, the bots' bases in each hierarchy included, once
         their processes are gone (best effort: a group still holding one stays)."""
         roots = {self.cpu_root}
-        if self.version == "v1":
-            roots |= {root.parent / name for root in roots for name in _V1_BOT_CONTROLLERS}
+        if self.version == "v1":  # the bots' bases are in every hierarchy the sandbox uses
+            roots |= {self.cpu_root.parent / name for name in cgroup.V1_CONTROLLERS}
         for root in roots:
             run = root / self.run
             if not run.is_dir():
@@ -79,22 +77,8 @@ class LaneGroups:
                 run.rmdir()
 
 
-#: The v1 hierarchies the sandbox makes bot groups in (``bots.sandbox.cgroup``).
-_V1_BOT_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
-_V2_CONTROLLERS = ("memory", "pids", "cpu")
-
-
-def _enable_v2(directory: Path) -> None:
-    enabled = (directory / "cgroup.subtree_control").read_text().split()
-    wanted = " ".join(f"+{name}" for name in _V2_CONTROLLERS if name not in enabled)
-    if wanted:
-        (directory / "cgroup.subtree_control").write_text(wanted)
-
-
 def lane_groups(run: str) -> tuple[LaneGroups | None, str]:
     """The run's groups and where they are, or None and why this host has none."""
-    from bots.sandbox import cgroup
-
     if os.geteuid() != 0:
         return None, "not root"
     found = cgroup.host()
@@ -113,5 +97,4 @@ def lane_groups(run: str) -> tuple[LaneGroups | None, str]:
         groups.remove()
         return None, f"cannot make a weighted group under {root}: {error}"
     groups.remove()
-    groups.made.clear()
     return groups, f"cgroup {found.version} at {root / run}"

@@ -503,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
+    if args.client_processes < 1:
+        parser.error(f"--client-processes must be at least 1, got {args.client_processes}")
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if 1 not in sizes:
         sizes.insert(0, 1)  # the baseline
