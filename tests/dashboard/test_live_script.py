@@ -60,6 +60,34 @@ def test_a_frame_holding_an_array_is_handled_event_by_event_in_order(live, brows
     assert "2 / 2 done" in page.inner_text('#rounds li[data-round="1"]')
 
 
+def test_a_rounds_panel_read_before_a_match_event_does_not_undo_it(live, browser):
+    """The matches lane sends a match's start at once; the rounds panel, read a moment
+    before the start and built on a slower lane, can arrive after it: the table stays
+    shown as being played, then as finished, and its round is counted once."""
+    competition, match, snapshot = live.competition, live.match, live.snapshot
+    page = open_page(browser, live.html)
+    started, finished = started_and_finished(competition, match, snapshot)
+    other = started["match"]["id"]
+    stale = {"type": "round.started", "competition": competition.pk, "rounds": snapshot["rounds"]}
+    row = page.locator(f'#current-round tr[data-match="{other}"]')
+    first_round = page.locator('#rounds li[data-round="1"]')
+    assert "waiting" in row.inner_text() or "queued" in row.inner_text()
+
+    deliver(page, started)
+    deliver(page, stale)  # read before the start: the table waiting
+
+    assert "being played" in row.inner_text()
+    assert "1 / 2 done" in first_round.inner_text()
+
+    deliver(page, finished)
+    deliver(page, stale)  # read before the start, and so before the end
+
+    assert "finished" in row.inner_text()
+    assert "2 / 2 done" in first_round.inner_text()
+    deliver(page, stale)  # once more: the finished table is not counted twice
+    assert "2 / 2 done" in first_round.inner_text()
+
+
 def test_a_recent_result_names_its_seats_in_the_order_of_their_places(live, browser):
     competition, match, snapshot = live.competition, live.match, live.snapshot
     page = open_page(browser, live.html)

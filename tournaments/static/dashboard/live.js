@@ -149,6 +149,11 @@
     let chartTop = 10;
     let colours = [];
     let doneSeen = new Set(); // finished matches already counted in their round
+    // The newest match.started or match.finished of each match since the snapshot: the
+    // matches lane sends them at once, while the rounds panel is read and sent on a slower
+    // lane, so a rounds event read before a match started can arrive after its
+    // match.started (see roundEvent).
+    let matchNews = new Map();
 
     function load(snapshot) {
       state.standings = snapshot.standings || [];
@@ -175,6 +180,7 @@
         for (const s of snapshot.chart.series) history.set(s.entry, s.points.slice());
       }
       doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
+      matchNews = new Map();
       takeBots(state.standings);
     }
 
@@ -791,10 +797,28 @@
       }
     }
 
+    // How far a match has gone: a status never goes back but when a lost match is queued
+    // again, which its next match.started shows.
+    const MATCH_STAGE = { pending: 0, queued: 0, running: 1, done: 2, failed: 2 };
+
+    function rememberMatch(match) {
+      matchNews.delete(match.id);
+      matchNews.set(match.id, match);
+      // A rounds event is at most a few seconds older than the match events: the last
+      // thousand matches are plenty (a Map iterates oldest first).
+      if (matchNews.size > 1000) matchNews.delete(matchNews.keys().next().value);
+    }
+
     function roundEvent(event) {
       if (event.rounds && event.rounds.rounds) {
         state.rounds = event.rounds;
-        for (const m of viewMatches()) if (m.status === "done") doneSeen.add(m.id);
+        doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
+        // A rounds panel read before a match event that reached us first: the match's
+        // own event is newer (the panel would show a started match as waiting).
+        for (const m of viewMatches()) {
+          const news = matchNews.get(m.id);
+          if (news && (MATCH_STAGE[news.status] ?? 0) > (MATCH_STAGE[m.status] ?? 0)) updateRoundsWith(news);
+        }
       } else if (state.rounds && event.round) {
         const round = state.rounds.rounds.find((r) => r.number === event.round.number);
         if (round) Object.assign(round, event.round);
@@ -830,12 +854,14 @@
         invalidate("standings", "progress", "chart");
       },
       "match.started"(event) {
+        rememberMatch(event.match);
         state.matches.running = state.matches.running.filter((m) => m.id !== event.match.id);
         state.matches.running.push(event.match);
         updateRoundsWith(event.match);
         invalidate("matches", "rounds");
       },
       "match.finished"(event) {
+        rememberMatch(event.match);
         state.matches.running = state.matches.running.filter((m) => m.id !== event.match.id);
         state.matches.recent = [event.match, ...state.matches.recent.filter((m) => m.id !== event.match.id)].slice(0, 10);
         updateRoundsWith(event.match);
