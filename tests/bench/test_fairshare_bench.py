@@ -30,11 +30,12 @@ pytestmark = [
 ]
 
 #: The flood of the benchmark, smaller: staller and other uploads, a version test, a
-#: ladder, challenges.
+#: ladder, challenges; 8 s for the workers to take it before the round robin (it fills
+#: their slots in two or three).
 SMALL = [
     "--entries", "6", "--stallers", "1", "--uploads", "3", "--version-tests", "1",
     "--version-test-games", "2000", "--ladder", "10", "--challenges", "2",
-    "--live-clients", "0", "--timeout", "600",
+    "--live-clients", "0", "--timeout", "600", "--warmup", "8",
 ]  # fmt: skip
 
 
