@@ -92,11 +92,16 @@ def test_resampled_states_keep_the_seats_information_state(variant):
 
 #: The random rollouts' most actions (OpenSpiel's ``RandomRolloutEvaluator(max_length=)``).
 ROLLOUT = 60
+#: The decisions IS-MCTS takes; the game is then played to its end at random. More than a
+#: deal in every variant (a Manni deal is some 50 decisions, a Maniglia deal at most 60
+#: with its auction), so the search resamples worlds across a new deal too; a whole
+#: Manni game of some 200 deals took the search up to two minutes.
+SEARCHED = 150
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", games.variants())
-def test_open_spiels_ismcts_bot_plays_a_whole_game(variant):
+def test_open_spiels_ismcts_bot_plays_into_a_game_that_then_ends(variant):
     game = load(variant)
     rng = np.random.RandomState(5)
     # Rollouts of at most a deal or so (``max_length``): rolled out to the end of the
@@ -117,12 +122,17 @@ def test_open_spiels_ismcts_bot_plays_a_whole_game(variant):
         for _ in range(game.num_players())
     ]
     state = game.new_initial_state()
+    searched = 0
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[rng.randint(len(outcomes))][0])
             continue
-        action = bots[state.current_player()].step(state)
+        if searched < SEARCHED:
+            action = bots[state.current_player()].step(state)
+            searched += 1
+        else:
+            action = state.legal_actions()[rng.randint(len(state.legal_actions()))]
         assert action in state.legal_actions()
         state.apply_action(action)
     assert sum(state.returns()) == pytest.approx(0.0)
