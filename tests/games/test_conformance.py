@@ -294,8 +294,8 @@ def digests(state) -> list[str]:
 
 #: The random playouts of one case stop after this many actions (and ``PLAYOUT_GAMES_MIN``
 #: games) if a thousand games take longer.
-PLAYOUT_ACTIONS = 2_000_000
-PLAYOUT_GAMES_MIN = 200
+PLAYOUT_ACTIONS = 1_000_000
+PLAYOUT_GAMES_MIN = 100
 
 
 @pytest.mark.slow
@@ -303,7 +303,7 @@ PLAYOUT_GAMES_MIN = 200
 def test_many_random_playouts_end_within_limits(family, variant, options):
     """LIMIT-3, LIMIT-4, LIMIT-5, LIMIT-1: a thousand seeded random games all end (for a
     variant whose random games are very long, as many as :data:`PLAYOUT_ACTIONS` actions
-    take, and at least :data:`PLAYOUT_GAMES_MIN`: about 200 Egyptian games with aces
+    take, and at least :data:`PLAYOUT_GAMES_MIN`: about 100 Egyptian games with aces
     money, of some 10,000 plays each)."""
     game = games.load(variant, **options)
     played = 0

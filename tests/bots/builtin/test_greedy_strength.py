@@ -38,10 +38,12 @@ from tests.bots.builtin.arena import chernoff_p_value, match
 
 ALPHA = 1e-4
 
-#: Games per variant in the quick run (the whole file stays well under a minute).
+#: Games per variant (the whole file stays well under a minute). Each variant's bound is
+#: well below ``ALPHA`` at these counts (the highest, maniglia-5 at 0.636 over 300 games:
+#: 1.4e-5), so a thousand games a variant, as this file once also played, told nothing
+#: more for two minutes of CI.
 QUICK_GAMES = {"laugavatnsmanni": 150, "money-egypt": 200}
 DEFAULT_QUICK_GAMES = 300
-SLOW_GAMES = 1000
 
 
 def assert_greedy_wins(variant: str, count: int) -> None:
@@ -56,12 +58,6 @@ def assert_greedy_wins(variant: str, count: int) -> None:
 @pytest.mark.parametrize("variant", games.variants())
 def test_greedy_beats_random(variant):
     assert_greedy_wins(variant, QUICK_GAMES.get(variant, DEFAULT_QUICK_GAMES))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("variant", games.variants())
-def test_greedy_beats_random_over_many_games(variant):
-    assert_greedy_wins(variant, SLOW_GAMES)
 
 
 def test_the_bound_accepts_a_clear_edge_and_rejects_chance():
