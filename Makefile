@@ -40,8 +40,11 @@ install: host-packages-demo $(STAMP)
 ## each with its own databases (tests/xdist_env.py); then the tests marked `serial` (they
 ## time things or share the host's cgroups) alone. The 20 slowest are printed. Without
 ## DATABASE_URL / REDIS_URL a private PostgreSQL and Redis are started for the run
-## (tests/services.py), so none skips. `make test TEST_WORKERS=1` runs on one core.
-TEST_WORKERS ?= auto
+## (tests/services.py), so none skips. Two pytest-xdist workers per core: many tests wait
+## on the processes they start (workers, servers, a browser, bots), and one per core left
+## the cores idle half the run; at most 6 (tests/xdist_env.py: Redis databases of their
+## own). `make test TEST_WORKERS=1` runs in one process.
+TEST_WORKERS ?= $(shell n=$$(( 2 * $$(nproc 2>/dev/null || echo 1) )); echo $$(( n < 6 ? n : 6 )))
 PYTEST_PARALLEL := $(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" --durations=20
 PYTEST_SERIAL := $(PY) -m pytest -m serial --durations=5
 test: host-packages-test $(STAMP)

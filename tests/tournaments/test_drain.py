@@ -64,7 +64,7 @@ def stop(worker: Worker, sig: int = signal.SIGTERM) -> None:
 
 
 def playing(comp: Competition) -> Match:
-    wait_for(lambda: comp.matches.filter(status="running").exists(), 30, "the match to start")
+    wait_for(lambda: comp.matches.filter(status="running").exists(), 90, "the match to start")
     return comp.matches.get()
 
 
@@ -120,14 +120,14 @@ def test_a_worker_killed_during_its_drain_loses_nothing(start, slow_match, setti
     held = playing(comp)
 
     stop(worker)  # draining: the match plays on within its grace period...
-    wait_for(lambda: "Warm shutdown" in worker.log.read_text(), 10, "the drain to begin")
+    wait_for(lambda: "Warm shutdown" in worker.log.read_text(), 30, "the drain to begin")
     worker.kill(signal.SIGKILL)  # ...when the machine goes away
     match = comp.matches.get()
     assert (match.status, match.claimed_by) == ("running", held.claimed_by)
     assert nothing_recorded(comp)
 
     settings.CARDROOM_QUEUE_GRACE_S = 3
-    wait_for(lambda: execution.matches_reap().requeued == [match.pk], 30, "the lease to expire")
+    wait_for(lambda: execution.matches_reap().requeued == [match.pk], 90, "the lease to expire")
     start(CARDROOM_DRAIN_GRACE_S="120")  # takes the requeued match's message
     wait_for(lambda: finished(comp), 180, "the match to be played again")
     assert_recorded_exactly_once(comp)

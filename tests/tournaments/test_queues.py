@@ -136,7 +136,7 @@ def test_a_competitions_matches_are_played_before_version_tests_and_validations_
     services.competition_start(competition=comp)
     worker = start()
     wait_for(lambda: finished(comp), 60, "the competition to finish")
-    wait_for(lambda: len(taken(worker)) == 6 + 8, 30, "the users' work")
+    wait_for(lambda: len(taken(worker)) == 6 + 8, 90, "the users' work")
 
     order = taken(worker)
     assert order[:6] == ["tournaments.match_run"] * 6, order
@@ -210,11 +210,11 @@ def test_the_reaper_runs_while_users_work_fills_every_worker_slot(start, kinds):
     busy = start("periodic", "competition", "ladder", "validation", "version-test", **lease)
     periodic = start("periodic", pool="solo", **lease)
     services.competition_start(competition=comp)
-    wait_for(lambda: comp.matches.filter(status="running").exists(), 30, "the match to start")
+    wait_for(lambda: comp.matches.filter(status="running").exists(), 90, "the match to start")
 
     tasks.matches_reap.apply_async(queue=names["periodic"])
     done = re.compile(r"Task tournaments\.matches_reap\[[^\]]+\] succeeded")
-    wait_for(lambda: done.search(periodic.log.read_text()), 15, "the reaper to run")
+    wait_for(lambda: done.search(periodic.log.read_text()), 60, "the reaper to run")
     assert comp.matches.filter(status="running").exists()  # the slot is still busy
     assert taken(busy) == ["tournaments.match_run"]
 

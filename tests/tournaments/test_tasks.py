@@ -223,7 +223,7 @@ def test_the_reaper_of_a_worker_queues_matches_nobody_sent(workers):
     workers()
     comp = make_competition(entries=4, variant="money-jordan", games=2, duplicate=False)
     services.competition_start(competition=comp, send=None)  # pending, never sent
-    wait_for(lambda: finished(comp), 30, "the competition to finish")
+    wait_for(lambda: finished(comp), 90, "the competition to finish")
     assert_recorded_exactly_once(comp)
 
 
