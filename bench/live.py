@@ -14,7 +14,9 @@ commit is taken by a commit hook registered before the service's own (so it
 runs right after COMMIT, before the events are built and sent); every client
 stamps the arrival of each ``match.finished``. Reported per size: the delay from
 commit to arrival over all (client, match) pairs (median, 95th percentile,
-maximum) and the events lost (expected events a client never received).
+maximum), the events lost (expected events a client never received) and what one
+client downloaded a second while the results came (``kB/s``: the frames' characters,
+the snapshot included, over the recording's wall time).
 
 The baseline of the same run is N = 1 (the floor: one watcher); each size
 prints its 95th percentile as a multiple of it. Targets: 95th percentile under
@@ -146,6 +148,7 @@ async def _clients(conn, url: str, origin: str, n: int, live: bool = False) -> N
     loop = asyncio.get_running_loop()
     received: list[dict[int, float]] = [{} for _ in range(n)]
     messages = [0] * n
+    received_bytes = [0] * n
     errors: list[str] = []
     sockets: list[Any] = []
     settled = [0]  # clients connected with their snapshot, or failed
@@ -182,6 +185,7 @@ async def _clients(conn, url: str, origin: str, n: int, live: bool = False) -> N
             async for message in ws:
                 now = time.time()
                 messages[i] += 1
+                received_bytes[i] += len(message)
                 for match_id in game_numbers(message) if live else finished_ids(message):
                     mine.setdefault(match_id, now)
         except Exception as exc:
@@ -206,6 +210,7 @@ async def _clients(conn, url: str, origin: str, n: int, live: bool = False) -> N
             "results",
             [{m: t for m, t in r.items() if m in wanted} for r in received],
             messages,
+            received_bytes,
             errors,
         )
     )
@@ -419,12 +424,13 @@ def measure(n: int, args, port: int) -> dict[str, Any]:
             stamps, wall = record(competition, args.rate, args.seconds)
         for parent in pipes:
             parent.send(("expect", list(stamps)))
-        received, messages, errors = [], [], []
+        received, messages, sizes, errors = [], [], [], []
         for parent in pipes:
             if not parent.poll(DRAIN_SECONDS + 60):
                 raise RuntimeError("the clients did not report")
-            _, got, counts, failed = parent.recv()
+            _, got, counts, size, failed = parent.recv()
             received, messages, errors = received + got, messages + counts, errors + failed
+            sizes += size
         for process in processes:
             process.join(timeout=20)
     finally:
@@ -455,6 +461,10 @@ def measure(n: int, args, port: int) -> dict[str, Any]:
         "received_events": len(delays),
         "lost": lost,
         "messages": sum(messages),
+        # What one watcher downloads while results come (characters of the frames).
+        "kb_per_client_per_s": round(statistics.fmean(sizes) / 1000 / wall, 1)
+        if sizes and wall
+        else None,
         "p50_ms": round(percentile(delays, 0.5), 2),
         "p95_ms": round(percentile(delays, 0.95), 2),
         "max_ms": round(max(delays), 2) if delays else math.nan,
@@ -593,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     header = (
         f"{'clients':>7} {'connect s':>9} {'results':>7} {'res/s':>6} {'events':>7} "
-        f"{'lost':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'p95 vs 1':>8}"
+        f"{'lost':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'p95 vs 1':>8} {'kB/s':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -602,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['clients']:>7} {r['connect_s']:>9.2f} {r['results']:>7} "
             f"{r['results_per_s']:>6.2f} {r['expected_events']:>7} {r['lost']:>5} "
             f"{r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['max_ms']:>7.1f} "
-            f"{r['p95_vs_one_client']:>8.2f}"
+            f"{r['p95_vs_one_client']:>8.2f} {r['kb_per_client_per_s'] or 0:>6.1f}"
         )
         for error in r["errors"]:
             print(f"        {error}")

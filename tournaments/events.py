@@ -67,12 +67,18 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          (``dashboard.selectors.live_head_to_head``: matches,
                          ahead-level-behind, game score, sign test), the first
                          rows only and how many more there are.
+``crosstable.updated``   ``crosstable``: a round robin's crosstable
+                         (``selectors.crosstable_for_competition``, the snapshot's
+                         ``crosstable``). Like the head-to-head table it reads every
+                         result of the competition and grows with the square of its
+                         entries, so it goes with it, at most every few seconds, not
+                         with each ``standings.updated``.
 =======================  ==========================================================
 
 The builds send their events in that order (``match.started``, ``match.finished``,
 ``standings.updated``, ``round.finished``, ``round.started``,
 ``competition.finished``, ``problems.updated``, ``queue.status``,
-``head_to_head.updated``), each only if a
+``head_to_head.updated``, ``crosstable.updated``), each only if a
 notification called for it. Events are delivered at most once to the sockets
 connected at the time; a socket that (re)connects first receives a ``snapshot``
 of the current state, so nothing depends on having seen every event. Sending
@@ -112,6 +118,7 @@ ROUND_FINISHED = "round.finished"
 COMPETITION_FINISHED = "competition.finished"
 PROBLEMS_UPDATED = "problems.updated"
 HEAD_TO_HEAD_UPDATED = "head_to_head.updated"
+CROSSTABLE_UPDATED = "crosstable.updated"
 QUEUE_STATUS = "queue.status"
 SNAPSHOT = "snapshot"
 
@@ -125,6 +132,7 @@ EVENT_TYPES = frozenset(
         COMPETITION_FINISHED,
         PROBLEMS_UPDATED,
         HEAD_TO_HEAD_UPDATED,
+        CROSSTABLE_UPDATED,
         QUEUE_STATUS,
     }
 )

@@ -24,8 +24,9 @@ web tier, and only for competitions that someone watches in this process:
   notification after a quiet spell is built at once, the rest wait for the window
   and go out together; under load it also waits four times as long as its last build
   took (:attr:`Fanout.slow_lane_duty`), so that it holds the server's GIL a fifth of
-  the time at most. The **head-to-head** lane (``head_to_head.updated``, which
-  reads every result of the competition) builds the same way, at most once per
+  the time at most. The **head-to-head** lane (``head_to_head.updated`` and a
+  round robin's ``crosstable.updated``, which read every result of the competition
+  and grow with the square of its entries) builds the same way, at most once per
   :attr:`Fanout.head_to_head_interval_s` (5 s);
 * events sent as such (``competition.event`` messages carrying a built event)
   are relayed unchanged.

@@ -145,6 +145,7 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
         "competition.finished",
         "problems.updated",
         "head_to_head.updated",
+        "crosstable.updated",
         "queue.status",
     }
     assert kinds.index("standings.updated") < kinds.index("round.finished")
@@ -170,6 +171,16 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
         assert row["matches"] == 1 and row["ahead"] + row["level"] + row["behind"] == 1
         beaten = ranks[row["entry"]] < ranks[row["opponent"]]
         assert row["ahead"] == int(beaten)
+    # The round robin's crosstable, on the head-to-head's lane: in standings order, each
+    # row's cell against each other entry its pairwise point from the one table.
+    table = received["crosstable.updated"]["crosstable"]
+    assert [e["entry"] for e in table["entries"]] == [row["entry"] for row in standings]
+    for row in table["rows"]:
+        for cell in row["cells"]:
+            if cell["opponent"] != row["entry"]:
+                mine, theirs = ranks[row["entry"]], ranks[cell["opponent"]]
+                assert cell["score"] == (1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
+    assert "crosstable" not in received["standings.updated"]  # not with every standings
     assert received["queue.status"]["queue"]["done"] == 1
     await comm.disconnect()
 

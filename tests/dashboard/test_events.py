@@ -91,6 +91,7 @@ def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(orga
         "problems.updated",
         "queue.status",
         "head_to_head.updated",
+        "crosstable.updated",
     ]
 
 

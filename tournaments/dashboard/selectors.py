@@ -629,22 +629,22 @@ LIVE_MATCHES = 50
 
 
 def standings_event(competition: Competition) -> dict[str, Any]:
-    """``standings.updated`` with the top of the standings, the progress and a round
-    robin's crosstable (None for other formats)."""
-    if competition.format in CROSSTABLE_FORMATS:  # one read of the whole table for both
-        rows = standings_for_competition(competition=competition)
-        crosstable = crosstable_for_competition(competition=competition, standings=rows)
-        rows = rows[:LIVE_STANDINGS_ROWS]
-    else:
-        rows = standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS)
-        crosstable = None
+    """``standings.updated`` with the top of the standings and the progress."""
+    rows = standings_for_competition(competition=competition, limit=LIVE_STANDINGS_ROWS)
     return event(
         events.STANDINGS_UPDATED,
         competition.pk,
         standings=rows,
         progress=competition_progress(competition=competition),
-        crosstable=crosstable,
     )
+
+
+def crosstable_event(competition: Competition) -> dict[str, Any] | None:
+    """``crosstable.updated`` of a round robin (None for other formats)."""
+    if competition.format not in CROSSTABLE_FORMATS:
+        return None
+    table = crosstable_for_competition(competition=competition)
+    return event(events.CROSSTABLE_UPDATED, competition.pk, crosstable=table)
 
 
 def round_payload(round_: Round) -> dict[str, Any]:
@@ -740,8 +740,8 @@ def live_events(
     :data:`LIVE_MATCHES` of each; only if ``matches``), then, if ``panels``, the
     standings (after a result or a start), the rounds finished and started, the
     competition's end, the problem bots (after a result) and the queue status
-    (always), and if ``head_to_head`` the head-to-head table (after a result). An
-    unknown competition gives none.
+    (always), and if ``head_to_head`` the head-to-head table and a round robin's
+    crosstable (after a result). An unknown competition gives none.
     """
     competition = Competition.objects.filter(pk=competition_id).first()
     if competition is None or not changes:
@@ -752,6 +752,9 @@ def live_events(
     if head_to_head and changes.finished:
         table = live_head_to_head(competition=competition)
         out.append(event(events.HEAD_TO_HEAD_UPDATED, competition.pk, head_to_head=table))
+        crosstable = crosstable_event(competition)
+        if crosstable is not None:
+            out.append(crosstable)
     return out
 
 

@@ -869,6 +869,13 @@
         invalidate("matches", "rounds", "chart");
       },
       "problems.updated": takeProblems,
+      // A round robin's crosstable, on the head-to-head's slower lane (a standings.updated
+      // with a crosstable, as the server once sent, is still taken above).
+      "crosstable.updated"(event) {
+        if (!event.crosstable || !Array.isArray(event.crosstable.rows)) return;
+        state.crosstable = event.crosstable;
+        invalidate("crosstable");
+      },
       "head_to_head.updated"(event) {
         if (!event.head_to_head || !Array.isArray(event.head_to_head.rows)) return;
         state.headToHead = event.head_to_head;
