@@ -46,7 +46,11 @@ is a JSON-safe dict with a ``type``, the ``competition`` id and a payload:
                          ``competition_progress``.
 ``round.started``        ``round``: ``{"number", "status", "matches", "done"}``;
                          ``rounds``: ``dashboard.selectors.rounds_view``, the
-                         rounds, the current round's pairings and the bracket.
+                         rounds, the current round's pairings and the bracket;
+                         its ``results`` are those of the rounds named in
+                         ``results_of`` (the rounds of the build's round events),
+                         to be put with the others the page has (a ladder's: its
+                         latest rounds, without ``results_of``).
 ``round.finished``       ``round`` and ``rounds``, as for ``round.started``.
 ``problems.updated``     ``problems``: ``dashboard.selectors.problem_bots``, per bot
                          with faults ``{"name", "statuses", "total"}`` (the

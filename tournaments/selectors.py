@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -611,8 +611,11 @@ def crosstable_for_competition(
     return {"entries": [{k: row[k] for k in keys} for row in standings], "rows": rows}
 
 
-def round_results(*, competition: Competition, last: int | None = None) -> list[dict[str, Any]]:
-    """Every round in order (the ``last`` ones with ``last``), each with its tables and
+def round_results(
+    *, competition: Competition, last: int | None = None, numbers: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
+    """Every round in order (the ``last`` ones with ``last``, only those of ``numbers``
+    with ``numbers``), each with its tables and
     byes: ``{"number", "status", "byes": [{"entry", "name"}], "matches": [{"match",
     "table", "node", "status", "seats": [{"seat", "entry", "name", "rank", "score",
     "points"}]}]}``; seats in seat order (``seat`` is the protocol's index, from 0), a
@@ -625,6 +628,8 @@ def round_results(*, competition: Competition, last: int | None = None) -> list[
         )
     }
     every = competition.rounds.prefetch_related("byes")
+    if numbers is not None:
+        every = every.filter(number__in=list(numbers))
     if last:
         rounds = list(every.order_by("-number")[:last])[::-1]
     else:

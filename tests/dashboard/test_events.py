@@ -95,6 +95,31 @@ def test_the_web_tier_builds_the_events_of_a_result_in_the_documented_order(orga
     ]
 
 
+def test_a_round_event_carries_the_results_of_its_rounds_only(organiser, sent):
+    """A round robin of eight (two tables a round): when round 2 ends and round 3 is
+    paired, the round events hold the results of rounds 2 and 3, not of every round (the
+    page keeps the others); the snapshot has them all."""
+    competition = make_competition(organiser, start=True, entries=8)
+    play_one(competition)
+    play_one(competition)
+    built(competition, sent)  # round 1 over, round 2 paired
+    second = {play_one(competition).pk, play_one(competition).pk}
+
+    items = built(competition, sent)
+
+    assert [e["round"]["number"] for e in of_type(items, "round.finished")] == [2]
+    [started] = of_type(items, "round.started")
+    assert started["round"]["number"] == 3
+    view = started["rounds"]
+    assert view["results_of"] == [2, 3] and [r["number"] for r in view["results"]] == [2, 3]
+    done, waiting = view["results"]
+    assert {m["match"] for m in done["matches"] if m["status"] == "done"} == second
+    assert len(waiting["matches"]) == 2 and all(m["status"] != "done" for m in waiting["matches"])
+    snapshot = dashboard.rounds_view(competition=competition)
+    assert "results_of" not in snapshot
+    assert [r["number"] for r in snapshot["results"]] == [1, 2, 3]
+
+
 def test_pause_resume_and_close_reach_an_open_dashboard_as_its_status(organiser, sent):
     competition = make_competition(organiser, start=True, entries=3)
     sent.clear()

@@ -361,5 +361,36 @@ def test_the_crosstable_and_the_round_results_follow_the_events(live, browser):
     assert row.locator("td").nth(1).inner_text().startswith("1. ")
 
 
+def test_a_round_event_adds_its_rounds_results_to_those_the_page_has(live, browser):
+    """A round event carries the results of its rounds only (``results_of``): the page
+    keeps round 1's as it had them and adds round 2's, in round order."""
+    page = open_page(browser, live.html)
+    rounds = live.snapshot["rounds"]
+    [first] = rounds["results"]
+    played = {m["match"] for m in first["matches"] if m["status"] == "done"}
+    assert played == {live.match.pk}
+    tables = [
+        {**m, "match": 10_000 + n, "status": "queued"} for n, m in enumerate(first["matches"])
+    ]
+    second = {"number": 2, "status": "running", "byes": [], "matches": tables}
+    event = {
+        "type": "round.started",
+        "competition": live.competition.pk,
+        "round": {"number": 2, "status": "running", "matches": 2, "done": 0},
+        "rounds": {**rounds, "results_of": [2], "results": [second]},
+    }
+
+    deliver(page, event)
+
+    numbers = _attrs(page.locator("#round-results .round-results"), "data-round")
+    assert numbers == ["1", "2"]
+    kept = page.locator(f'#round-results tr[data-match="{live.match.pk}"]')
+    assert kept.locator("td").nth(3).inner_text() == "finished"  # round 1 as it was
+    assert page.locator('#round-results tr[data-match="10000"]').count() == 1
+
+    deliver(page, {**event, "rounds": {**rounds, "results": [first, second]}})  # a full view
+    assert _attrs(page.locator("#round-results .round-results"), "data-round") == ["1", "2"]
+
+
 def _attrs(locator, name: str) -> list[str]:
     return [locator.nth(i).get_attribute(name) for i in range(locator.count())]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -272,7 +272,9 @@ def _with_seats(queryset):
     )
 
 
-def rounds_view(*, competition: Competition) -> dict[str, Any]:
+def rounds_view(
+    *, competition: Competition, results_of: Sequence[int] | None = None
+) -> dict[str, Any]:
     """The rounds of a competition, its current round's pairings and, for elimination
     formats, its bracket.
 
@@ -282,7 +284,10 @@ def rounds_view(*, competition: Competition) -> dict[str, Any]:
     with seats); ``bracket``: :func:`bracket_view`, or None for other formats;
     ``results`` (not for knockouts, whose bracket shows every match): every round's
     tables and byes (``selectors.round_results``; a ladder's latest
-    :data:`ROUNDS_SHOWN`).
+    :data:`ROUNDS_SHOWN`). With ``results_of`` (a live round event's rounds), a
+    round robin's or a league's ``results`` hold only those rounds, named again in
+    ``results_of``: the page keeps the others it has (every round's results, sent with
+    each round event, grew with every match played).
     """
     counted = competition.rounds.annotate(
         total=Count("matches"), done=Count("matches", filter=Q(matches__status=Match.Status.DONE))
@@ -302,8 +307,13 @@ def rounds_view(*, competition: Competition) -> dict[str, Any]:
     if competition.format in ELIMINATION:
         view["bracket"] = bracket_view(competition=competition, names=names)
         return view
-    last = ROUNDS_SHOWN if competition.format == Competition.Format.LADDER else None
-    view["results"] = round_results(competition=competition, last=last)
+    if competition.format == Competition.Format.LADDER:
+        view["results"] = round_results(competition=competition, last=ROUNDS_SHOWN)
+    elif results_of is not None:
+        view["results_of"] = sorted(set(results_of))
+        view["results"] = round_results(competition=competition, numbers=view["results_of"])
+    else:
+        view["results"] = round_results(competition=competition)
     current = competition.rounds.filter(status=Round.Status.RUNNING).order_by("number").first()
     current = current or (latest[-1] if latest else None)
     if current is not None:
@@ -710,19 +720,22 @@ def _round_events(competition: Competition, changes: events.Changes) -> list[dic
     wants_started = bool(changes.kinds & {events.ROUND_STARTED, events.COMPETITION_STARTED})
     if not finished_numbers and not wants_started:
         return []
-    rounds = rounds_view(competition=competition)
+    finished = list(competition.rounds.filter(number__in=finished_numbers).order_by("number"))
+    started = []
+    if wants_started:
+        started = list(competition.rounds.filter(status=Round.Status.RUNNING).order_by("number"))
+    # The results of the rounds these events are about: the page has the others.
+    changed = [r.number for r in (*finished, *started)]
+    rounds = rounds_view(competition=competition, results_of=changed)
     out = []
-    for round_ in competition.rounds.filter(number__in=finished_numbers).order_by("number"):
+    for round_ in finished:
         out.append(
             event(events.ROUND_FINISHED, competition.pk, round=round_payload(round_), rounds=rounds)
         )
-    if wants_started:
-        for round_ in competition.rounds.filter(status=Round.Status.RUNNING).order_by("number"):
-            out.append(
-                event(
-                    events.ROUND_STARTED, competition.pk, round=round_payload(round_), rounds=rounds
-                )
-            )
+    for round_ in started:
+        out.append(
+            event(events.ROUND_STARTED, competition.pk, round=round_payload(round_), rounds=rounds)
+        )
     return out
 
 

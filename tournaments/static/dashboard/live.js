@@ -811,7 +811,15 @@
 
     function roundEvent(event) {
       if (event.rounds && event.rounds.rounds) {
+        const before = state.rounds;
         state.rounds = event.rounds;
+        // A round event's results hold only the rounds it is about (results_of): keep
+        // the other rounds' results the page has, in round order.
+        if (Array.isArray(event.rounds.results_of) && before && Array.isArray(before.results)) {
+          const sent = new Set(event.rounds.results_of);
+          state.rounds.results = [...before.results.filter((r) => !sent.has(r.number)), ...(event.rounds.results || [])]
+            .sort((a, b) => a.number - b.number);
+        }
         doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
         // A rounds panel read before a match event that reached us first: the match's
         // own event is newer (the panel would show a started match as waiting).
