@@ -159,7 +159,12 @@ def test_two_machines_without_a_shared_disk_play_a_competition_of_uploaded_bots(
         (seat.statuses, seat.log[-300:]) for seat in seats
     ]
     for machine in (a, b):
-        assert "'recorded'" in machine.log.read_text(), f"{machine.home.name} played no match"
+        # The task's result line follows the commit that may have finished the competition.
+        wait_for(
+            lambda m=machine: "'recorded'" in m.log.read_text(),
+            30,
+            f"{machine.home.name} to have played a match",
+        )
         uploads = machine.cached_uploads()
         assert uploads, f"machine {machine.home.name} cached nothing"
         assert all(hashlib.sha256(data).hexdigest() == key for key, data in uploads.items())
