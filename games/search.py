@@ -197,14 +197,10 @@ class Playout:
         mine = sum(t for s, t in enumerate(taken) if team[s] == team[seat])
         return POINT_WEIGHT * (2 * mine - sum(taken)) / len(taken)
 
-    def _beats(self, card: int, win: int) -> bool:
-        suits = self.layout.suits
-        suit, wsuit = suits[card], suits[win]
-        if suit == wsuit:
-            return self.strength[card] > self.strength[win]
-        return suit == self.trump
-
     def _winner(self, trick: list[tuple[int, int]]) -> tuple[int, int]:
+        # A card beats the winning one when it is stronger in its suit, or a trump on
+        # another suit (COMMON-5); the test is written out here and in _card, the
+        # playouts' inner loop.
         suits, strength, trump = self.layout.suits, self.strength, self.trump
         seat, win = trick[0]
         for s, c in trick[1:]:
@@ -224,7 +220,7 @@ class Playout:
         wsuit, top = suits[win], strength[win]
         beating: list[int] = []
         others: list[int] = []
-        for c in ids:  # as _beats(c, win), inlined: this is the playouts' inner loop
+        for c in ids:  # beats the winning card? (as in _winner)
             suit = suits[c]
             if (strength[c] > top) if suit == wsuit else suit == trump:
                 beating.append(c)
