@@ -23,9 +23,12 @@ dropped at the end (``bench.bulk``'s machinery).
    as ``POST /api/bots/{id}/versions/`` queues it; ``--version-tests`` version tests of
    ``--version-test-games`` games (``POST /api/bots/{id}/sprt/``) between two versions
    it validated beforehand; and a ladder of ``--ladder`` entries that it organises. The
-   workers take that work for ``--warmup`` seconds, then the same round robin (the same
-   seed, a new competition) is launched and played again. ``--challenges`` challenges
-   of 12 games against ``builtin:greedy`` (``POST /api/challenges/``) join the flood.
+   workers take that work for ``--warmup`` seconds, then the same round robin is
+   launched and played again: the same games, deal for deal and move for move (the
+   first competition is deleted and the second takes its id, which a match's seed
+   hashes; checked from the games' seeds and scores and printed). ``--challenges``
+   challenges of 12 games against ``builtin:greedy`` (``POST /api/challenges/``) join
+   the flood.
 
 Printed: the round robin's matches per minute alone and flooded (each measured from its
 launch to its last result), their ratio (target >= 0.8), and how much of the flood's
@@ -127,21 +130,40 @@ def builtin_bots(label: str, kind: str, count: int) -> list:
     return [Bot.objects.create(name=f"{label}-{i}", builtin=kind) for i in range(count)]
 
 
-def round_robin(args, organiser, label: str):
+def round_robin(args, organiser, label: str, *, again=None):
+    """The organiser's round robin of ``args.entries`` new built-ins, ready to start.
+
+    ``again``, a round robin played before, is deleted and the new one takes its id, so
+    that it plays the same games: a match's seed hashes its competition's id with the
+    chosen seed, the round and the table (docs/deals.md), and the built-ins are seeded
+    from it and their seat (``ismcts`` with its iteration budget is deterministic). Two
+    competitions of different ids would deal different games, whose lengths alone move
+    a round robin's pace of one-game Money matches by a third."""
     from django.db import transaction
 
     from tournaments import services
+    from tournaments.models import Competition
 
-    comp = services.competition_create(
-        created_by=organiser,
-        name=f"club round robin {label}",
-        kind="tournament",
-        variant=args.variant,
-        format="round-robin",
-        games_per_match=1,
-        duplicate=False,
-        seed=args.seed,
-    )
+    with transaction.atomic():
+        if again is not None:
+            reused = again.pk
+            again.delete()  # (and its pk with it)
+        comp = services.competition_create(
+            created_by=organiser,
+            name=f"club round robin {label}",
+            kind="tournament",
+            variant=args.variant,
+            format="round-robin",
+            games_per_match=1,
+            duplicate=False,
+            seed=args.seed,
+        )
+        if again is not None:  # the foreign keys are checked at commit (deferred)
+            Competition.organisers.through.objects.filter(competition=comp).update(
+                competition_id=reused
+            )
+            Competition.objects.filter(pk=comp.pk).update(id=reused)
+            comp = Competition.objects.get(pk=reused)
     for bot in builtin_bots(f"club-{label}", args.bot, args.entries):
         with transaction.atomic():  # as the API's request is
             services.entry_create(competition=comp, bot=bot, by=organiser)
@@ -150,11 +172,12 @@ def round_robin(args, organiser, label: str):
 
 def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, Any]:
     """Launch ``comp`` and wait for its last result: matches, seconds and matches a minute
-    from the launch to it, and seconds from the launch to the first result."""
+    from the launch to it, seconds from the launch to the first result, and the games
+    played (each game's round, table, match seed and scores, in that order)."""
     from django.db.models import Max, Min
 
     from tournaments import services
-    from tournaments.models import Competition, Match
+    from tournaments.models import Competition, GameRecord, Match
 
     started = time.time()
     services.competition_start(competition=comp, by=organiser)
@@ -168,11 +191,20 @@ def play_round_robin(comp, organiser, timeout_s: float, tmp: Path) -> dict[str, 
     times = comp.matches.aggregate(first=Min("finished_at"), last=Max("finished_at"))
     seconds = times["last"].timestamp() - started
     matches = comp.matches.filter(status=Match.Status.DONE).count()
+    played = GameRecord.objects.filter(match__competition=comp).order_by(
+        "match__round__number", "match__table", "index"
+    )
     return {
         "matches": matches,
         "seconds": seconds,
         "matches_per_min": matches * 60 / seconds,
         "first_result_s": times["first"].timestamp() - started,
+        "games": [
+            [number, table, seed, scores]
+            for number, table, seed, scores in played.values_list(
+                "match__round__number", "match__table", "match__seed", "scores"
+            )
+        ],
     }
 
 
@@ -372,7 +404,7 @@ def measure(args) -> dict[str, Any]:
         sending_s = time.monotonic() - flood_started
         time.sleep(args.warmup)
         before = progress(sent)
-        comp = round_robin(args, organiser, "flooded")
+        comp = round_robin(args, organiser, "flooded", again=comp)
         flooded = play_round_robin(comp, organiser, args.timeout, tmp)
         after = progress(sent)
         held = stallers(sent, args.stallers)
@@ -395,6 +427,8 @@ def measure(args) -> dict[str, Any]:
         "alone": alone,
         "flooded": flooded,
         "ratio": flooded["matches_per_min"] / alone["matches_per_min"],
+        # the same deals, and the same play on them (scores), alone and flooded
+        "same_games": alone["games"] == flooded["games"],
         "live": live,
         "flood": {
             "stallers": args.stallers,
@@ -441,7 +475,15 @@ def report(r: dict[str, Any]) -> None:
             f"  ({row['matches']} matches in {row['seconds']:.1f} s,"
             f" the first result after {row['first_result_s']:.1f} s)"
         )
-    print(f"  flooded / alone {r['ratio']:.2f}  (target >= 0.80)")
+    games = len(r["alone"]["games"])
+    print(
+        f"  flooded / alone {r['ratio']:.2f}  (target >= 0.80)"
+        + (
+            f"; the same {games} games both times (deals and scores)"
+            if r["same_games"]
+            else "; NOT the same games both times: the ratio also measures their lengths"
+        )
+    )
     print(
         f"  the flood: staller uploads {f['stallers']}, other uploads {f['uploads']},"
         f" version tests {f['version_tests']} of {f['version_test_games']} games, a ladder of"
