@@ -88,6 +88,39 @@ def test_a_rounds_panel_read_before_a_match_event_does_not_undo_it(live, browser
     assert "2 / 2 done" in first_round.inner_text()
 
 
+def test_a_stale_rounds_panel_does_not_undo_a_result_beyond_the_tables_it_shows(live, browser):
+    """The same race for a table the current round's panel does not list (a round of more
+    tables than it shows, or a round no longer current): its row in the results by round
+    stays as the match's own events left it, with the results of every round or of the
+    event's own round only."""
+    competition, match, snapshot = live.competition, live.match, live.snapshot
+    started, finished = started_and_finished(competition, match, snapshot)
+    other = started["match"]["id"]
+    current = snapshot["rounds"]["current"]
+    shown = [t for t in current["tables"] if t["id"] != other]
+    rounds = {**snapshot["rounds"], "current": {**current, "tables": shown, "more": 1}}
+    whole = {"type": "round.started", "competition": competition.pk, "rounds": rounds}
+    own = {**whole, "rounds": {**rounds, "results_of": [1]}}
+    for stale in (whole, own):
+        page = open_page(browser, live.html)
+        result = page.locator(f'#round-results tr[data-match="{other}"]')
+        first_round = page.locator('#rounds li[data-round="1"]')
+        assert "waiting" in result.inner_text() or "queued" in result.inner_text()
+
+        deliver(page, started)
+        deliver(page, stale)  # read before the start: the table waiting
+        assert "being played" in result.inner_text()
+        assert page.locator(f'#current-round tr[data-match="{other}"]').count() == 0
+
+        deliver(page, finished)
+        deliver(page, stale)  # read before the start, and so before the end
+        assert "finished" in result.inner_text()
+        assert "2 / 2 done" in first_round.inner_text()
+        deliver(page, stale)  # once more: the finished table is not counted twice
+        assert "2 / 2 done" in first_round.inner_text()
+        page.close()
+
+
 def test_a_recent_result_names_its_seats_in_the_order_of_their_places(live, browser):
     competition, match, snapshot = live.competition, live.match, live.snapshot
     page = open_page(browser, live.html)

@@ -820,12 +820,20 @@
           state.rounds.results = [...before.results.filter((r) => !sent.has(r.number)), ...(event.rounds.results || [])]
             .sort((a, b) => a.number - b.number);
         }
-        doneSeen = new Set(viewMatches().filter((m) => m.status === "done").map((m) => m.id));
+        // The matches the panel was read with: its tables or bracket, and the results of
+        // the rounds it sent (the rounds kept from before were brought up to date here).
+        const read = new Map(viewMatches().map((m) => [m.id, m.status]));
+        const sent = event.rounds.results_of ? new Set(event.rounds.results_of) : null;
+        for (const r of event.rounds.results || []) {
+          if (sent && !sent.has(r.number)) continue;
+          for (const m of r.matches) if (!read.has(m.match)) read.set(m.match, m.status);
+        }
+        doneSeen = new Set([...read].filter(([, status]) => status === "done").map(([id]) => id));
         // A rounds panel read before a match event that reached us first: the match's
         // own event is newer (the panel would show a started match as waiting).
-        for (const m of viewMatches()) {
-          const news = matchNews.get(m.id);
-          if (news && (MATCH_STAGE[news.status] ?? 0) > (MATCH_STAGE[m.status] ?? 0)) updateRoundsWith(news);
+        for (const [id, status] of read) {
+          const news = matchNews.get(id);
+          if (news && (MATCH_STAGE[news.status] ?? 0) > (MATCH_STAGE[status] ?? 0)) updateRoundsWith(news);
         }
       } else if (state.rounds && event.round) {
         const round = state.rounds.rounds.find((r) => r.number === event.round.number);
