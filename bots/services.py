@@ -60,6 +60,10 @@ QUEUE_KEY = "queue"
 VALIDATION_STALE_S = 600
 #: The task's hard time limit comes this long after its soft one.
 TASK_HARD_LIMIT_EXTRA_S = 30
+#: A started validation is taken for lost only this long after its hard limit too (the
+#: pool's kill and the worker's report of it), so that it is never sent again, nor
+#: claimed by another worker, while its task may still run.
+LOST_AFTER_HARD_LIMIT_S = 30
 #: The Celery task that validates a version (``bots.tasks``).
 VALIDATE_TASK = "bots.version_validate"
 #: A version whose validation failed on the platform this many times is rejected.
@@ -361,7 +365,8 @@ def _variants_error(message: str) -> ValidationError:
 def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_task) -> list[int]:
     """Send again the queued validations that have not started ``older_than_s`` after
     being queued, and those whose worker went silent: started longer ago than their
-    task's time limit (``limit_s``), so never one that may still run. Returns their
+    task's hard time limit (``limit_s`` and :data:`TASK_HARD_LIMIT_EXTRA_S`) and
+    :data:`LOST_AFTER_HARD_LIMIT_S`, so never one that may still run. Returns their
     ids; safe to run at any time.
     """
     now = timezone.now()
@@ -377,13 +382,20 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
         started = _parse_time(queue.get("started_at"))
         queued = _parse_time(queue.get("queued_at"))
         if started is not None:
-            due = started + timedelta(seconds=_queue_limit_s(queue)) < now
+            due = _lost(started, queue, now)
         else:
             due = queued is None or queued + timedelta(seconds=older_than_s) < now
         if due:
             ids.append(pk)
             send(pk)
     return ids
+
+
+def _lost(started: datetime, queue: dict[str, Any], now: datetime) -> bool:
+    """Whether a validation started at ``started`` can no longer be running: its task's
+    hard limit and :data:`LOST_AFTER_HARD_LIMIT_S` have passed."""
+    limit_s = _queue_limit_s(queue) + TASK_HARD_LIMIT_EXTRA_S + LOST_AFTER_HARD_LIMIT_S
+    return started + timedelta(seconds=limit_s) < now
 
 
 def _queue_limit_s(queue: dict[str, Any]) -> int:
@@ -521,8 +533,7 @@ def _claimable(version: BotVersion) -> bool:
     if version.status not in waiting or not isinstance(queue, dict):
         return False
     started = _parse_time(queue.get("started_at"))
-    limit_s = _queue_limit_s(queue)
-    return started is None or started + timedelta(seconds=limit_s) < timezone.now()
+    return started is None or _lost(started, queue, timezone.now())
 
 
 def _version_unclaim(version: BotVersion, error: BaseException) -> None:

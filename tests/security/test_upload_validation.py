@@ -91,8 +91,14 @@ def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_o
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == []  # a worker is on it
     shift(version, started_at=limit_s - 10)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == []  # still within its limit
-    shift(version, started_at=limit_s + 10)
+    # Past its soft limit its task may still run until the hard one (30 s later) kills it.
+    hard_s = limit_s + services.TASK_HARD_LIMIT_EXTRA_S
+    shift(version, started_at=hard_s - 5)
+    assert bot_versions_requeue(older_than_s=60, send=sent.append) == []
+    assert not services._claimable(BotVersion.objects.get(pk=version.pk))  # nor taken by another
+    shift(version, started_at=hard_s + services.LOST_AFTER_HARD_LIMIT_S + 10)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
+    assert services._claimable(BotVersion.objects.get(pk=version.pk))
     assert sent == [version.pk, version.pk]
 
 
