@@ -8,7 +8,8 @@ What is measured (every name starts with ``cardroom_``):
 - ``matches_started_total{kind}``, ``matches_finished_total{kind,outcome}`` (outcome
   ``recorded`` or ``refused``: its lease was taken over), ``matches_failed_total{kind,cause}``
   (``invalid``: it cannot be played; ``unexpected``: an error of ours; ``infrastructure``:
-  retried later; ``lease_exhausted``: its workers died too often), with ``kind``
+  retried later; ``drained``: given back by a stopping worker at the end of its grace
+  period; ``lease_exhausted``: its workers died too often), with ``kind``
   ``competition``, ``ladder`` or ``challenge`` (:func:`match_kind`).
 - ``match_duration_seconds{kind}`` (claim to recorded) and ``recording_seconds{kind}``
   (the recording transaction: the recording latency).

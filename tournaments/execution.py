@@ -379,6 +379,9 @@ def match_execute(
     except INFRASTRUCTURE_ERRORS as exc:
         metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
         raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
+    except drain.DrainTimeout:  # the caller gives it back (a BaseException: not below)
+        metrics.inc(metrics.MATCHES_FAILED, kind, "drained")
+        raise
     except (ValidationError, ValueError) as exc:
         match_fail(match_id=match_id, claimed_by=claimed_by, error=f"{type(exc).__name__}: {exc}")
         metrics.inc(metrics.MATCHES_FAILED, kind, "invalid")

@@ -11,7 +11,9 @@ import time
 import uuid
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
+from config import metrics
 from tests.factories import enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
 from tournaments import drain, execution, services
@@ -149,6 +151,19 @@ def test_a_process_that_drains_interrupts_only_a_match_in_play():
 # -- in this process: a list of short matches, the settings --------------------------------
 
 
+def drained_count() -> float:
+    """``cardroom_matches_failed_total{kind="competition",cause="drained"}`` of this process."""
+    text = metrics.exposition(with_queues=False).decode()
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == "cardroom_matches_failed_total" and s.labels == {
+                "kind": "competition",
+                "cause": "drained",
+            }:
+                return s.value
+    return 0.0
+
+
 def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(monkeypatch):
     comp = make_competition(entries=8, games=1, variant="money-jordan", duplicate=False)
     services.competition_start(competition=comp, send=lambda ids: None)
@@ -164,6 +179,7 @@ def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(mo
 
     sent: list[list[int]] = []
     monkeypatch.setattr(services, "match_play", play_then_stop)
+    drained_before = drained_count()
     try:
         drained = execution.matches_execute(
             match_ids=ids, start=0, claimed_by="w/1/t", on_fault=None, budget_s=60,
@@ -178,6 +194,7 @@ def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(mo
     assert (match.status, match.claimed_by, match.attempts) == ("queued", "", 0)
     assert not match.game_records.exists() and not match.rating_events.exists()
     assert Match.objects.filter(pk__in=ids[2:], attempts=0, status="queued").count() == 2
+    assert drained_count() - drained_before == 1  # counted: started = finished + failed
 
 
 @pytest.mark.parametrize(
