@@ -69,6 +69,9 @@ def test_only_organisers_create_competitions(as_alice, anon):
         ({"games_per_match": 4}, "games_per_match"),
         ({"games_per_match": "six"}, "games_per_match"),
         ({"move_ms": 0}, "move_ms"),
+        # more than a bot may spend deciding in a match: 300,000 ms with three seats
+        ({"bank_ms": 3_600_000}, "bank_ms"),
+        ({"move_ms": 120_000}, "move_ms"),  # one move in each of the 3 games: 380,000 ms
         ({"pace_ms": -1}, "pace_ms"),
         ({"pace_ms": 5_000}, "pace_ms"),
         ({"name": ""}, "name"),
@@ -80,6 +83,24 @@ def test_invalid_settings_are_a_400_naming_the_field(as_organiser, change, field
     assert response.status_code == 400, response.content
     assert field in response.json(), response.json()
     assert not Competition.objects.exists()
+
+
+def test_a_time_control_past_the_match_decision_budget_is_refused_with_the_budget(as_organiser):
+    """A bot may spend at most half the match time limit (30 min) deciding, shared by the
+    seats: 300,000 ms in a three-seat match. A clock whose bank and one move a game fit is
+    taken to the millisecond; one more millisecond is refused, and the error says why."""
+    fits = {**LEAGUE, "name": "Fits", "bank_ms": 300_000 - 3 * 2_000, "move_ms": 2_000}
+    response = as_organiser.post("/api/competitions/", fits, format="json")
+    assert response.status_code == 201, response.content
+
+    over = {**fits, "name": "Over", "bank_ms": fits["bank_ms"] + 1}
+    response = as_organiser.post("/api/competitions/", over, format="json")
+
+    assert response.status_code == 400, response.content
+    (message,) = response.json()["bank_ms"]
+    assert "at most 300,000 ms deciding in a match of 3 seats" in message
+    assert "come to 300,001 ms" in message
+    assert list(Competition.objects.values_list("name", flat=True)) == ["Fits"]
 
 
 def test_private_competitions_are_invisible_to_others(organiser, as_organiser, as_alice, anon):

@@ -157,6 +157,8 @@ def test_another_organiser_cannot_run_someone_elses_competition():
             "money.max_plays",
         ),
         ({"format": "swiss"}, "rounds_planned", "needs its number of rounds"),
+        # money-jordan seats 2: a bot may spend 450,000 ms deciding in a match
+        ({"bank_ms": "3600000"}, "bank_ms", "at most 450,000 ms deciding in a match of 2"),
     ],
 )
 def test_bad_input_is_shown_next_to_its_field_and_creates_nothing(fields, field, message):

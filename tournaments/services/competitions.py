@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -144,6 +145,9 @@ def competition_create(
     )
     if games_per_match < 1 or move_ms < 1 or bank_ms < 0 or pace_ms < 0:
         raise ValidationError("games per match and the time control must be positive")
+    _check_decision_budget(
+        game.num_players, games_per_match=games_per_match, move_ms=move_ms, bank_ms=bank_ms
+    )
     competition = Competition.objects.create(
         name=name,
         kind=kind,
@@ -171,6 +175,36 @@ def competition_create(
     if created_by is not None:
         competition.organisers.add(created_by)
     return competition
+
+
+def match_wall_ms(players: int) -> int:
+    """Each player's wall-clock budget for its decisions in one match
+    (``TimeControl.match_wall_ms``): half the match's time limit, shared by the seats, so
+    that a match of bots that wait just under every move's ceiling still ends, and is
+    recorded, within the worker's time limit."""
+    return settings.CARDROOM_MATCH_TIME_LIMIT_S * 1000 // (2 * max(1, players))
+
+
+def _check_decision_budget(seats: int, *, games_per_match: int, move_ms: int, bank_ms: int):
+    """Refuse a time control a bot cannot keep to within its match's decision budget
+    (:func:`match_wall_ms`): its whole bank and one move's free time in each game at
+    least. Past the budget a bot is out of time (bots/protocol/PROTOCOL.md "Time
+    control"), so under such a control a bot keeping to its clock could lose on time.
+    The error goes on the larger of the two terms."""
+    budget, moves = match_wall_ms(seats), games_per_match * move_ms
+    if bank_ms + moves <= budget:
+        return
+    limit_s = settings.CARDROOM_MATCH_TIME_LIMIT_S
+    field = "bank_ms" if bank_ms >= moves else "move_ms"
+    raise ValidationError(
+        {
+            field: f"a bot may spend at most {budget:,} ms deciding in a match of {seats} "
+            f"seats here (half the match time limit of {limit_s:,} s, shared by the seats); "
+            f"the bank ({bank_ms:,} ms) and one move ({move_ms:,} ms) in each of the "
+            f"{games_per_match} games come to {bank_ms + moves:,} ms, so a bot keeping to "
+            "its clock could run out of time: shorten the clock or play fewer games a match"
+        }
+    )
 
 
 #: Formats that seat fixed teams: their pure format pairs teams (``partners=True``).

@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from bots.referee import Player, TimeControl, play_match
@@ -17,7 +16,7 @@ from bots.selectors import version_for_play
 from bots.services import bot_version_path
 from tournaments import deals
 from tournaments.models import Competition, Match
-from tournaments.services.competitions import KNOCKOUTS
+from tournaments.services.competitions import KNOCKOUTS, match_wall_ms
 from tournaments.services.results import (
     ClaimedSeat,
     PlayedMatch,
@@ -141,11 +140,3 @@ def _play(competition: Competition, players: list, games_count: int, seed: int, 
         ),
         **watchers,
     )
-
-
-def match_wall_ms(players: int) -> int:
-    """Each player's wall-clock budget for its decisions in one match
-    (``TimeControl.match_wall_ms``): half the match's time limit, shared by the seats, so
-    that a match of bots that wait just under every move's ceiling still ends, and is
-    recorded, within the worker's time limit."""
-    return settings.CARDROOM_MATCH_TIME_LIMIT_S * 1000 // (2 * max(1, players))
