@@ -16,7 +16,8 @@ instance on SQLite):
   HSTS (``CARDROOM_HSTS_SECONDS``, ``CARDROOM_HSTS_INCLUDE_SUBDOMAINS``,
   ``CARDROOM_HSTS_PRELOAD``); ``CARDROOM_PROXY_SSL_HEADER``; ``CARDROOM_CSP``.
 - Rate limits ``CARDROOM_THROTTLE_REGISTER``, ``_TOKEN``, ``_LOGIN_IP``, ``_LOGIN_USER``,
-  ``_REPLAY`` (``10/min``, ``20/min``, ``20/min``, ``20/hour``, ``30/min``),
+  ``_REPLAY``, ``_DOWNLOAD`` (``10/min``, ``20/min``, ``20/min``, ``20/hour``, ``30/min``,
+  ``10/min``),
   ``CARDROOM_NUM_PROXIES``;
   ``CARDROOM_CACHE_PREFIX``; ``CARDROOM_TOKEN_TTL_HOURS`` (720);
   ``CARDROOM_JSON_MAX_DEPTH`` (32); ``CARDROOM_VALIDATE_QUEUE``, ``_GRACE_S``.
@@ -275,6 +276,9 @@ CARDROOM_THROTTLE_RATES = {
     "login-user": os.environ.get("CARDROOM_THROTTLE_LOGIN_USER", "20/hour"),
     # Replay pages of finished games per anonymous client address (heavy pages).
     "replay": os.environ.get("CARDROOM_THROTTLE_REPLAY", "30/min"),
+    # Downloads of every match result of a competition (site and API) per anonymous
+    # client address: an open ladder's grow with every match it plays.
+    "download": os.environ.get("CARDROOM_THROTTLE_DOWNLOAD", "10/min"),
 }
 # Proxies in front of the ASGI server that append to X-Forwarded-For. 0 (the default)
 # trusts REMOTE_ADDR only, which uvicorn --proxy-headers sets from its trusted proxy.

@@ -177,3 +177,21 @@ def address_wait(request: HttpRequest, scope: str) -> int | None:
     except Exception:
         log.warning("rate %s: cache unavailable, request allowed", scope, exc_info=True)
         return None
+
+
+#: The scope of the downloads of every match result of a competition.
+DOWNLOAD = "download"
+DOWNLOADS_TOO_OFTEN = (
+    "Too many downloads of every match result from here in a short time: try again in "
+    "{wait} seconds, or sign in (signed-in users are not limited)."
+)
+
+
+def download_wait(request: HttpRequest) -> int | None:
+    """Seconds an anonymous client must wait before its next download of a competition's
+    every match result (site or API); None when it may have one now (and always for a
+    signed-in user)."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return None
+    return address_wait(request, DOWNLOAD)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 
 import pytest
 from django.test import Client
@@ -17,6 +18,18 @@ from tournaments.selectors import MATCH_COLUMNS, STANDINGS_COLUMNS
 pytestmark = pytest.mark.django_db
 
 DOWNLOADS = ("standings.csv", "standings.json", "matches.csv", "matches.json")
+
+
+@pytest.fixture(autouse=True)
+def downloads_unlimited(settings):
+    """The anonymous downloads of these tests are not what the rate limit is about (one
+    test below sets its own): other tests of the same address share its window."""
+    settings.CARDROOM_THROTTLE_RATES = {**settings.CARDROOM_THROTTLE_RATES, "download": "1000/min"}
+
+
+def an_address() -> str:
+    """A client address of this test alone (rate limits count per address and minute)."""
+    return "10." + ".".join(str(random.randrange(1, 255)) for _ in range(3))
 
 
 def csv_rows(response) -> tuple[list[str], list[dict[str, str]]]:
@@ -144,3 +157,35 @@ def test_a_private_competitions_downloads_are_its_organisers(organiser):
         assert Client().get(url).status_code == 404, url
         assert logged_in(outsider).get(url).status_code == 404, url
         assert logged_in(organiser).get(url).status_code == 200, url
+
+
+def test_an_anonymous_address_has_only_so_many_downloads_of_every_match_a_minute(
+    settings, played, organiser
+):
+    """Every match result of a competition is a heavy read (an open ladder's grows with each
+    match): an anonymous address has so many a minute, site and API together; the
+    standings, signed-in users and other addresses are not limited."""
+    settings.CARDROOM_THROTTLE_RATES = {**settings.CARDROOM_THROTTLE_RATES, "download": "2/min"}
+    address = an_address()
+    visitor = Client(REMOTE_ADDR=address)
+    site = f"/dashboard/competitions/{played.pk}"
+    api = f"/api/competitions/{played.pk}/results/"
+    hidden = make_competition(
+        organiser, is_public=False, variant="money-jordan", games=2, start=True, entries=3
+    )
+
+    seen = [visitor.get(f"{site}/matches.csv").status_code, visitor.get(api).status_code]
+    refused = visitor.get(f"{site}/matches.json")
+    refused_api = visitor.get(api + "?format=csv")
+    signed_in = Client(REMOTE_ADDR=address)
+    signed_in.force_login(make_user("reader"))
+
+    assert seen == [200, 200]
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert "Too many downloads of every match result" in refused.content.decode()
+    assert "sign in" in refused.content.decode()
+    assert refused_api.status_code == 429 and int(refused_api["Retry-After"]) > 0
+    assert visitor.get(f"{site}/standings.csv").status_code == 200  # not limited
+    assert visitor.get(f"/dashboard/competitions/{hidden.pk}/matches.csv").status_code == 404
+    assert signed_in.get(f"{site}/matches.json").status_code == 200
+    assert Client(REMOTE_ADDR=an_address()).get(api).status_code == 200

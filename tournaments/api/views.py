@@ -28,6 +28,7 @@ import games
 from bots.referee.transcript import MEDIA_TYPE
 from config.api import ApiDefaults, Conflict
 from config.filters import FilterSet, IntegerFilter, id_filter
+from config.throttles import DOWNLOADS_TOO_OFTEN, download_wait
 from tournaments import selectors, services, transcripts
 from tournaments.api.permissions import CanManageCompetition, IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
@@ -283,7 +284,13 @@ class CompetitionViewSet(
         rows = selectors.standings_for_competition(competition=competition)
         return Response(StandingSerializer(rows, many=True).data)
 
-    @extend_schema(responses={200: MatchResultSerializer(many=True)}, filters=False)
+    @extend_schema(
+        responses={
+            200: MatchResultSerializer(many=True),
+            429: OpenApiResponse(description="Too many from this anonymous address."),
+        },
+        filters=False,
+    )
     @action(
         detail=True,
         methods=["get"],
@@ -295,8 +302,11 @@ class CompetitionViewSet(
         """Every finished match with its seats' places and scores, in playing order.
 
         ``?format=csv``: one row per seat of each match, as the competition page's
-        download."""
+        download. Anonymous clients have so many a minute (``download`` rate), then a 429
+        with ``Retry-After``."""
         competition = self.get_object()
+        if (wait := download_wait(request)) is not None:
+            raise exceptions.Throttled(wait=wait, detail=DOWNLOADS_TOO_OFTEN.format(wait=wait))
         if request.accepted_renderer.format == "csv":
             text = selectors.results_csv(competition=competition, table="matches")
             return _csv_download(text, f"competition-{competition.pk}-matches.csv")

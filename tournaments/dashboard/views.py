@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 import games
 from bots.referee.traces import OVER_SHARE, visible_traces
+from config.throttles import DOWNLOADS_TOO_OFTEN, download_wait
 from tournaments.comparison import compare_entries
 from tournaments.dashboard import live as live_reads
 from tournaments.dashboard.pages import (
@@ -99,8 +100,15 @@ def competition_download(
     request: HttpRequest, competition_id: int, table: str, kind: str
 ) -> HttpResponse:
     """The standings (in the page's order) or every match result of a competition, as
-    CSV or JSON, to save; 404 for a competition one may not see."""
+    CSV or JSON, to save; 404 for a competition one may not see. Every match result is a
+    heavy read: an anonymous client has so many a minute (``download`` rate), then a 429."""
     competition = get_object_or_404(competitions_visible_to(user=request.user), pk=competition_id)
+    if table == "matches" and (wait := download_wait(request)) is not None:
+        refused = HttpResponse(
+            DOWNLOADS_TOO_OFTEN.format(wait=wait), status=429, content_type="text/plain"
+        )
+        refused["Retry-After"] = str(wait)
+        return refused
     if kind == "json":
         export = standings_export if table == "standings" else match_results_export
         body = {
