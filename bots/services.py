@@ -68,6 +68,12 @@ LOST_AFTER_HARD_LIMIT_S = 30
 VALIDATE_TASK = "bots.version_validate"
 #: A version whose validation failed on the platform this many times is rejected.
 VALIDATION_MAX_ATTEMPTS = 3
+#: How many validations of one owner wait in the broker at a time (sent, not started):
+#: the others wait in the database (``held`` in their queue entry) and are sent, to the
+#: back of the queue, as the earlier ones start (:func:`validations_top_up`). So the
+#: owners take turns: one user's many uploads are not all ahead of another's one, and
+#: an idle worker still finds the next of them as soon as it starts the last.
+VALIDATION_WINDOW = 1
 #: Sends the validation task of a version id (called after commit).
 Sender = Callable[[int], None]
 
@@ -322,14 +328,61 @@ def bot_version_queue(
                 "variants": [p.variant for p in plans],
                 "limit_s": validation.task_limit_s(plans),
             }
+            waiting, _ = _owner_waiting(locked.bot.owner_id, besides=locked.pk)
+            if waiting >= VALIDATION_WINDOW:
+                queue["held"] = True  # its turn comes when the owner's others start
             if not more:
                 locked.status = BotVersion.Status.VALIDATING
             locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
             locked.save(update_fields=["status", "validation_report"])
             pk = locked.pk
-            transaction.on_commit(lambda: send(pk))
+            if not queue.get("held"):
+                transaction.on_commit(lambda: send(pk))
     version.status, version.validation_report = locked.status, locked.validation_report
     return version
+
+
+def _owner_waiting(owner_id: int | None, *, besides: int | None = None) -> tuple[int, list[int]]:
+    """The owner's validations sent and not started (how many), and those held for their
+    turn (ids, the oldest first); ``besides`` left out."""
+    rows = BotVersion.objects.filter(
+        bot__owner_id=owner_id,
+        status__in=[BotVersion.Status.VALIDATING, BotVersion.Status.READY],
+        validation_report__has_key=QUEUE_KEY,
+    ).exclude(pk=besides)
+    sent, held = 0, []
+    for pk, report in rows.values_list("pk", "validation_report"):
+        queue = (report or {}).get(QUEUE_KEY)
+        if not isinstance(queue, dict) or queue.get("started_at"):
+            continue
+        if queue.get("held"):
+            held.append((str(queue.get("queued_at") or ""), pk))
+        else:
+            sent += 1
+    return sent, [pk for _, pk in sorted(held)]
+
+
+def validations_top_up(*, owner_id: int | None, send: Sender | None = None) -> list[int]:
+    """Send the owner's validations held for their turn, the oldest first, as many as
+    :data:`VALIDATION_WINDOW` has room for (after commit; ``send`` defaults to
+    :func:`send_validation_task`); called when one of its validations starts, and by the
+    periodic requeuing. Returns the ids sent."""
+    send = send or send_validation_task
+    sent: list[int] = []
+    with transaction.atomic():
+        waiting, held = _owner_waiting(owner_id)
+        for pk in held[: max(0, VALIDATION_WINDOW - waiting)]:
+            locked = BotVersion.objects.select_for_update().get(pk=pk)
+            queue = locked.validation_report.get(QUEUE_KEY)
+            if not isinstance(queue, dict) or not queue.get("held"):
+                continue  # sent meanwhile
+            queue = {k: v for k, v in queue.items() if k != "held"}
+            queue["queued_at"] = timezone.now().isoformat()  # its wait for a worker
+            locked.validation_report = {**locked.validation_report, QUEUE_KEY: queue}
+            locked.save(update_fields=["validation_report"])
+            transaction.on_commit(partial(send, pk))
+            sent.append(pk)
+    return sent
 
 
 def bot_version_validate_more(
@@ -366,7 +419,8 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
     """Send again the queued validations that have not started ``older_than_s`` after
     being queued, and those whose worker went silent: started longer ago than their
     task's hard time limit (``limit_s`` and :data:`TASK_HARD_LIMIT_EXTRA_S`) and
-    :data:`LOST_AFTER_HARD_LIMIT_S`, so never one that may still run. Returns their
+    :data:`LOST_AFTER_HARD_LIMIT_S`, so never one that may still run; and those held
+    for their turn whose owner has room (:func:`validations_top_up`). Returns their
     ids; safe to run at any time.
     """
     now = timezone.now()
@@ -374,10 +428,14 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
     waiting = BotVersion.objects.filter(
         status__in=[BotVersion.Status.VALIDATING, BotVersion.Status.READY],
         validation_report__has_key=QUEUE_KEY,
-    ).values_list("pk", "validation_report")
-    for pk, report in waiting:
+    ).values_list("pk", "validation_report", "bot__owner_id")
+    owners = set()
+    for pk, report, owner in waiting:
         queue = (report or {}).get(QUEUE_KEY)
         if not isinstance(queue, dict):
+            continue
+        if queue.get("held") and not queue.get("started_at"):
+            owners.add(owner)  # waits for its turn: sent below if the owner has room
             continue
         started = _parse_time(queue.get("started_at"))
         queued = _parse_time(queue.get("queued_at"))
@@ -388,6 +446,8 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
         if due:
             ids.append(pk)
             send(pk)
+    for owner in sorted(owners, key=lambda o: (o is None, o or 0)):  # a lost top-up
+        ids += validations_top_up(owner_id=owner, send=send)
     return ids
 
 
@@ -451,6 +511,8 @@ def bot_version_validate(
     was_ready = version.status == BotVersion.Status.READY
     if not _version_claim(version, revalidate=revalidate, limit_s=validation.task_limit_s(plans)):
         return version
+    if not version.bot.builtin:  # started: the owner's next one is sent, to wait its turn
+        validations_top_up(owner_id=version.bot.owner_id)
     started = time.perf_counter()
     try:
         findings = {p.variant: _validation_match(version, p, options) for p in plans}

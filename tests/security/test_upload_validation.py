@@ -102,6 +102,67 @@ def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_o
     assert sent == [version.pk, version.pk]
 
 
+def passed(version, plan, options) -> dict:
+    """A validation match every game of which went well (no bot run)."""
+    ok = {"status": "ok"}
+    return {
+        **plan.describe(), "options": options or {}, "ok": True, "statuses": [ok, ok],
+        "reasons": [], "stderr_tail": "", "duration_s": 0.0,
+    }  # fmt: skip
+
+
+def test_owners_take_turns_in_the_validations_queue(
+    settings, tmp_path, django_capture_on_commit_callbacks, monkeypatch
+):
+    """One user's uploads wait in the database, one at a time in the broker: another
+    user's upload, sent after them, is not behind them all, and each is sent (to the
+    back of the queue) as the one before it starts."""
+    settings.MEDIA_ROOT = tmp_path
+    users = get_user_model().objects
+    alice = bot_create(owner=users.create_user("alice", password="pw-123456789"), name="a")
+    bob = bot_create(owner=users.create_user("bob", password="pw-123456789"), name="b")
+    sent: list[int] = []
+    monkeypatch.setattr(services, "send_validation_task", sent.append)  # top-ups' default
+
+    def upload(bot, n: int) -> BotVersion:
+        content = BOT + f"# {n}\n".encode()
+        with django_capture_on_commit_callbacks(execute=True):
+            version = bot_version_upload(bot=bot, filename="bot.py", content=content)
+            return bot_version_queue(version=version, send=sent.append)
+
+    hers = [upload(alice, n) for n in range(3)]
+    his = upload(bob, 0)
+
+    def held() -> list[int]:
+        return [
+            v.pk for v in BotVersion.objects.filter(bot__in=[alice, bob]).order_by("pk")
+            if v.validation_report.get(QUEUE_KEY, {}).get("held")
+        ]  # fmt: skip
+
+    assert sent == [hers[0].pk, his.pk]
+    assert held() == [hers[1].pk, hers[2].pk]
+    mine = BotVersion.objects.filter(pk__in=[*(v.pk for v in hers), his.pk])
+    assert set(mine.values_list("status", flat=True)) == {"validating"}
+    # Her first waits in the broker: the requeuing sends none of the others.
+    assert bot_versions_requeue(older_than_s=3600, send=sent.append) == []
+
+    # A worker starts her first: her second is sent, not her third.
+    monkeypatch.setattr(services, "_validation_match", passed)
+    with django_capture_on_commit_callbacks(execute=True):
+        done = bot_version_validate(version=BotVersion.objects.get(pk=hers[0].pk))
+    assert done.status == "ready"
+    assert sent == [hers[0].pk, his.pk, hers[1].pk] and held() == [hers[2].pk]
+
+    # Her second starts on a worker that dies before its top-up: the requeuing sends her
+    # third once the second has started, not before.
+    second = BotVersion.objects.get(pk=hers[1].pk)
+    assert services._version_claim(second, revalidate=False, limit_s=600)
+    assert held() == [hers[2].pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bot_versions_requeue(older_than_s=3600, send=sent.append) == [hers[2].pk]
+    assert sent[-1] == hers[2].pk and held() == []
+
+
 def test_a_validation_task_limit_is_minutes_derived_from_its_matches(
     version, django_capture_on_commit_callbacks, monkeypatch, settings
 ):
