@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from bots.tasks import version_validate
 from tests.factories import builtin_version, enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
@@ -171,6 +171,52 @@ def test_a_competitions_matches_are_played_before_a_challenge_queued_earlier(sta
     assert last_of_competition < first_of_challenge
     assert_recorded_exactly_once(comp)
     assert not RatingEvent.objects.filter(match__competition=challenge.competition).exists()
+
+
+#: An honest bot (a random legal action), for uploads a real worker validates.
+RANDOM_BOT = """import json, random, sys
+rng = random.Random({seed})
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({{"ready": True}}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({{"action": rng.choice(message["legal"])}}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+@pytest.mark.slow
+def test_one_users_uploads_take_turns_with_another_users_in_the_validations_queue(start):
+    from bots import services as bot_services
+
+    def uploads(name: str, count: int) -> list[int]:
+        owner = get_user_model().objects.create_user(name, password="pw-123456789")
+        bot = bot_services.bot_create(owner=owner, name=f"{name}-bot")
+        ids = []
+        for n in range(count):
+            code = RANDOM_BOT.format(seed=n).encode()
+            version = bot_services.bot_version_upload(
+                bot=bot, filename="bot.py", content=code, variants=["money-jordan"]
+            )
+            ids.append(bot_services.bot_version_queue(version=version).pk)
+        return ids
+
+    hers = uploads("alice", 3)  # first: one user's three uploads
+    his = uploads("bob", 1)  # then another user's one
+    start("validation")  # one slot
+
+    def validated() -> list[int]:
+        done = BotVersion.objects.filter(pk__in=[*hers, *his], status="ready")
+        return [pk for pk, _ in sorted(
+            done.values_list("pk", "validation_report__validated_at"), key=lambda r: r[1]
+        )]  # fmt: skip
+
+    wait_for(lambda: len(validated()) == 4, 240, "the four validations")
+    # His comes right after her first (which was in the queue before him), not after all
+    # of hers: each of hers was sent to the back of the queue as the one before started.
+    assert validated() == [hers[0], his[0], hers[1], hers[2]]
 
 
 @pytest.mark.slow
