@@ -495,6 +495,11 @@ CARDROOM_PRUNE_EVERY_S = _env_allowance("CARDROOM_PRUNE_EVERY_S", 6 * 3600)
 # gathered from their processes through PROMETHEUS_MULTIPROC_DIR (config.metrics).
 CARDROOM_METRICS_TOKEN = os.environ.get("CARDROOM_METRICS_TOKEN", "")
 CARDROOM_WORKER_METRICS_PORT = _env_allowance("CARDROOM_WORKER_METRICS_PORT", 0)
+if CARDROOM_WORKER_METRICS_PORT > 65535:
+    raise ImproperlyConfigured(
+        f"CARDROOM_WORKER_METRICS_PORT must be a TCP port (1 to 65535) or 0 (off), "
+        f"got {CARDROOM_WORKER_METRICS_PORT}"
+    )
 
 # --- Workers ---
 # A worker lowers its own CPU priority (its pool processes inherit it): where workers

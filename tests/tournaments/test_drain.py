@@ -198,7 +198,12 @@ def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(mo
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("CARDROOM_COMPETITION_WINDOW", "0"), ("CARDROOM_DRAIN_GRACE_S", "-1")]
+    ("name", "value"),
+    [
+        ("CARDROOM_COMPETITION_WINDOW", "0"),
+        ("CARDROOM_DRAIN_GRACE_S", "-1"),
+        ("CARDROOM_WORKER_METRICS_PORT", "70000"),  # not a TCP port
+    ],
 )
 def test_an_absurd_queue_setting_is_refused_at_start_with_its_name(name, value):
     import subprocess

@@ -7,9 +7,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 from django.urls import reverse
+from prometheus_client.parser import text_string_to_metric_families
 
 from bots.models import Bot
 from bots.web.once import FIELD
+from config import metrics
 from tests.api.conftest import client_for
 from tests.factories import make_user
 from tournaments import execution, services
@@ -109,3 +111,38 @@ def test_the_organisers_page_lists_failed_matches_with_a_button_to_play_them_aga
     assert response.status_code == 302
     failed.refresh_from_db()
     assert failed.status == Match.Status.QUEUED
+
+
+def failed_count(cause: str) -> float:
+    """``cardroom_matches_failed_total{kind="competition",cause}`` of this process."""
+    text = metrics.exposition(with_queues=False).decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = {"kind": "competition", "cause": cause}
+            if sample.name == "cardroom_matches_failed_total" and sample.labels == labels:
+                return sample.value
+    return 0.0
+
+
+@pytest.mark.parametrize(
+    ("error", "cause"),
+    [(ValueError("a result that does not fit"), "invalid"), (KeyError("ours"), "unexpected")],
+)
+def test_a_failed_match_is_counted_by_its_cause(organiser, monkeypatch, error, cause):
+    comp = cup(organiser)
+    match = comp.matches.order_by("id").first()
+
+    def broken(**kwargs):
+        raise error
+
+    monkeypatch.setattr(services, "match_play", broken)
+    before = {c: failed_count(c) for c in ("invalid", "unexpected")}
+
+    assert execution.match_execute(match_id=match.pk, claimed_by="w", send=None) == "failed"
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED
+    after = {c: failed_count(c) for c in ("invalid", "unexpected")}
+    assert {c: after[c] - before[c] for c in after} == {
+        c: 1.0 if c == cause else 0.0 for c in after
+    }
