@@ -168,3 +168,43 @@ def test_a_version_that_cannot_be_run_fails_the_test_saying_why(bot, owner):
     test.refresh_from_db()
     assert test.status == VersionTest.Status.FAILED and test.error
     assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+
+
+def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_off(
+    bot, owner, monkeypatch
+):
+    """The task of a worker whose drain's grace period ends in the middle of a deal gives
+    the test back, pending and sent again; the deal cut off is not counted, and the next
+    worker plays it again from its seed."""
+    from tournaments import drain, tasks
+
+    test = create(bot, owner)
+    VersionTest.objects.filter(pk=test.pk).update(seed=20261201)
+    sent: list[tuple] = []
+    monkeypatch.setattr(version_tests, "send_task", lambda *a, **kw: sent.append(a))
+    save = version_tests._save
+    saves = []
+
+    def cut_off_on_the_second_deal(*args, **kwargs):
+        saves.append(1)
+        if len(saves) == 2:  # the grace period ends while deal 2 is played
+            drain.begin(0)
+            raise drain.DrainTimeout("grace over")
+        return save(*args, **kwargs)
+
+    monkeypatch.setattr(version_tests, "_save", cut_off_on_the_second_deal)
+    try:
+        assert tasks.version_test_run(test.pk) == "given back"
+    finally:
+        drain.reset()
+
+    test.refresh_from_db()
+    assert (test.status, test.lease_until, test.trials) == ("pending", None, 1)
+    assert sent == [(version_tests.VERSION_TEST_TASK, [test.pk])]  # sent again
+    monkeypatch.setattr(version_tests, "_save", save)
+    assert version_tests.version_test_play(test_id=test.pk, slice_s=0.0, send=None) in (
+        "continued",
+        "done",
+    )
+    test.refresh_from_db()
+    assert test.trials == 2  # deal 2, played again, counted once
