@@ -31,11 +31,11 @@ pytestmark = [
 
 #: The flood of the benchmark, smaller: staller and other uploads, a version test, a
 #: ladder, challenges; 8 s for the workers to take it before the round robin (it fills
-#: their slots in two or three).
+#: their slots in two or three); then live pushes to 50 watchers while it goes on.
 SMALL = [
     "--entries", "6", "--stallers", "1", "--uploads", "3", "--version-tests", "1",
     "--version-test-games", "2000", "--ladder", "10", "--challenges", "2",
-    "--live-clients", "0", "--timeout", "600", "--warmup", "8",
+    "--live-clients", "50", "--live-seconds", "5", "--timeout", "600", "--warmup", "8",
 ]  # fmt: skip
 
 
@@ -60,6 +60,10 @@ def test_the_round_robin_keeps_its_pace_while_another_user_floods_the_fleet():
     assert flood["challenges"] == 2  # accepted within the raised allowances
     assert sum(flood["during"].values()) > 0, flood
     assert flood["after"]["ladder_matches"] > 0 and flood["after"]["validations"] > 0, flood
+    # Live pushes while the workers went on with it: every result reached every watcher.
+    live = r["live"]
+    assert live["clients"] == 50 and live["lost"] == 0, live
+    assert 0 < live["p50_ms"] <= live["p95_ms"] <= live["max_ms"], live
     # Where this host lets the bench weigh its workers' cgroups, it did, and left none.
     made, _ = lane_groups("cardroom-bench-probe")
     assert (r["cgroups"] is not None) == (made is not None), r
