@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from bench.fairshare import HONEST
 from bots.models import Bot, BotVersion
 from bots.tasks import version_validate
 from tests.factories import builtin_version, enter_builtins, make_competition
@@ -173,20 +174,6 @@ def test_a_competitions_matches_are_played_before_a_challenge_queued_earlier(sta
     assert not RatingEvent.objects.filter(match__competition=challenge.competition).exists()
 
 
-#: An honest bot (a random legal action), for uploads a real worker validates.
-RANDOM_BOT = """import json, random, sys
-rng = random.Random({seed})
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({{"ready": True}}), flush=True)
-    elif message["type"] == "act":
-        print(json.dumps({{"action": rng.choice(message["legal"])}}), flush=True)
-    elif message["type"] == "bye":
-        break
-"""
-
-
 @pytest.mark.slow
 def test_one_users_uploads_take_turns_with_another_users_in_the_validations_queue(start):
     from bots import services as bot_services
@@ -196,7 +183,7 @@ def test_one_users_uploads_take_turns_with_another_users_in_the_validations_queu
         bot = bot_services.bot_create(owner=owner, name=f"{name}-bot")
         ids = []
         for n in range(count):
-            code = RANDOM_BOT.format(seed=n).encode()
+            code = HONEST.format(seed=n).encode()  # a random legal action
             version = bot_services.bot_version_upload(
                 bot=bot, filename="bot.py", content=code, variants=["money-jordan"]
             )
