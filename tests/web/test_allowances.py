@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
 from bots.models import Bot, UserAllowance
@@ -38,6 +39,12 @@ def test_my_bots_shows_what_is_left_and_refuses_a_bot_past_the_allowance(setting
     page = browser.get(reverse("bots-web:my-bots")).content.decode()
     assert left_of(page, "bots") == 1
     assert left_of(page, "versions_per_day") == settings.CARDROOM_ALLOWANCE_VERSIONS_PER_DAY
+    # Bytes in words, the exact count beside them; large counts with thousands separators.
+    row = page[page.index('id="allowance-upload_bytes_per_day"') :].split("</tr>")[0]
+    limit = settings.CARDROOM_ALLOWANCE_UPLOAD_BYTES_PER_DAY
+    assert f'title="{limit} bytes">{filesizeformat(limit)}<' in row
+    row = page[page.index('id="allowance-version_test_games_per_day"') :].split("</tr>")[0]
+    assert f">{settings.CARDROOM_ALLOWANCE_VERSION_TEST_GAMES_PER_DAY:,}<" in row
     assert create_bot(browser, "bot-2").status_code == 302
     refused = create_bot(browser, "bot-3")
 
