@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 import games
@@ -167,6 +168,11 @@ class CompetitionForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        budget_s = settings.CARDROOM_MATCH_TIME_LIMIT_S / 2
+        self.fields["bank_ms"].help_text += (
+            f" The bank and one move in each game must fit in what a bot may spend deciding"
+            f" in a match: {budget_s / 60:g} minutes here, shared by the seats."
+        )
         self.option_groups: list[tuple[str, str, list[str]]] = []
         for variant in games.variants():
             info = variant_info(variant)
