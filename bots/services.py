@@ -446,7 +446,7 @@ def bot_versions_requeue(*, older_than_s: float, send: Sender = send_validation_
         if due:
             ids.append(pk)
             send(pk)
-    for owner in sorted(owners, key=lambda o: (o is None, o or 0)):  # a lost top-up
+    for owner in owners:  # a lost top-up
         ids += validations_top_up(owner_id=owner, send=send)
     return ids
 

@@ -389,3 +389,22 @@ def one_process(transcripts: list, delta: bool) -> list[bytes]:
         encoder.encode(m) if m["type"] == "act" else protocol.encode(m)
         for m in [*hellos, *middle, *byes]
     ]
+
+
+def metric_sample(text: str, name: str, **labels: str) -> float:
+    """The value of sample ``name`` with ``labels`` in a Prometheus exposition ``text``
+    (0 if absent)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    return 0.0
+
+
+def process_metric(name: str, **labels: str) -> float:
+    """The value of sample ``name`` with ``labels`` as this process exposes it."""
+    from config import metrics
+
+    return metric_sample(metrics.exposition(with_queues=False).decode(), name, **labels)

@@ -9,24 +9,15 @@ import uuid
 import pytest
 from django.core.management import call_command
 from django.test import Client
-from prometheus_client.parser import text_string_to_metric_families
 
 from config import metrics
 from tests.factories import enter_copies, make_user
+from tests.factories import metric_sample as sample
 from tournaments.models import Competition, Match
 
 pytestmark = pytest.mark.django_db
 
 TOKEN = "metrics-token-for-tests"
-
-
-def sample(text: str, name: str, **labels) -> float:
-    """The value of sample ``name`` with ``labels`` in an exposition (0 if absent)."""
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
-                return s.value
-    return 0.0
 
 
 def scrape(client: Client, **headers) -> str:

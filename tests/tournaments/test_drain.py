@@ -11,10 +11,8 @@ import time
 import uuid
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
-from config import metrics
-from tests.factories import enter_builtins, make_competition
+from tests.factories import enter_builtins, make_competition, process_metric
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
 from tournaments import drain, execution, services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
@@ -152,16 +150,7 @@ def test_a_process_that_drains_interrupts_only_a_match_in_play():
 
 
 def drained_count() -> float:
-    """``cardroom_matches_failed_total{kind="competition",cause="drained"}`` of this process."""
-    text = metrics.exposition(with_queues=False).decode()
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name == "cardroom_matches_failed_total" and s.labels == {
-                "kind": "competition",
-                "cause": "drained",
-            }:
-                return s.value
-    return 0.0
+    return process_metric("cardroom_matches_failed_total", kind="competition", cause="drained")
 
 
 def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(monkeypatch):

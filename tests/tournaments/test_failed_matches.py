@@ -7,13 +7,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 from django.urls import reverse
-from prometheus_client.parser import text_string_to_metric_families
 
 from bots.models import Bot
 from bots.web.once import FIELD
-from config import metrics
 from tests.api.conftest import client_for
-from tests.factories import make_user
+from tests.factories import make_user, process_metric
 from tournaments import execution, services
 from tournaments.models import Competition, Match, Round
 
@@ -114,14 +112,7 @@ def test_the_organisers_page_lists_failed_matches_with_a_button_to_play_them_aga
 
 
 def failed_count(cause: str) -> float:
-    """``cardroom_matches_failed_total{kind="competition",cause}`` of this process."""
-    text = metrics.exposition(with_queues=False).decode()
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = {"kind": "competition", "cause": cause}
-            if sample.name == "cardroom_matches_failed_total" and sample.labels == labels:
-                return sample.value
-    return 0.0
+    return process_metric("cardroom_matches_failed_total", kind="competition", cause=cause)
 
 
 @pytest.mark.parametrize(

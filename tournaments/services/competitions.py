@@ -185,7 +185,7 @@ def match_wall_ms(players: int) -> int:
     return settings.CARDROOM_MATCH_TIME_LIMIT_S * 1000 // (2 * max(1, players))
 
 
-def _check_decision_budget(seats: int, *, games_per_match: int, move_ms: int, bank_ms: int):
+def _check_decision_budget(seats: int, *, games_per_match: int, move_ms: int, bank_ms: int) -> None:
     """Refuse a time control a bot cannot keep to within its match's decision budget
     (:func:`match_wall_ms`): its whole bank and one move's free time in each game at
     least. Past the budget a bot is out of time (bots/protocol/PROTOCOL.md "Time
