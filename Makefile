@@ -21,6 +21,7 @@ $(PY):
 
 ## The engines' optional compiled build (build_engines.py: mypyc into build/native/) is made
 ## here too, again when an engine source changes; a failed build leaves the pure source.
+## Sandboxed bots get it as well (for Debian's python3: build/native-sandbox/ if its ABI differs).
 $(STAMP): pyproject.toml build_engines.py $(wildcard games/*.py games/*/*.py) | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,rl]'
@@ -85,4 +86,5 @@ deploy-check:
 	sh deploy/deploy-check.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .mypy_cache build/native build/native.log
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .mypy_cache build/native build/native.log \
+	  build/native-sandbox build/native-sandbox.log

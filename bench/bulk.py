@@ -33,7 +33,7 @@ nothing), and on with every game written as it finishes from the first (no wait 
 the start and between games: the most a match of quick games can cost).
 ``--live-only`` runs that row alone.
 
-Targets: direct >= 0.25x referee only (one-game matches); one worker >= 90 % of
+Targets: direct >= 0.5x referee only (one-game matches); one worker >= 90 % of
 direct; two workers >= 1.7x one worker; worker memory flat over the run. The speed
 of a small virtual machine's CPUs can swing by a third from one run to the next, so
 the referee takes turns with the direct run match by match, and ``--turns`` (3)
@@ -267,15 +267,17 @@ def new_competition(args, label: str):
 
 
 def run_direct(args) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The competition played here without Celery, and each of its matches played by
-    the referee alone just before (the same seed and bots as ``match_play`` uses):
-    the two take turns match by match, so a swing in the machine's speed hits both
-    alike. Returns the direct row and the referee's, each timed on its own share."""
+    """The competition played here without Celery, each round's matches as one list as a
+    worker's task plays them (``bookkeeping.play_list``), and each round's matches played
+    by the referee alone just before (the same seed and bots as ``match_play`` uses): the
+    two take turns round by round, so a swing in the machine's speed hits both alike.
+    Returns the direct row and the referee's, each timed on its own share."""
     from django.db.models import Count
 
-    from bots.builtin import make
-    from bots.referee import InProcessPlayer, TimeControl, play_match
-    from tournaments import execution, services
+    from bench import bookkeeping
+    from bots.referee import TimeControl, play_match
+    from bots.referee.seating import seat_player
+    from tournaments import services
     from tournaments.models import Match
 
     comp = new_competition(args, "direct")
@@ -292,15 +294,15 @@ def run_direct(args) -> tuple[dict[str, Any], dict[str, Any]]:
         )
         if not tables:
             break
-        for match_id, seed, seats in tables:
+        for _, seed, seats in tables:
             before = time.perf_counter()
-            players = [InProcessPlayer(make("random", seed=seed + s)) for s in range(seats)]
+            players = [seat_player(builtin="random", seed=seed, seat=s) for s in range(seats)]
             play_match(
                 comp.variant, players, games_count=comp.games_per_match, seed=seed,
                 options=comp.options, duplicate=comp.duplicate, time_control=tc,
             )  # fmt: skip
             refereed += time.perf_counter() - before
-            execution.match_execute(match_id=match_id, claimed_by="bench-direct", send=None)
+        bookkeeping.play_list([match_id for match_id, _, _ in tables], claimed_by="bench-direct")
     seconds = time.perf_counter() - started - refereed
     matches = comp.matches.count()
     referee = {
@@ -570,6 +572,7 @@ def measure(args) -> dict[str, Any]:
     long_one = run_workers(long, 1, tmp)
     live_cost = run_live_cost(long)
     return {
+        "bookkeeping": measure_bookkeeping(args),
         "traces": traces_cost(args),
         "long_traces": traces_cost(long, rounds=1),
         "variant": args.variant,
@@ -600,6 +603,15 @@ def measure(args) -> dict[str, Any]:
         },
         "live": live_cost,
     }
+
+
+def measure_bookkeeping(args) -> dict[str, Any]:
+    """Where a match's bookkeeping time goes (``bench.bookkeeping``), on a competition of
+    ``--breakdown-entries`` played direct."""
+    from bench import bookkeeping
+
+    parts = argparse.Namespace(**{**vars(args), "entries": args.breakdown_entries})
+    return bookkeeping.measure(parts, new_competition)
 
 
 def run_direct_paired(args, label: str) -> dict[str, Any]:
@@ -729,6 +741,17 @@ def measure_live(args) -> dict[str, Any]:
     return {"live": run_live_cost(long)}
 
 
+def measure_breakdown(args) -> dict[str, Any]:
+    """The bookkeeping breakdown alone (``--breakdown-only``)."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return {"bookkeeping": measure_bookkeeping(args)}
+
+
 def kept_busy(cores: dict[str, float]) -> float:
     """The CPUs a run kept busy itself: ``busy`` without what the host stole (``/proc/stat``
     counts stolen time as busy, but it was never the run's)."""
@@ -743,6 +766,8 @@ def ceiling(cpus: int, speed: float, one_busy: float) -> float:
 
 
 def report(r: dict[str, Any]) -> None:
+    from bench import bookkeeping
+
     print(
         f"{r['variant']}: {r['direct']['matches']} matches of {r['games_per_match']} game(s), "
         f"round robin of {r['entries']} random bots, {r['cpus']} CPUs"
@@ -753,7 +778,7 @@ def report(r: dict[str, Any]) -> None:
         print(f"  {name:<20} {row['matches_per_s']:8.1f} matches/s  ({row['seconds']:.1f} s)")
     turns = r.get("turns") or []
     for key, name, target in (
-        ("direct_vs_referee", "direct / referee", "0.25"),
+        ("direct_vs_referee", "direct / referee", "0.50"),
         ("one_worker_vs_direct", "1 worker / direct", "0.90"),
         ("one_worker_vs_referee", "1 worker / referee", ""),
         ("two_vs_one_worker", "2 workers / 1 worker", "1.70"),
@@ -809,6 +834,7 @@ def report(r: dict[str, Any]) -> None:
     print(f"    1 worker / direct   {long['one_worker_vs_direct']:6.2f}")
     report_traces(r["long_traces"])
     report_live(r["live"])
+    bookkeeping.report(r["bookkeeping"])
     workers = [("one_worker", w) for w in r["one_worker"]["workers"]]
     workers += [("two_workers", w) for w in r["two_workers"]["workers"]]
     workers += [("long one_worker", w) for w in long["one_worker"]["workers"]]
@@ -849,6 +875,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--live-only", action="store_true", help="only the live row (publishing off and on)"
     )
+    parser.add_argument(
+        "--breakdown-entries", type=int, default=30,
+        help="entries of the competition whose matches' bookkeeping is broken down (30: 435)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--breakdown-only", action="store_true",
+        help="only where a match's bookkeeping time goes (a direct run with timers)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.traces_only:
@@ -875,6 +909,8 @@ def main(argv: list[str] | None = None) -> None:
             result = measure_metrics_cost(args)
         elif args.live_only:
             result = measure_live(args)
+        elif args.breakdown_only:
+            result = measure_breakdown(args)
         else:
             result = measure(args)
     finally:
@@ -890,6 +926,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.live_only:
         print(f"{args.variant}, {os.cpu_count()} CPUs")
         report_live(result["live"])
+    elif args.breakdown_only:
+        from bench import bookkeeping
+
+        print(f"{args.variant}, {os.cpu_count()} CPUs")
+        bookkeeping.report(result["bookkeeping"])
     else:
         report(result)
 

@@ -36,13 +36,16 @@ from bots import builtin
 from bots.referee import InProcessPlayer, play_match
 from games.rng import shuffled
 from tournaments.formats.match_result import game_points
+from tournaments.ratings import soft_play
 from tournaments.ratings.collusion import SeatedTable, collusion_report
+from tournaments.ratings.collusion_watch import collusion_watch
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the hostile bots live with the tests
     sys.path.insert(0, str(ROOT))
 
 from tests.bots.hostile.colluder import Colluder  # noqa: E402
+from tests.bots.hostile.sybil import helper as sybil  # noqa: E402
 
 VARIANT = "manni-basic"
 
@@ -50,6 +53,8 @@ VARIANT = "manni-basic"
 def _player(kind: str, name: str, seed: int) -> InProcessPlayer:
     if kind == "colluder":
         return InProcessPlayer(Colluder(seed), name)
+    if kind == "sybil":
+        return InProcessPlayer(sybil.make(seed), name)
     if kind == "honest":
         return InProcessPlayer(Colluder(seed, collude=False), name)
     return InProcessPlayer(builtin.make(kind, seed=seed), name)
@@ -106,9 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=6, help="games per match (duplicate)")
     parser.add_argument(
         "--parts",
-        default="off,on,evening,alarms",
-        help="comma-separated parts to run (default: all): off, on, evening, alarms",
+        default="off,on,evening,alarms,watch",
+        help="comma-separated parts to run (default: all): off, on, evening, alarms, watch",
     )
+    parser.add_argument("--watched", type=int, default=1000, help="matches of the watched parts")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     started = time.perf_counter()
@@ -120,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         _evening(args)
     if "alarms" in parts:
         _alarms(args)
+    if "watch" in parts:
+        _watch_sybils(args)
+        _watch_alarms(args)
     print(f"wall time {time.perf_counter() - started:.0f} s", flush=True)
     return 0
 
@@ -176,6 +185,95 @@ def _alarms(args) -> None:
         f"  pairs tested {len(report)}, flagged {flagged} "
         f"(false-alarm rate {flagged / max(1, len(report)):.1%}), smallest Holm p "
         f"{smallest:.2g}",
+        flush=True,
+    )
+
+
+class Watched:
+    """A ladder played table by table under the collusion watch
+    (``tournaments.ratings.collusion_watch``): after each table the pairs seated at it
+    are looked at, and a flagged pair is kept apart from the next table on."""
+
+    def __init__(self, field: list[str], games: int, seed: int) -> None:
+        self.field, self.games, self.seed = field, games, seed
+        self.tables: list[SeatedTable] = []
+        self.signals: dict = {}
+        self.kept_apart: dict[frozenset, int] = {}  # pair: tables shared when flagged
+
+    def draw(self, m: int) -> list[int]:
+        """Three seats drawn at random, drawn again while a kept-apart pair shares them."""
+        for attempt in range(1000):
+            label = f"bench/collusion/ladder/{m}" + (f"/{attempt}" if attempt else "")
+            seated = shuffled(list(range(len(self.field))), self.seed, label)[:3]
+            if not any(pair <= set(seated) for pair in self.kept_apart):
+                return seated
+        raise RuntimeError("the field cannot keep its flagged pairs apart")
+
+    def add(self, seated: list[int], points, games) -> None:
+        """Record one table (``games``: (entries at each seat, tally) per game) and look."""
+        self.tables.append(SeatedTable(tuple(seated), tuple(points), len(games)))
+        for pair, row in soft_play.soft_play(games).items():
+            old = self.signals.get(pair)
+            if old is not None:
+                row = soft_play.SoftPlay(
+                    *(x + y for x, y in zip(vars(old).values(), vars(row).values(), strict=True))
+                )
+            self.signals[pair] = row
+        for row in collusion_watch(collusion_report(self.tables), self.signals):
+            pair = frozenset((row.a, row.b))
+            if row.flagged and pair <= set(seated) and pair not in self.kept_apart:
+                self.kept_apart[pair] = row.tables_together
+
+    def play(self, matches: int) -> None:
+        for m in range(matches):
+            seated = self.draw(m)
+            result = _match([self.field[e] for e in seated], self.seed * 100_000 + m, self.games)
+            points = game_points([g.__dict__ for g in result.games], 3)
+            games = [
+                ([seated[p] for p in g.seats], soft_play.game_tally(g.record) or [])
+                for g in result.games
+            ]
+            self.add(seated, points, games)
+
+
+def _watch_sybils(args) -> None:
+    field = ["sybil", "sybil", "greedy", "greedy", "greedy", "greedy"]
+    watched = Watched(field, args.games, seed=3)
+    watched.play(args.watched)
+    pair = frozenset((0, 1))
+    report = collusion_report(watched.tables)
+    row = next((r for r in report if {r.a, r.b} == pair), None)
+    shared = row.tables_together if row else 0
+    print(f"the watch: ladder evening of {args.watched} matches, two sybils (two accounts,")
+    print("  one helper module) and four greedy players, a flagged pair kept apart at once")
+    if pair in watched.kept_apart:
+        print(f"  sybils flagged and kept apart after {watched.kept_apart[pair]} shared tables")
+    else:
+        print("  sybils never flagged")
+    if row is not None:
+        # Game points taken from the outsider beyond the pair's usual share: the
+        # effect is a share of the 2 * games comparisons with the outsider a table.
+        gain = row.effect * 2 * args.games * shared
+        unwatched = args.watched * (3 / 6) * (2 / 5)  # tables a random draw seats both
+        print(
+            f"  gain over the evening: {gain:+.1f} game points at {shared} shared tables "
+            f"(effect {row.effect:+.3f}); unwatched about {unwatched:.0f} shared tables, "
+            f"{row.effect * 2 * args.games * unwatched:+.1f} game points"
+        )
+    others = [p for p in watched.kept_apart if p != pair]
+    print(f"  other pairs flagged: {len(others)}", flush=True)
+
+
+def _watch_alarms(args) -> None:
+    field = ["greedy", "greedy", "greedy", "random", "random", "random"]
+    watched = Watched(field, args.games, seed=2)
+    watched.play(args.watched)
+    rows = collusion_watch(collusion_report(watched.tables), watched.signals)
+    smallest = min((r.p_adjusted for r in rows), default=1.0)
+    print(f"the watch's false alarms: ladder of {args.watched} matches of built-ins")
+    print(
+        f"  pairs looked at {len(rows)}, flagged at some look {len(watched.kept_apart)}, "
+        f"smallest adjusted p at the end {smallest:.2g}",
         flush=True,
     )
 

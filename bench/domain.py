@@ -190,7 +190,7 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
     record_ms, record_q = timed(record_one, repeat)
     # The live dashboard's events are built in the web tier from the recorder's
     # notification (tournaments.events): time one build of a result's events.
-    from tournaments.dashboard.selectors import live_events
+    from tournaments.watching.stream import live_events
 
     def announce() -> None:
         last = comp.matches.order_by("-id").values_list("pk", flat=True).first()

@@ -29,11 +29,22 @@ dropped at the end (``bench.bulk``'s machinery).
    hashes; checked from the games' seeds and scores and printed). ``--challenges``
    challenges of 12 games against ``builtin:greedy`` (``POST /api/challenges/``) join
    the flood.
+3. **Hogs** (``--hogs`` accounts of one person, ``bench.hogs``): a bot that sleeps just
+   under its move time on every decision, entered from each account in an open ladder
+   another organiser runs (``--ladder-house`` house bots), a hog upload queued for
+   validation from each, and ``--hog-version-tests`` version tests between two hog
+   versions; they join the flood. Their matches last minutes and use no CPU: at most
+   ``CARDROOM_COMPETITION_OWNER_SLOTS`` of them hold a slot while others' work waits.
+4. **Another author** uploads an honest program ``--author-uploads`` times during each
+   round robin, as a person does (the next one ``--author-every`` seconds after the last
+   one's result): each upload's wait for its validation, alone and flooded (target p95
+   <= 30 s).
 
 Printed: the round robin's matches per minute alone and flooded (each measured from its
 launch to its last result), their ratio (target >= 0.8), and how much of the flood's
 work progressed while the round robin played (validations finished, version-test games
-played, ladder matches played, challenge matches played: it must not stop).
+played, ladder matches played, challenge matches played: it must not stop), the
+author's validation waits and what the hogs got done.
 """
 
 from __future__ import annotations
@@ -43,12 +54,23 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from bench.bulk import Worker, drop_database, scratch_database
+from bench.hogs import (
+    InPlay,
+    author_ready,
+    author_uploads,
+    hog_flood,
+    hog_progress,
+    hogs_ready,
+    validation_waits,
+    waits_summary,
+)
 from bench.lanes import COMPETITIONS_WEIGHT, USERS_WEIGHT, LaneGroups, lane_groups
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -381,6 +403,33 @@ def measure_live(args, tmp: Path) -> dict[str, Any] | None:
     return {**{k: row[k] for k in keys}, "one_client_p95_ms": one["p95_ms"]}
 
 
+def play_timing_author(args, comp, organiser, writer, tmp: Path):
+    """Play ``comp`` (:func:`play_round_robin`) while another author uploads
+    ``args.author_uploads`` times from its launch, each ``args.author_every`` seconds
+    after the last one's result; the round robin's figures and each upload's wait for
+    its validation (the last ones may end after the round robin, the flood going on)."""
+    from django.db import connection
+
+    sent: list[int] = []
+
+    def send() -> None:
+        try:
+            sent.extend(
+                author_uploads(
+                    writer, args.variant, args.author_uploads, args.author_every,
+                    args.author_timeout,
+                )
+            )  # fmt: skip
+        finally:
+            connection.close()  # this thread's own
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    played = play_round_robin(comp, organiser, args.timeout, tmp)
+    sender.join()
+    return played, validation_waits(sent, args.author_timeout)
+
+
 def measure(args) -> dict[str, Any]:
     import django
 
@@ -393,20 +442,27 @@ def measure(args) -> dict[str, Any]:
     tmp.mkdir(parents=True, exist_ok=True)
     organiser = get_user_model().objects.create_user("organiser", password="club-pw-123")
     user, tested = flooder_ready(args)
+    other_organiser = get_user_model().objects.create_user("ladders", password="open-pw-123")
+    hogs = hogs_ready(args, other_organiser) if args.hogs else None
+    writer = author_ready()
     groups, where = lane_groups(f"cardroom-bench-{os.getpid()}") if args.cgroups else (None, "")
     workers: list[Worker] = []
     try:
         workers = start_workers(args, tmp, groups)
         comp = round_robin(args, organiser, "alone")
-        alone = play_round_robin(comp, organiser, args.timeout, tmp)
+        alone, author_alone = play_timing_author(args, comp, organiser, writer, tmp)
         flood_started = time.monotonic()
         sent = flood(args, user, tested)
+        hogs_sent = hog_flood(args, hogs) if hogs else None
         sending_s = time.monotonic() - flood_started
         time.sleep(args.warmup)
         before = progress(sent)
+        hogs_before = hog_progress(hogs_sent) if hogs_sent else None
         comp = round_robin(args, organiser, "flooded", again=comp)
-        flooded = play_round_robin(comp, organiser, args.timeout, tmp)
+        with InPlay() as in_play:
+            flooded, author_flooded = play_timing_author(args, comp, organiser, writer, tmp)
         after = progress(sent)
+        hogs_after = hog_progress(hogs_sent) if hogs_sent else None
         held = stallers(sent, args.stallers)
         live = measure_live(args, tmp)  # while the workers go on with the flood
     finally:
@@ -430,6 +486,23 @@ def measure(args) -> dict[str, Any]:
         # the same deals, and the same play on them (scores), alone and flooded
         "same_games": alone["games"] == flooded["games"],
         "live": live,
+        "in_play": in_play.summary(),
+        "author": {
+            "uploads": args.author_uploads,
+            "every_s": args.author_every,
+            "alone": waits_summary(author_alone),
+            "flooded": waits_summary(author_flooded),
+        },
+        "hogs": None
+        if hogs is None
+        else {
+            "accounts": args.hogs,
+            "linked": hogs["linked"],
+            "ladder_house": args.ladder_house,
+            "version_tests": args.hog_version_tests,
+            "before": hogs_before,
+            "after": hogs_after,
+        },
         "flood": {
             "stallers": args.stallers,
             "uploads": args.uploads,
@@ -513,6 +586,35 @@ def report(r: dict[str, Any]) -> None:
         for v in f["staller_validations"]
     )
     print(f"  the stallers' validations by then: {held}")
+    held = ", ".join(
+        f"{name} {row['mean']:.2f} (at most {row['max']})" for name, row in r["in_play"].items()
+    )
+    print(f"  matches in play on average while the round robin played flooded: {held}")
+    a = r["author"]
+    for name in ("alone", "flooded"):
+        row = a[name]
+        if row["n"]:
+            print(
+                f"  another author's uploads ({row['n']}, each {a['every_s']:.0f} s after the"
+                f" last one's result) with"
+                f" the round robin {name}: validated in p50 {row['p50']:.1f} s, p95"
+                f" {row['p95']:.1f} s, max {row['max']:.1f} s"
+                + ("  (target p95 <= 30 s)" if name == "flooded" else "")
+            )
+    h = r["hogs"]
+    if h is not None:
+        b, e = h["before"], h["after"]
+        print(
+            f"  the hogs: {h['accounts']} accounts of one person"
+            f" ({'linked' if h['linked'] else 'NOT linked'} by the platform), each with a bot"
+            f" that sleeps just under its move time in an open ladder of {h['ladder_house']}"
+            f" house bots, a hog upload each, {h['version_tests']} hog version tests"
+        )
+        print(
+            f"    their ladder matches done {e['ladder_matches']} ({b['ladder_matches']} before"
+            f" the round robin), in play at its end {e['ladder_in_play']}; their uploads"
+            f" {', '.join(e['validations'])}; version-test games {e['version_test_trials']}"
+        )
     live = r["live"]
     if live is not None:
         print(
@@ -562,6 +664,23 @@ def main(argv: list[str] | None = None) -> None:
         help="bench.live's clients during the flood (0: not measured)",
     )  # fmt: skip
     parser.add_argument("--live-seconds", type=float, default=15.0)
+    parser.add_argument(
+        "--hogs", type=int, default=2,
+        help="accounts of one person whose bot sleeps just under its move time (0: none)",
+    )  # fmt: skip
+    parser.add_argument("--hog-version-tests", type=int, default=2, help="the hogs' version tests")
+    parser.add_argument(
+        "--ladder-house", type=int, default=3, help="house bots of the hogs' open ladder"
+    )
+    parser.add_argument(
+        "--author-uploads", type=int, default=4,
+        help="another author's uploads timed during each round robin",
+    )  # fmt: skip
+    parser.add_argument("--author-every", type=float, default=2.0)
+    parser.add_argument(
+        "--author-timeout", type=float, default=300.0,
+        help="seconds the author's validations are waited for after a round robin",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--timeout", type=float, default=3600.0, help="seconds a round robin may take"

@@ -119,7 +119,7 @@ def finished_ids(frame: str) -> list[int]:
     return [e["match"]["id"] for e in events if e.get("type") == "match.finished"]
 
 
-#: A game of a ``live.games`` event (``tournaments.dashboard.live``): its number.
+#: A game of a ``live.games`` event (``tournaments.watching.live_match``): its number.
 GAME_NUMBER = re.compile(r'"number":(\d+)')
 
 
@@ -372,7 +372,7 @@ def record_live(match, rate: float) -> tuple[dict[int, float], float]:
         played=played,
         claimed_by=match.claimed_by,
         send=None,
-        synchronous_commit=not execution._async_commit_allowed(),  # as a worker records
+        synchronous_commit=not execution.async_commit_allowed(),  # as a worker records
     )
     publisher.close()
     return stamps, wall

@@ -116,7 +116,7 @@ def _record(share, claimed_by: str, barrier, results) -> None:
             )
             recorded += services.match_record(
                 match=match, played=played, claimed_by=claimed_by, claimed_seats=seats,
-                send=None, synchronous_commit=not execution._async_commit_allowed(),
+                send=None, synchronous_commit=not execution.async_commit_allowed(),
             )  # fmt: skip
     seconds = time.perf_counter() - started
     results.put(

@@ -37,7 +37,7 @@ def main() -> None:
         "ratio": round(total_s / baseline_s, 2),
         "task_limit_s": validation.task_limit_s(
             [
-                validation.plan(n, sha256="", match_time_limit_s=MATCH_TIME_LIMIT_S)
+                validation.plan(n, seed=0, match_time_limit_s=MATCH_TIME_LIMIT_S)
                 for n in report["variants"]
             ]
         ),

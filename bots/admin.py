@@ -1,7 +1,14 @@
 from django.contrib import admin
 from django.db.models import QuerySet
 
-from bots.models import AccountConfirmation, Bot, BotBlob, BotVersion, UserAllowance
+from bots.models import (
+    AccountConfirmation,
+    AccountLink,
+    Bot,
+    BotBlob,
+    BotVersion,
+    UserAllowance,
+)
 from bots.selectors import near_identical_uploads, uploads_shared_across_accounts
 
 
@@ -15,7 +22,7 @@ class LookAlikeFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         return [
             ("bytes", "Same bytes as another account's upload"),
-            ("near", "Near-identical main source to another account's"),
+            ("near", "Near-identical archive contents to another account's"),
         ]
 
     def queryset(self, request, queryset: QuerySet[BotVersion]) -> QuerySet[BotVersion]:
@@ -109,3 +116,22 @@ class AccountConfirmationAdmin(admin.ModelAdmin):
     list_filter = [("confirmed_at", admin.EmptyFieldListFilter)]
     search_fields = ["user__username", "email"]
     autocomplete_fields = ["user"]
+
+
+@admin.register(AccountLink)
+class AccountLinkAdmin(admin.ModelAdmin):
+    """Accounts linked automatically as one person (``bots.links``): signed up from one
+    address, or near-identical uploads, with the evidence. While not dismissed, a link
+    keeps the two accounts' bots apart in public ladders; dismiss one that is two people
+    (it is not made again), or add an owner link (*Tournaments > Owner links*) to keep
+    them apart everywhere."""
+
+    list_display = ["user", "other", "reason", "evidence", "dismissed", "created_at"]
+    list_filter = ["reason", "dismissed"]
+    list_editable = ["dismissed"]
+    search_fields = ["user__username", "other__username", "evidence"]
+    fields = ["user", "other", "reason", "evidence", "dismissed", "created_at"]
+    readonly_fields = ["user", "other", "reason", "evidence", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # made from the signals; staff's own judgement is an owner link

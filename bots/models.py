@@ -84,6 +84,11 @@ class BotVersion(models.Model):
     #: passed are :class:`VersionVariantPass` rows (``passes``).
     variants = models.JSONField(default=list, blank=True)
     validation_report = models.JSONField(default=dict, blank=True)
+    #: The worker process whose validation of this version runs (``host/pid``), and until
+    #: when its lease lives (``config.leases``: taken over once it runs out, or once that
+    #: process stops beating); empty and null when no validation runs.
+    claimed_by = models.CharField(max_length=120, blank=True, default="")
+    lease_until = models.DateTimeField(null=True, blank=True)
     #: The bottom-k MinHash sketch of the main source's token shingles
     #: (``bots.similarity``): near-identical uploads of other accounts are flagged to staff.
     source_sketch = models.JSONField(default=list, blank=True, editable=False)
@@ -151,6 +156,9 @@ class UserAllowance(models.Model):
         ("challenge_games_per_day", "Challenge games a day"),
         ("open_challenges", "Open challenges"),
         ("ladder_entries", "Entries in open ladders"),
+        ("stored_bytes", "Stored bytes"),
+        ("worker_seconds_per_day", "Seconds of the users' workers a day"),
+        ("stderr_log_bytes", "Bytes of full stderr logs kept"),
     ]
     #: The largest value staff may set (the settings' defaults have the same ceiling).
     MAX_VALUE = 10**12
@@ -176,15 +184,23 @@ class UserAllowance(models.Model):
 
 
 class AccountConfirmation(models.Model):
-    """An account made by sign-up while the installation asks for a confirmed e-mail
-    address (``CARDROOM_SIGNUP_CONFIRMATION``, ``bots.accounts``). Until ``confirmed_at``
-    is set the account has no allowance at all; accounts without a row (made before, by
-    staff or with confirmation off) count as confirmed."""
+    """An account made by sign-up (``bots.accounts``), whose e-mail address is unconfirmed
+    until ``confirmed_at`` is set. While the installation asks for a confirmed address
+    (``CARDROOM_SIGNUP_CONFIRMATION = email``: ``required``) the account has no allowance
+    at all until then; one made with confirmation off works at once, with the smaller
+    stored-bytes allowance of unconfirmed accounts. Accounts without a row (made before
+    sign-ups were recorded, or by staff) count as confirmed."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="confirmation"
     )
-    email = models.EmailField()
+    email = models.EmailField(blank=True)
+    #: Made while confirmation was asked for: no allowance at all until confirmed.
+    required = models.BooleanField(
+        default=True,
+        help_text="No allowance at all until confirmed (sign-up asked for a confirmed "
+        "address); otherwise only the smaller stored-bytes allowance of unconfirmed accounts.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
@@ -192,3 +208,56 @@ class AccountConfirmation(models.Model):
     def __str__(self) -> str:
         state = "confirmed" if self.confirmed_at else "waiting"
         return f"{self.user}: {self.email} ({state})"
+
+
+class AccountSignup(models.Model):
+    """Where an account signed up from, kept only as a keyed hash (``bots.links``): the
+    HMAC of the client's address (an IPv6 address's /64 network), so that accounts made
+    from one place can be found without the address being stored."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signup"
+    )
+    address_hash = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: from {self.address_hash[:12]}"
+
+
+class AccountLink(models.Model):
+    """Two accounts that signals suggest are one person, found automatically
+    (``bots.links``): signed up from one address, or uploads of near-identical contents.
+    Until staff dismiss it, a link keeps the two accounts' bots from sharing a table in
+    public ladders (``tournaments.pairing``); staff judge it in the admin with its
+    evidence, and link the accounts everywhere with an owner link if they agree."""
+
+    class Reason(models.TextChoices):
+        SIGNUP_ADDRESS = "signup-address", "signed up from one address"
+        SIMILAR_UPLOADS = "similar-uploads", "near-identical uploads"
+
+    #: The account of the smaller id; ``other`` has the larger.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    evidence = models.TextField(help_text="What was found, in words, when the link was made.")
+    dismissed = models.BooleanField(
+        default=False,
+        help_text="Staff judged the two accounts to be two people: the link keeps nothing "
+        "apart, and is not made again.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "other", "reason"], name="accountlink_unique_reason"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(user__lt=models.F("other")), name="accountlink_ordered"
+            ),
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} ~ {self.other} ({self.get_reason_display()})"

@@ -2,7 +2,7 @@
 older than ``CARDROOM_TOKEN_TTL_HOURS`` (0: never).
 
 An expired key is a 401 saying so; ``POST /api/auth/token/`` then replaces it
-with a new one (``bots.api.accounts.TokenView``).
+with a new one (``api.accounts.TokenView``).
 """
 
 from __future__ import annotations

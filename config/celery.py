@@ -69,6 +69,20 @@ def _close_old_database_connections(task: object = None, **_: object) -> None:
 PER_TASK_LOGGERS = ("celery.app.trace", "celery.worker.strategy")
 
 
+@task_prerun.connect
+def _periodic_task_started(task: object = None, **_: object) -> None:
+    """A periodic task starts: beat may send the next one (``config.beat``)."""
+    from django.conf import settings
+
+    name = getattr(task, "name", "")
+    if name in settings.CARDROOM_PERIODIC_TASKS and not getattr(
+        getattr(task, "request", None), "is_eager", False
+    ):
+        from config import beat
+
+        beat.task_started(name, app)
+
+
 @after_setup_logger.connect
 def _per_task_lines_at_warning(**_: object) -> None:
     """Keep the per-task lines out of a worker's log unless ``CARDROOM_TASK_LOG_LEVEL``
@@ -133,6 +147,34 @@ def _forget_pool_process(pid: int | None = None, **_: object) -> None:
     from config import metrics
 
     metrics.process_exited(pid or os.getpid())
+
+
+@worker_process_init.connect
+def _beat_while_alive(**_: object) -> None:
+    """A pool process beats while it lives, so that the work it holds is sent again
+    within seconds of its death (``config.liveness``)."""
+    from config import fairshare, liveness
+
+    liveness.start(on_beat=fairshare.tick)  # the unit in play weighs while it plays
+
+
+@worker_ready.connect
+def _recover_lost_work(**_: object) -> None:
+    """A worker that starts looks at once for work a dead worker held: the reaper and the
+    validations' requeuing are sent now rather than at their next period (a restarted
+    worker's lost validation waited ``CARDROOM_VALIDATE_GRACE_S``, ten minutes)."""
+    from django.conf import settings
+
+    from config import beat
+
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        if entry["task"] in ("tournaments.matches_reap", "bots.versions_requeue"):
+            beat.send_once(
+                app,
+                entry["task"],
+                queue=settings.CARDROOM_PERIODIC_QUEUE,
+                period_s=float(entry["schedule"]),
+            )
 
 
 @worker_process_init.connect

@@ -2,7 +2,7 @@
 
 Python's ``json`` recurses once per array or object level, so a body of ten
 thousand ``[`` ends in a ``RecursionError``; :func:`json_depth` measures the
-nesting first (``config.api.JSONParser`` refuses what is too deep with a 400).
+nesting first (``api.defaults.JSONParser`` refuses what is too deep with a 400).
 """
 
 from __future__ import annotations

@@ -93,6 +93,16 @@ def queue_lengths(url: str, queues: Sequence[str], *, timeout_s: float) -> dict[
     Redis. Raises the client's error if the broker cannot be read."""
     if not url.startswith(("redis://", "rediss://", "unix://")):
         return None
+    pipe = _broker_client(url, timeout_s).pipeline(transaction=False)
+    for queue in queues:
+        for suffix in PRIORITY_SUFFIXES:
+            pipe.llen(queue + suffix)
+    counts = pipe.execute()
+    width = len(PRIORITY_SUFFIXES)
+    return {q: sum(counts[i * width : (i + 1) * width]) for i, q in enumerate(queues)}
+
+
+def _broker_client(url: str, timeout_s: float) -> Any:
     client = _BROKER_CLIENTS.get((url, timeout_s))
     if client is None:
         import redis
@@ -100,13 +110,7 @@ def queue_lengths(url: str, queues: Sequence[str], *, timeout_s: float) -> dict[
         client = _BROKER_CLIENTS[url, timeout_s] = redis.Redis.from_url(
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
-    pipe = client.pipeline(transaction=False)
-    for queue in queues:
-        for suffix in PRIORITY_SUFFIXES:
-            pipe.llen(queue + suffix)
-    counts = pipe.execute()
-    width = len(PRIORITY_SUFFIXES)
-    return {q: sum(counts[i * width : (i + 1) * width]) for i, q in enumerate(queues)}
+    return client
 
 
 def waiting(queues: Sequence[str]) -> bool:
@@ -121,3 +125,33 @@ def waiting(queues: Sequence[str]) -> bool:
         log.debug("queues %s not looked at: %s", ", ".join(queues), exc)
         return False
     return any((lengths or {}).values())
+
+
+def peek(queues: Sequence[str], *, limit: int = 20) -> list[tuple[str, list]]:
+    """The first ``limit`` messages waiting in each of ``queues`` (each priority step's
+    list) on the Redis broker, as (task name, positional arguments); [] if the broker is
+    not Redis or cannot be read. A message that cannot be read is left out."""
+    import base64
+    import json
+
+    url = current_app.conf.broker_url or ""
+    if not queues or not url.startswith(("redis://", "rediss://", "unix://")):
+        return []
+    try:
+        pipe = _broker_client(url, PEEK_TIMEOUT_S).pipeline(transaction=False)
+        for queue in queues:
+            for suffix in PRIORITY_SUFFIXES:
+                pipe.lrange(queue + suffix, 0, limit - 1)
+        raw = [m for found in pipe.execute() for m in found]
+    except Exception as exc:
+        log.debug("queues %s not peeked at: %s", ", ".join(queues), exc)
+        return []
+    out = []
+    for message in raw:
+        try:
+            envelope = json.loads(message)
+            body = json.loads(base64.b64decode(envelope["body"]))
+            out.append((envelope["headers"]["task"], list(body[0])))
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue
+    return out

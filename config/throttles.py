@@ -6,8 +6,11 @@ of an installation shares them. Rates are ``<n>/<period>`` strings
 (``s``, ``min``, ``hour``, ``day``) of ``CARDROOM_THROTTLE_RATES``, read at each
 request so that a changed setting takes effect at once:
 
-- ``register``: account creations per client address;
-- ``token``: ``POST /api/auth/token/`` attempts per client address;
+- ``register``: sign-up requests per client (below);
+- ``signup``: accounts made per client (:func:`signup_wait`, called by
+  ``bots.accounts.account_register`` once the details are good: a sign-up refused
+  for a taken name or a weak password costs nothing of it);
+- ``token``: ``POST /api/auth/token/`` attempts per client;
 - ``login-ip`` and ``login-user``: failed logins (token, site or admin) per client
   address, and per username from one client address; once either is used up,
   further attempts from that address get a 429 until the window ends, whether
@@ -15,43 +18,66 @@ request so that a changed setting takes effect at once:
   address), so failures from one address never lock the user out from another:
   nobody can lock another person out by guessing wrong.
 
-- ``replay``: replay pages of finished games per anonymous client address
-  (``tournaments.dashboard.replay_cache``; :func:`address_wait`).
+Heavy reads are counted per client (:func:`client_wait`): per account when signed in,
+per client address otherwise, so that neither a visitor nor an account can take the
+server's time from everyone else; staff are not counted:
 
-The client address is ``REMOTE_ADDR`` (the ASGI server sets it from the proxy's
-``X-Forwarded-For``; see deploy/), or with ``CARDROOM_NUM_PROXIES`` = n the n-th
-address from the right of ``X-Forwarded-For``. A cache that fails is logged and
-lets the request through: the limits protect the login, they do not guard it.
+- ``replay``: replay pages of finished games (``web.dashboard.replay_cache``);
+- ``download``: downloads of every match result of a competition (site and API);
+- ``record``: game records with their whole record (``GET /api/games/<id>/``);
+- ``transcript``: a seat's transcript of a game (``GET /api/games/<id>/transcript/``).
+
+An HTML page past its rate answers a page saying so (:func:`rate_limited`, the
+``429.html`` template), an API a 429 (:class:`ClientRateThrottle`); both with
+``Retry-After``.
+
+The client address is ``REMOTE_ADDR``, unless that is a proxy named in
+``CARDROOM_TRUSTED_PROXIES`` (none by default): then the right-most address of
+``X-Forwarded-For`` that is not one of them (``config.proxies``). A header from
+anyone else is ignored, so a client cannot count its attempts against addresses of
+its choosing. A cache that fails is logged and lets the request through: the limits
+protect the login, they do not guard it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
-from rest_framework.throttling import SimpleRateThrottle
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+from config import proxies
 
 log = logging.getLogger(__name__)
 
 REGISTER = "register"
+SIGNUP = "signup"
 TOKEN = "token"
 LOGIN_IP = "login-ip"
 LOGIN_USER = "login-user"
 
 
 def client_address(request: HttpRequest) -> str:
-    """The client's address: ``REMOTE_ADDR``, or the trusted ``X-Forwarded-For`` hop."""
-    proxies = int(getattr(settings, "CARDROOM_NUM_PROXIES", 0) or 0)
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if proxies > 0 and forwarded:
-        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
-        if hops:
-            return hops[-min(proxies, len(hops))]
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The client's address: ``REMOTE_ADDR``, or from a trusted proxy the right-most
+    untrusted hop of its ``X-Forwarded-For`` (:func:`config.proxies.client_address`)."""
+    return proxies.client_address(
+        request.META.get("REMOTE_ADDR") or "unknown",
+        request.META.get("HTTP_X_FORWARDED_FOR", ""),
+        proxies.trusted_networks(settings.CARDROOM_TRUSTED_PROXIES),
+    )
+
+
+def client_block(request: HttpRequest) -> str:
+    """What the per-client limits count the request against: the client's address,
+    or its IPv6 /64 network (:func:`config.proxies.client_block`)."""
+    return proxies.client_block(client_address(request))
 
 
 def rate_of(scope: str) -> tuple[int, int]:
@@ -68,7 +94,8 @@ def rate_of(scope: str) -> tuple[int, int]:
 
 
 class AddressRateThrottle(SimpleRateThrottle):
-    """A DRF throttle of one scope, per client address, at the current settings' rate."""
+    """A DRF throttle of one scope, per client (an address, an IPv6 /64:
+    :func:`client_block`), at the current settings' rate."""
 
     def get_rate(self) -> str:
         return settings.CARDROOM_THROTTLE_RATES[self.scope]
@@ -77,7 +104,7 @@ class AddressRateThrottle(SimpleRateThrottle):
         return rate_of(self.scope)
 
     def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+        return self.cache_format % {"scope": self.scope, "ident": client_block(request)}
 
     def allow_request(self, request, view) -> bool:
         try:
@@ -91,6 +118,25 @@ class AddressRateThrottle(SimpleRateThrottle):
 
 class RegisterThrottle(AddressRateThrottle):
     scope = REGISTER
+
+
+def signup_wait(address: str) -> int | None:
+    """Count one account made from ``address`` (its client: an IPv6 address's /64) in
+    the ``signup`` scope, a fixed window counted atomically with the cache's ``incr``;
+    the seconds until the window ends once its rate is used up, else None. A cache that
+    fails is logged and lets the sign-up through."""
+    limit, seconds = rate_of(SIGNUP)
+    try:
+        now = time.time()
+        window = int(now // seconds)
+        key = f"signups:{proxies.client_block(address)}:{window}"
+        cache.add(key, 0, timeout=seconds + 1)
+        if cache.incr(key) > limit:
+            return max(1, int((window + 1) * seconds - now) + 1)
+        return None
+    except Exception:
+        log.warning("sign-ups: cache unavailable, sign-up allowed", exc_info=True)
+        return None
 
 
 class TokenThrottle(AddressRateThrottle):
@@ -152,18 +198,36 @@ def login_failed(request: HttpRequest, username: str) -> None:
         log.warning("login limits: cache unavailable, failure not counted", exc_info=True)
 
 
-# --- pages per address -------------------------------------------------------------------
+# --- heavy reads per client -----------------------------------------------------------
 
 
-def address_wait(request: HttpRequest, scope: str) -> int | None:
-    """Count one request of this client in ``scope`` (fixed windows, counted atomically
-    with the cache's ``incr``); the seconds until the window ends once the scope's rate is
-    used up, else None."""
+def client_of(request: HttpRequest) -> str | None:
+    """Whom a heavy read is counted against: ``user:<id>`` when signed in, else
+    ``address:<client address>``; None for staff, who are not counted."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return None if user.is_staff else f"user:{user.pk}"
+    return f"address:{client_address(request)}"
+
+
+def client_wait(request: HttpRequest, scope: str) -> int | None:
+    """Count one request of this client (:func:`client_of`: the account, else the
+    address) in ``scope``; the seconds until the window ends once the scope's rate is
+    used up, else None (always None for staff)."""
+    client = client_of(request)
+    return None if client is None else window_wait(scope, client)
+
+
+def window_wait(scope: str, client: str) -> int | None:
+    """Count one request of ``client`` in ``scope`` (fixed windows, counted atomically
+    with the cache's ``incr``); the seconds until the window ends once the scope's rate
+    is used up, else None. Raises ``ValueError`` for a scope without a rate; a cache that
+    fails is logged and lets the request through."""
     try:
         limit, seconds = rate_of(scope)
         now = time.time()
         window = int(now // seconds)
-        key = f"address-rate:{scope}:{client_address(request)}:{window}"
+        key = f"client-rate:{scope}:{client}:{window}"
         cache.add(key, 0, timeout=seconds + 1)
         count = cache.incr(key)
         if count > limit:
@@ -179,19 +243,81 @@ def address_wait(request: HttpRequest, scope: str) -> int | None:
         return None
 
 
-#: The scope of the downloads of every match result of a competition.
+#: The scopes of heavy reads, each counted per account or per anonymous address.
+REPLAY = "replay"
 DOWNLOAD = "download"
-DOWNLOADS_TOO_OFTEN = (
-    "Too many downloads of every match result from here in a short time: try again in "
-    "{wait} seconds, or sign in (signed-in users are not limited)."
-)
+RECORD = "record"
+TRANSCRIPT = "transcript"
+
+#: What a client past a scope's rate is told (``{wait}``: seconds); an anonymous one also
+#: reads :data:`SIGN_IN`, since everyone at its address shares its count.
+TOO_OFTEN = {
+    REPLAY: "Too many replays from here in a short time: reload the page in {wait} seconds.",
+    DOWNLOAD: "Too many downloads of every match result from here in a short time: try "
+    "again in {wait} seconds.",
+    RECORD: "Too many game records from here in a short time: try again in {wait} seconds.",
+    TRANSCRIPT: "Too many transcripts from here in a short time: try again in {wait} " "seconds.",
+}
+SIGN_IN = " Or sign in: an account is counted on its own, not with everyone at its address."
+
+
+def too_often(request: HttpRequest, scope: str, wait: int) -> str:
+    """The words of a refusal in ``scope``: how long to wait, and for a visitor that
+    signing in gives a count of its own."""
+    words = TOO_OFTEN[scope].format(wait=wait)
+    user = getattr(request, "user", None)
+    return words if user is not None and user.is_authenticated else words + SIGN_IN
+
+
+def too_many_page(request: HttpRequest, scope: str, wait: int) -> HttpResponse:
+    """The 429 page of an HTML page past ``scope``'s rate, with ``Retry-After``."""
+    context = {"refusal": too_often(request, scope, wait), "wait": wait}
+    response = render(request, "429.html", context, status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def rate_limited(scope: str) -> Callable:
+    """A view decorator: each request counts against the client's ``scope``
+    (:func:`client_wait`), and past its rate the view is not called (a 429 page,
+    :func:`too_many_page`), so that a refusal costs next to nothing."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def limited(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if (wait := client_wait(request, scope)) is not None:
+                return too_many_page(request, scope, wait)
+            return view(request, *args, **kwargs)
+
+        return limited
+
+    return decorate
+
+
+class ClientRateThrottle(BaseThrottle):
+    """A DRF throttle of one heavy-read scope per client (:func:`client_wait`): a 429 with
+    ``Retry-After`` past its rate. Subclasses name the ``scope``."""
+
+    scope = ""
+
+    def allow_request(self, request, view) -> bool:
+        self._wait = client_wait(request, self.scope)
+        return self._wait is None
+
+    def wait(self) -> float | None:
+        return self._wait
+
+
+class RecordThrottle(ClientRateThrottle):
+    scope = RECORD
+
+
+class TranscriptThrottle(ClientRateThrottle):
+    scope = TRANSCRIPT
 
 
 def download_wait(request: HttpRequest) -> int | None:
-    """Seconds an anonymous client must wait before its next download of a competition's
-    every match result (site or API); None when it may have one now (and always for a
-    signed-in user)."""
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated:
-        return None
-    return address_wait(request, DOWNLOAD)
+    """Seconds a client (an account, else an address; staff are not counted) must wait
+    before its next download of a competition's every match result (site or API); None
+    when it may have one now."""
+    return client_wait(request, DOWNLOAD)

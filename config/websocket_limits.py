@@ -4,9 +4,10 @@
 
 - at most ``CARDROOM_WS_PER_CLIENT`` sockets open at once per client in one web
   process: a signed-in user counts as one client wherever they connect from, anyone
-  else by address (the ASGI ``client``, which uvicorn takes from the proxy's
-  ``X-Forwarded-For``; see deploy/). One more is refused at the handshake (the
-  browser sees a failed connection, HTTP 403) and logged. ``0`` turns the limit off.
+  else by address (the ASGI ``client``, or from a proxy of ``CARDROOM_TRUSTED_PROXIES``
+  the address it forwarded for: ``config.proxies``). One more is refused at the
+  handshake (the browser sees a failed connection, HTTP 403) and logged. ``0`` turns
+  the limit off.
 - a frame from the client of more than ``CARDROOM_WS_MAX_FRAME_BYTES`` closes the
   socket with code 1009 (message too big): the stream is one-way, so the browser
   never needs to send more than a few bytes. The ASGI server has the same ceiling
@@ -25,6 +26,8 @@ from typing import Any
 
 from django.conf import settings
 
+from config import proxies
+
 log = logging.getLogger(__name__)
 
 Scope = dict[str, Any]
@@ -40,7 +43,13 @@ def client_key(scope: Scope) -> str:
     if user is not None and getattr(user, "is_authenticated", False):
         return f"user:{user.pk}"
     client = scope.get("client") or ("unknown", 0)
-    return f"address:{client[0]}"
+    forwarded = b",".join(v for k, v in scope.get("headers", ()) if k == b"x-forwarded-for")
+    address = proxies.client_address(
+        str(client[0]),
+        forwarded.decode("latin-1"),
+        proxies.trusted_networks(settings.CARDROOM_TRUSTED_PROXIES),
+    )
+    return f"address:{address}"
 
 
 def _frame_size(message: Message) -> int:

@@ -11,7 +11,7 @@
 #
 # It scales up at once and down by one container per run (a warm shutdown: the
 # stopped worker finishes its match within stop_grace_period, or its match goes back
-# to the queue). QUEUES are the names (config/settings.py) of the matches the worker
+# to the queue). QUEUES are the names (config/settings/workers.py) of the matches the worker
 # service takes: tournaments' and league seasons', ladders'.
 set -eu
 

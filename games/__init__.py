@@ -12,7 +12,15 @@ The public API (DESIGN.md section 2)::
 # First: the compiled build of some modules, if there is one (games/native.py).
 from games import native  # noqa: F401  isort: skip
 from games.core import Game, IllegalAction, Option, State, Variant
-from games.registry import load, replay, variant_info, variants
+from games.registry import (
+    load,
+    reduce_game,
+    reduce_state,
+    reduce_variant,
+    replay,
+    variant_info,
+    variants,
+)
 from games.sampling import SamplingError, WorldSampler, sample_world, state_sample_world
 
 # Registration: importing a family registers its variants.
@@ -22,6 +30,10 @@ from games import money  # noqa: F401  isort: skip
 
 # ``State.sample_world(seat, rng)``: a world built from ``observation(seat)`` alone.
 State.sample_world = state_sample_world  # type: ignore[attr-defined]
+# Pickling: a variant as its id, a game as its options, a state as its record.
+Variant.__reduce__ = reduce_variant  # type: ignore[method-assign,assignment]
+Game.__reduce__ = reduce_game  # type: ignore[method-assign,assignment]
+State.__reduce__ = reduce_state  # type: ignore[method-assign,assignment]
 
 __all__ = [
     "Game",

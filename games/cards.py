@@ -9,8 +9,9 @@ bitmask with bit ``c`` set for card ``c``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
+from typing import Any, Final
 
 FRENCH_RANKS = "23456789TJQKA"
 FRENCH_SUITS = "SHDC"
@@ -41,28 +42,59 @@ def mask_of(cards: Iterable[int]) -> int:
 
 
 #: ``CARD_BITS[c]``: the one-card set ``1 << c`` (a lookup is cheaper than a shift).
-CARD_BITS: tuple[int, ...] = tuple(1 << c for c in range(64))
+CARD_BITS: Final[tuple[int, ...]] = tuple(1 << c for c in range(64))
 
 
 def packet_masks(deck: list[int], size: int, hands: int, count: int) -> list[int]:
     """The hands dealt from the first ``count`` cards of ``deck`` in packets of ``size``.
 
     Packet ``p`` goes to hand ``p % hands`` (hand 0 is the first to receive); the
-    result is one mask per hand. Cards of a deck are distinct, so the sum of
-    their bits is their set.
+    result is one mask per hand.
     """
-    pickers = _PICKERS.get((size, hands, count))
-    if pickers is None:
-        positions: list[list[int]] = [[] for _ in range(hands)]
-        for packet, start in enumerate(range(0, count, size)):
-            positions[packet % hands].extend(range(start, min(start + size, count)))
-        pickers = tuple(
-            itemgetter(*p) if len(p) > 1 else itemgetter(slice(p[0], p[0] + 1) if p else slice(0))
-            for p in positions
+    return packet_dealing(size, hands, count).masks(deck)
+
+
+def packet_dealing(size: int, hands: int, count: int) -> Dealing:
+    """The :class:`Dealing` of :func:`packet_masks` (made once per arguments)."""
+    key = (size, hands, count)
+    dealing = _PACKETS.get(key)
+    if dealing is None:
+        dealing = _PACKETS[key] = Dealing([i // size % hands for i in range(count)], hands)
+    return dealing
+
+
+class Dealing:
+    """Where each card of a deck goes: the card at position ``i`` to hand ``owners[i]``
+    (``-1``: to none of them), for the positions ``owners`` has."""
+
+    __slots__ = ("owners", "pickers", "positions")
+
+    def __init__(self, owners: Sequence[int], hands: int) -> None:
+        self.owners: tuple[int, ...] = tuple(owners)
+        #: ``positions[h]``: the deck positions of hand ``h``'s cards.
+        self.positions: tuple[tuple[int, ...], ...] = tuple(
+            tuple(i for i, owner in enumerate(self.owners) if owner == hand)
+            for hand in range(hands)
         )
-        _PICKERS[(size, hands, count)] = pickers
-    bit = CARD_BITS.__getitem__
-    return [sum(map(bit, pick(deck))) for pick in pickers]
+        #: What picks each hand's cards out of a deck (the pure source's way).
+        self.pickers: tuple[Callable[[list[int]], Any], ...] = tuple(
+            itemgetter(*p) if len(p) > 1 else itemgetter(slice(p[0], p[0] + 1) if p else slice(0))
+            for p in self.positions
+        )
+
+    def masks(self, deck: list[int]) -> list[int]:
+        """One mask per hand: the cards of ``deck`` dealt to it."""
+        if _COMPILED:  # compiled, a plain loop (no int object made per card) is quicker
+            masks = []
+            for positions in self.positions:
+                mask = 0
+                for i in positions:
+                    mask |= 1 << deck[i]
+                masks.append(mask)
+            return masks
+        # Cards of a deck are distinct, so the sum of their bits is their set.
+        bit = CARD_BITS.__getitem__
+        return [sum(map(bit, pick(deck))) for pick in self.pickers]
 
 
 def packet_size(hand: int, usual: int) -> int:
@@ -73,11 +105,14 @@ def packet_size(hand: int, usual: int) -> int:
     hands of a small deck (``manni.ranks``, ``maniglia.ranks``) get the nearest size that
     still deals every hand in whole rounds.
     """
-    return max(d for d in range(1, min(hand, usual) + 1) if hand % d == 0)
+    size = min(hand, usual)
+    while size > 1 and hand % size:
+        size -= 1
+    return max(size, 1)
 
 
-#: Per (size, hands, count): for each hand, what picks its cards out of a deck.
-_PICKERS: dict[tuple[int, int, int], tuple[itemgetter, ...]] = {}
+#: The :class:`Dealing` of :func:`packet_masks` per (size, hands, count).
+_PACKETS: dict[tuple[int, int, int], Dealing] = {}
 
 
 def pop_nth(suits: list[list[int]], n: int) -> int:
@@ -125,3 +160,7 @@ def parse_deck(deck: object, names: dict[str, int], expected: int, what: str) ->
         seen |= 1 << c
         out.append(c)
     return out
+
+
+#: True in the compiled build (build_engines.py), whose functions have no code object.
+_COMPILED: Final = not hasattr(pop_nth, "__code__")

@@ -216,9 +216,20 @@ class Game:
         return f"{self.id}({','.join(changed)})" if changed else self.id
 
     def new_game(
-        self, seed: int, *, dealer: int | None = None, decks: Sequence[Sequence[str]] | None = None
+        self,
+        seed: int,
+        *,
+        dealer: int | None = None,
+        decks: Sequence[Sequence[str]] | None = None,
+        await_decks: bool = False,
     ) -> State:
-        """Deal a new game. Raises ``ValueError`` for a bad seed, dealer or deck."""
+        """Deal a new game. Raises ``ValueError`` for a bad seed, dealer or deck.
+
+        ``decks`` deal the first deals (card labels, top card first); the later deals
+        are shuffled from ``seed``, unless ``await_decks``: then each later deal waits
+        for its deck (``State.awaiting_deck``, ``State.deal_next``), and ``decks`` must
+        hold at least the first deal's.
+        """
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
         if dealer is not None and (
@@ -231,7 +242,15 @@ class Game:
             )
         if decks is not None and not isinstance(decks, list | tuple):
             raise ValueError(f"decks must be a list of decks, got {type(decks).__name__}")
-        return self.variant.state_class.new(self, seed, dealer, decks)
+        if await_decks and not decks:
+            raise ValueError("await_decks needs the first deal's deck in decks")
+        state = self.variant.state_class.new(self, seed, dealer, decks)
+        if await_decks:
+            state.await_decks()
+        return state
+
+    def __deepcopy__(self, memo: dict) -> Game:
+        return self  # fixed once made: copies of a state share it
 
     def __repr__(self) -> str:
         return f"<Game {self.canonical()}>"
@@ -369,6 +388,26 @@ class State:
     def deal_number(self) -> int:
         """The number of the deal in progress (1 for the first); one-deal games keep 1."""
         return 1
+
+    # -- decks given deal by deal (``Game.new_game(await_decks=True)``) ---------
+    def await_decks(self) -> None:
+        """From now on each deal after the given decks waits for :meth:`deal_next`.
+
+        A game of one deal (Money) never waits: its deck is the first one given.
+        """
+
+    def awaiting_deck(self) -> bool:
+        """True between deals of a state waiting for its next deck (nobody is to act,
+        ``current_player()`` is None, ``legal_ids()`` is empty, the game is not over)."""
+        return False
+
+    def deal_next(self, deck: Sequence[str]) -> None:
+        """Deal the deal the state waits for from ``deck`` (card labels, top card first).
+
+        Raises ``ValueError`` when the state is not waiting or the deck is not a deck
+        of the game's pack (naming the card).
+        """
+        raise ValueError("the state is not waiting for a deck (awaiting_deck() is False)")
 
     def apply(self, label: str) -> None:
         """Apply the action ``label``.

@@ -19,6 +19,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import sysconfig
 import warnings
@@ -40,16 +41,23 @@ def pure_forced() -> bool:
     return os.environ.get(PURE_VARIABLE, "") not in ("", "0")
 
 
-def built() -> dict[str, Any] | None:
-    """The complete build's description (``BUILT``) for this interpreter, else None."""
+def built(root: Path | None = None, suffix: str | None = None) -> dict[str, Any] | None:
+    """The complete build's description (``BUILT``) for this interpreter, else None.
+
+    ``root`` and ``suffix`` ask about another build directory (default :data:`ROOT`)
+    and another interpreter's extension suffix (default this one's): the sandbox
+    asks which build fits the Python its bots run (``bots/sandbox/engine.py``).
+    """
+    root = ROOT if root is None else root
+    suffix = extension_suffix() if suffix is None else suffix
     try:
-        marker = json.loads(BUILT.read_text())
+        marker = json.loads((root / "BUILT").read_text())
         modules, library = list(marker["modules"]), str(marker["library"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if marker.get("abi") != extension_suffix():
+    if marker.get("abi") != suffix:
         return None  # built by another interpreter
-    files = {name: module_file(name) for name in [*modules, library]}
+    files = {name: module_file(name, root, suffix) for name in [*modules, library]}
     if not all(path.is_file() for path in files.values()):
         return None
     sources = marker.get("sources", {})
@@ -72,10 +80,30 @@ def extension_suffix() -> str:
     return str(sysconfig.get_config_var("EXT_SUFFIX"))
 
 
-def module_file(module: str) -> Path:
-    """Where the build keeps the extension of ``module`` (a dotted name)."""
+def runtime_of(python: str) -> tuple[str, str] | None:
+    """``(version, extension suffix)`` of another interpreter (the sandbox's Python),
+    or None if it does not run."""
+    code = "import sys, sysconfig; print(sys.version.split()[0], sysconfig.get_config_var(SUFFIX))"
+    try:
+        out = subprocess.run(
+            [python, "-E", "-s", "-c", code.replace("SUFFIX", "'EXT_SUFFIX'")],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        version, suffix = out.stdout.split()
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return version, suffix
+
+
+def module_file(module: str, root: Path | None = None, suffix: str | None = None) -> Path:
+    """Where the build (in ``root``, default :data:`ROOT`) keeps the extension of
+    ``module`` (a dotted name) for an interpreter whose suffix is ``suffix``."""
     *package, name = module.split(".")
-    return ROOT.joinpath(*package, name + extension_suffix())
+    suffix = extension_suffix() if suffix is None else suffix
+    return (ROOT if root is None else root).joinpath(*package, name + suffix)
 
 
 class NativeFinder:

@@ -35,7 +35,33 @@ def load(variant_id: str, **options: Any) -> Game:
     return Game(variant_info(variant_id), options)
 
 
-def replay(record: dict[str, Any]) -> State:
+# -- pickling (``games/__init__.py`` sets these as the classes' ``__reduce__``) ----
+def reduce_variant(variant: Variant) -> tuple[Any, ...]:
+    """A variant pickles as its id: the registry's comes back (its options hold code)."""
+    return (variant_info, (variant.id,))
+
+
+def reduce_game(game: Game) -> tuple[Any, ...]:
+    """A game pickles as its variant id and options."""
+    return (load_options, (game.id, dict(game.options)))
+
+
+def reduce_state(state: State) -> tuple[Any, ...]:
+    """A state pickles as its record, replayed (every action checked) when loaded."""
+    return (restore, (state.record(), bool(getattr(state, "deck_wait", False))))
+
+
+def load_options(variant_id: str, options: dict[str, Any]) -> Game:
+    """``load`` with the options as one dict (dotted names): how a pickled game comes back."""
+    return Game(variant_info(variant_id), options)
+
+
+def restore(record: dict[str, Any], await_decks: bool = False) -> State:
+    """A pickled state back: ``replay(record)``, still waiting for decks if it was."""
+    return replay(record, await_decks=await_decks)
+
+
+def replay(record: dict[str, Any], *, await_decks: bool = False) -> State:
     """Rebuild the state a record describes by replaying every action.
 
     Raises ``ValueError`` for a malformed record and ``IllegalAction`` if an
@@ -49,7 +75,9 @@ def replay(record: dict[str, Any]) -> State:
     if missing:
         raise ValueError(f"record lacks {', '.join(missing)}")
     game = load(record["variant"], **record["options"])
-    state = game.new_game(record["seed"], dealer=record["dealer"], decks=record["decks"])
+    state = game.new_game(
+        record["seed"], dealer=record["dealer"], decks=record["decks"], await_decks=await_decks
+    )
     for i, label in enumerate(record["actions"]):
         try:
             state.apply(label)

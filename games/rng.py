@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
-_WORD = 1 << 32
+_WORD: Final = 1 << 32
+#: The SHAKE-256 constructor (Final: compiled, read without a lookup).
+_shake_256: Final = hashlib.shake_256
 
 
 class Stream:
@@ -59,7 +61,7 @@ def shuffled(items: Sequence[T], seed: int, purpose: str) -> list[T]:
     count = len(out)
     if count <= _FAST_MAX:
         key = f"cardroom:{seed}:{purpose}".encode()  # as Stream's key
-        data = hashlib.shake_256(key).digest(4 * (count + 8))
+        data = _shake_256(key).digest(4 * (count + 8))
         if _REJECT_MARK not in data:
             # No word is rejected, so swap i takes word count - 1 - i: the loop below
             # without a rejection test.
@@ -87,16 +89,16 @@ def shuffled(items: Sequence[T], seed: int, purpose: str) -> list[T]:
 
 
 #: Decks up to this size take the rejection-free path of :func:`shuffled` when they can.
-_FAST_MAX = 64
+_FAST_MAX: Final = 64
 #: ``below(n)`` rejects a word only at or above ``2**32 - 2**32 % n``, which is above
 #: ``2**32 - n``: for n <= ``_FAST_MAX`` such a word is 0xFFFFFFC0 or more, whose three
 #: high bytes are 0xFF. Output without three 0xFF bytes in a row anywhere has no
 #: rejected word (one search in C, where ``max`` of the words took twice as long).
 _REJECT_MARK = b"\xff\xff\xff"
 #: ``below(n)`` never rejects a word under this for n <= ``_FAST_MAX`` (:func:`draw`).
-_NEVER_REJECTED = _WORD - _FAST_MAX
-_unpack_words = [struct.Struct(f"<{count + 8}I").unpack for count in range(_FAST_MAX + 1)]
-_unpack_one = struct.Struct("<I").unpack
+_NEVER_REJECTED: Final = _WORD - _FAST_MAX
+_unpack_words: Final = [struct.Struct(f"<{count + 8}I").unpack for count in range(_FAST_MAX + 1)]
+_unpack_one: Final = struct.Struct("<I").unpack
 _SWAPS: dict[int, Callable[[list[Any], tuple[int, ...]], list[Any]]] = {}
 
 
@@ -136,14 +138,14 @@ def _swap_by_bytes(out: list[Any], data: bytes) -> list[Any]:
 
 
 #: True in the compiled build, whose functions have no Python code object.
-_COMPILED = not hasattr(_swap_by_bytes, "__code__")
+_COMPILED: Final = not hasattr(_swap_by_bytes, "__code__")
 
 
 def draw(n: int, seed: int, purpose: str) -> int:
     """One uniform integer in ``range(n)`` for ``purpose``."""
     if 1 <= n <= _FAST_MAX:  # Stream.below's first word, unless it could be rejected
         key = f"cardroom:{seed}:{purpose}".encode()
-        (word,) = _unpack_one(hashlib.shake_256(key).digest(4))
+        word: int = _unpack_one(_shake_256(key).digest(4))[0]
         if word < _NEVER_REJECTED:
             return word % n
     return Stream(seed, purpose, reserve=4).below(n)

@@ -15,7 +15,8 @@ discards filled in with the sampled cards, applied in order. Each family
 module (``games/<family>/sampling.py``) turns an observation into *deal
 plans* (what is known and what is free in each deal) and a plan into a deck
 and labels; this module holds the shared parts: the exact uniform deal of
-unknown cards under void constraints and the world builder. Where sampling
+unknown cards under void constraints (``games.hidden_cards``, whose names are
+importable from here) and the world builder. Where sampling
 is uniform and where it is not is written in ``docs/sampling.md``.
 
 :class:`WorldSampler` does the analysis of one observation once and then
@@ -26,11 +27,17 @@ sampler: they do not change the future, only the running scores).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from math import factorial
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from games.core import DEALER_STEPS, Game, IllegalAction, State
+from games.hidden_cards import (
+    ConstrainedDeal,
+    DealPlan,
+    SamplingError,
+    deal_layout,
+    place,
+)
 
 #: Attempts per world before giving up: a rejected world is one whose replay met
 #: an action the sampled cards make illegal (a constraint not modelled exactly).
@@ -40,144 +47,6 @@ PER_DEAL_ATTEMPTS = 6
 #: Rounds of fixing the earlier deals before giving up; each round draws again
 #: only the contract classes not found legal yet (some are legal in few draws).
 PREFIX_ROUNDS = 40
-
-
-class SamplingError(ValueError):
-    """An observation that no world can be built for (bad input or an inconsistent one)."""
-
-
-class DealPlan(Protocol):
-    """One deal of an observation: ``draw(rng)`` -> (deck labels, action labels)."""
-
-    def draw(self, rng: random.Random) -> tuple[list[str], list[str]]: ...
-
-
-# -- the uniform deal of unknown cards ---------------------------------------------------
-
-
-class ConstrainedDeal:
-    """Deal ``cards`` uniformly among hand slots (with forbidden cards) and free pools.
-
-    ``hands`` is a list of ``(size, forbidden)`` where ``forbidden`` is a set of
-    cards that slot may not receive (the suits a player showed void in);
-    ``pools`` lists the sizes of slots that may receive any card (stocks,
-    face-down discards). Sizes must add up to ``len(cards)``. ``draw(rng)``
-    returns one list of cards per hand slot, then one per pool, every
-    assignment allowed by the constraints being equally likely: cards are
-    grouped by the slots that may hold them and the class sizes are split by
-    exact counting (dynamic programming over the hand slots' remaining room).
-    Raises :class:`SamplingError` when no assignment exists.
-    """
-
-    def __init__(
-        self,
-        cards: Sequence[Any],
-        hands: Sequence[tuple[int, frozenset | set]],
-        pools: Sequence[int],
-    ) -> None:
-        total = sum(size for size, _ in hands) + sum(pools)
-        if total != len(cards):
-            raise SamplingError(
-                f"{len(cards)} unknown cards cannot fill places holding {total} cards"
-            )
-        if any(size < 0 for size, _ in hands) or any(size < 0 for size in pools):
-            raise SamplingError("a place cannot hold a negative number of cards")
-        self.sizes = tuple(size for size, _ in hands)
-        self.pools = tuple(pools)
-        self.pool_total = sum(pools)
-        classes: dict[tuple[bool, ...], list[Any]] = {}
-        for card in cards:
-            allowed = tuple(card not in forbidden for _, forbidden in hands)
-            classes.setdefault(allowed, []).append(card)
-        self.classes = sorted(classes.items(), key=lambda item: (-sum(item[0]), len(item[1])))
-        self.remaining_after = [
-            sum(len(c) for _, c in self.classes[i:]) for i in range(len(self.classes) + 1)
-        ]
-        self.memo: dict[tuple[int, tuple[int, ...]], int] = {}
-        if self.count(0, self.sizes) == 0:
-            raise SamplingError("no deal of the unknown cards satisfies the shown voids")
-
-    def _splits(self, allowed: tuple[bool, ...], m: int, room: tuple[int, ...], pool_room: int):
-        """Every way to put ``m`` cards of one class into allowed hands and the pool."""
-        n = len(room)
-        out: list[tuple[int, ...]] = []
-        split = [0] * n
-
-        def rec(j: int, left: int) -> None:
-            if j == n:
-                if left <= pool_room:
-                    out.append(tuple(split))
-                return
-            if not allowed[j]:
-                rec(j + 1, left)
-                return
-            for x in range(min(left, room[j]) + 1):
-                split[j] = x
-                rec(j + 1, left - x)
-            split[j] = 0
-
-        rec(0, m)
-        return out
-
-    def _weight(self, m: int, split: tuple[int, ...]) -> int:
-        w = factorial(m)
-        rest = m
-        for x in split:
-            w //= factorial(x)
-            rest -= x
-        return w // factorial(rest)
-
-    def count(self, i: int, room: tuple[int, ...]) -> int:
-        """Assignments of classes ``i..`` given the hands' remaining room."""
-        if i == len(self.classes):
-            return 1 if not any(room) else 0
-        key = (i, room)
-        cached = self.memo.get(key)
-        if cached is not None:
-            return cached
-        allowed, cards = self.classes[i]
-        pool_room = self.remaining_after[i] - sum(room)
-        total = 0
-        if 0 <= pool_room <= self.pool_total:
-            for split in self._splits(allowed, len(cards), room, pool_room):
-                rest = tuple(r - x for r, x in zip(room, split, strict=True))
-                total += self._weight(len(cards), split) * self.count(i + 1, rest)
-        self.memo[key] = total
-        return total
-
-    def draw(self, rng: random.Random) -> list[list[Any]]:
-        hands: list[list[Any]] = [[] for _ in self.sizes]
-        pool: list[Any] = []
-        room = self.sizes
-        for i, (allowed, cards) in enumerate(self.classes):
-            pool_room = self.remaining_after[i] - sum(room)
-            options = []
-            for split in self._splits(allowed, len(cards), room, pool_room):
-                rest = tuple(r - x for r, x in zip(room, split, strict=True))
-                w = self._weight(len(cards), split) * self.count(i + 1, rest)
-                if w:
-                    options.append((w, split, rest))
-            pick = rng.randrange(sum(w for w, _, _ in options))
-            for option in options:
-                if pick < option[0]:
-                    break
-                pick -= option[0]
-            _, split, rest = option
-            shuffled = list(cards)
-            rng.shuffle(shuffled)
-            at = 0
-            for j, x in enumerate(split):
-                hands[j].extend(shuffled[at : at + x])
-                at += x
-            pool.extend(shuffled[at:])
-            room = rest
-        rng.shuffle(pool)
-        pools = []
-        at = 0
-        for size in self.pools:
-            pools.append(pool[at : at + size])
-            at += size
-        return hands + pools
 
 
 # -- worlds -----------------------------------------------------------------------------
@@ -488,39 +357,20 @@ def trick_worlds(
     return worlds
 
 
-def deal_layout(game: Game, dealer: int) -> tuple[list[list[int]], list[int], list[str]]:
-    """Which deck positions each seat's dealt hand takes, the rest, and the pack.
-
-    Found by dealing a probe deck through the engine (so it follows the engine's
-    dealing rules), cached per (variant, options, dealer).
-    """
-    key = (game.canonical(), dealer)
-    cached = _LAYOUTS.get(key)
-    if cached is not None:
-        return cached
-    pack = list(game.new_game(0, dealer=dealer).record()["decks"][0])
-    probe = game.new_game(0, dealer=dealer, decks=[pack])
-    where = {card: i for i, card in enumerate(pack)}
-    hands = []
-    for seat in range(game.num_players):
-        view = probe.observation(seat)
-        held = list(view["hand"]) + list(view.get("out_of_play", []))
-        hands.append(sorted(where[c] for c in held))
-    dealt = {p for h in hands for p in h}
-    rest = [p for p in range(len(pack)) if p not in dealt]
-    _LAYOUTS[key] = (hands, rest, sorted(pack))
-    return _LAYOUTS[key]
-
-
-_LAYOUTS: dict[tuple[str, int], tuple[list[list[int]], list[int], list[str]]] = {}
-
-
-def place(deck: list[str | None], positions: Sequence[int], cards: Sequence[str], rng) -> None:
-    """Put ``cards`` in random order on the free deck ``positions``."""
-    free = [p for p in positions if deck[p] is None]
-    if len(free) != len(cards):
-        raise SamplingError(f"{len(cards)} cards for {len(free)} deck positions")
-    cards = list(cards)
-    rng.shuffle(cards)
-    for p, c in zip(free, cards, strict=True):
-        deck[p] = c
+__all__ = [
+    "MAX_ATTEMPTS",
+    "PER_DEAL_ATTEMPTS",
+    "PREFIX_ROUNDS",
+    "ConstrainedDeal",
+    "DealPlan",
+    "SamplingError",
+    "TrickWorlds",
+    "WorldSampler",
+    "check_observation",
+    "deal_layout",
+    "first_dealer",
+    "place",
+    "sample_world",
+    "state_sample_world",
+    "trick_worlds",
+]

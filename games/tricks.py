@@ -2,28 +2,30 @@
 
 Two parts:
 
-- :class:`SuitLayout`: how a pack's cards sit in a hand bitmask. Card ``c`` is
-  bit ``c``; suit ``s`` holds the ``width`` bits from ``s * width`` (13 for the
-  French pack, 10 for the Latin one), rank order within it. The named helpers
-  (``suit_of``, ``suit_mask``, ``with_suit``, ``cards_of``, ...) and the
-  tables behind them replace raw shifts in the engines.
+- :class:`SuitLayout`: how a pack's cards sit in a hand bitmask (``games.suits``,
+  whose names are importable from here too). Card ``c`` is bit ``c``; suit ``s``
+  holds the ``width`` bits from ``s * width`` (13 for the French pack, 10 for the
+  Latin one), rank order within it.
 - :class:`TrickState`: the part of a state both families share: dealing the
   next deck, the card-play step of ``apply_id`` and the end of a trick, the
   end of a deal, ``forfeit``, ``ranking``, ``record`` and the incremental
-  public history. A family subclass keeps its own rules (what a player may
-  play, what comes before play, scoring, observations) in the ``_`` hooks.
+  public history (``games.public_history``). A family subclass keeps its own
+  rules (what a player may play, what comes before play, scoring, observations)
+  in the ``_`` hooks.
 
 Phases: :data:`P_PLAY` and :data:`P_OVER` are the same numbers in every
 family; a family numbers its other phases from :data:`FIRST_FAMILY_PHASE`.
+:data:`P_DEALING` (below every other) is a state made with ``await_decks`` waiting
+between deals for the next deal's deck (``deal_next``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Final
 
 from games import rng
-from games.cards import CARD_BITS, FRENCH_NAMES, LATIN_NAMES, bits_of, parse_deck, suit_tables
+from games.cards import CARD_BITS, bits_of, parse_deck
 from games.core import (
     DEALER_STEPS,
     Game,
@@ -32,129 +34,22 @@ from games.core import (
     State,
     competition_ranks,
 )
+from games.public_history import PublicHistory
+from games.suits import FRENCH_LAYOUT, LATIN_LAYOUT, SUITS, SuitLayout, trick_keys
 
-P_PLAY, P_OVER = 0, 1
+# Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
+P_PLAY: Final = 0
+P_OVER: Final = 1
+#: Between deals, waiting for the next deck (``await_decks``); nobody is to act.
+P_DEALING: Final = -1
 #: The first phase number a family may use for its phases before trick play.
-FIRST_FAMILY_PHASE = 2
+FIRST_FAMILY_PHASE: Final = 2
 #: Card numbers are below this (``CARD_BITS`` has a bit for each).
-CARD_LIMIT = len(CARD_BITS)
-NO_TRUMP = -1
-#: Suits in a pack (French ``S H D C``, Latin ``D C S B``).
-SUITS = 4
-
-
-class SuitLayout:
-    """Four suits of ``width`` bits in a hand mask: suit ``s`` is bits ``s*width ..``.
-
-    The tables (``shifts``, ``masks``, ``suits``, ``cards``) are what the hot
-    loops index; the methods name the same operations for everything else.
-    """
-
-    __slots__ = (
-        "cards",
-        "cards_of",
-        "full",
-        "masks",
-        "names_of",
-        "ranks",
-        "shifts",
-        "suits",
-        "width",
-    )
-
-    def __init__(self, width: int, names: Sequence[str]) -> None:
-        self.width = width
-        #: The pattern of a whole suit (``width`` ones).
-        self.full = (1 << width) - 1
-        #: ``shifts[s]``: where suit ``s`` starts in a hand mask.
-        self.shifts: tuple[int, ...] = tuple(width * s for s in range(SUITS))
-        #: ``masks[s]``: every card of suit ``s``, as a hand mask.
-        self.masks: tuple[int, ...] = tuple(self.full << shift for shift in self.shifts)
-        #: ``suits[c]``: the suit of card ``c``.
-        self.suits: tuple[int, ...] = tuple(c // width for c in range(width * SUITS))
-        #: ``ranks[c]``: the rank of card ``c`` within its suit (0: the lowest bit).
-        self.ranks: tuple[int, ...] = tuple(c % width for c in range(width * SUITS))
-        #: ``cards[s][p]``: the card numbers of suit pattern ``p`` of suit ``s``, ascending.
-        self.cards = suit_tables(width, SUITS)
-        #: ``cards_of(mask)``: the cards of a hand mask, ascending (the legal-list order).
-        self.cards_of: Callable[[int], list[int]] = self.lister(self.cards)
-        #: ``names_of(mask)``: the labels (``names[c]``) of the cards of ``mask``, in order.
-        self.names_of: Callable[[int], list[str]] = self.lister(self.mapped(names))
-
-    def suit_of(self, card: int) -> int:
-        return self.suits[card]
-
-    def suit_mask(self, hand: int, suit: int) -> int:
-        """The ``width``-bit pattern of ``suit`` in ``hand`` (bit ``r``: rank ``r``)."""
-        return hand >> self.shifts[suit] & self.full
-
-    def with_suit(self, pattern: int, suit: int) -> int:
-        """The hand mask of the cards of ``suit`` whose ranks are the bits of ``pattern``."""
-        return (pattern & self.full) << self.shifts[suit]
-
-    def card(self, suit: int, rank: int) -> int:
-        return self.shifts[suit] + rank
-
-    def top_ranks(self, count: int) -> int:
-        """The hand mask of the ``count`` highest ranks of every suit (a small deck)."""
-        if not 0 <= count <= self.width:
-            raise ValueError(f"a suit has {self.width} ranks, not {count}")
-        pattern = self.full ^ ((1 << (self.width - count)) - 1)
-        return sum(self.with_suit(pattern, s) for s in range(SUITS))
-
-    def suit_lists(self, hand: int) -> list[list[int]]:
-        """The cards of ``hand`` as one ascending list per suit (what playouts pop from)."""
-        full, cards = self.full, self.cards
-        return [list(cards[s][hand >> shift & full]) for s, shift in enumerate(self.shifts)]
-
-    def mapped(self, values: Sequence[Any]) -> list[list[tuple[Any, ...]]]:
-        """``table[s][p]``: ``values[c]`` for the cards ``c`` of suit pattern ``p`` of ``s``."""
-        return [[tuple(values[c] for c in cards) for cards in suit] for suit in self.cards]
-
-    def lister(self, tables: Sequence[Sequence[tuple[Any, ...]]]) -> Callable[[int], list[Any]]:
-        """A function ``mask -> [*tables[0][p0], *tables[1][p1], ...]`` (``p``: suit patterns).
-
-        Made once per table: one lookup per suit, its shifts bound in the closure.
-        """
-        if len(tables) != SUITS:
-            raise ValueError(f"a lister needs one table per suit ({SUITS})")
-        t0, t1, t2, t3 = tables
-        full = self.full
-        _, s1, s2, s3 = self.shifts
-
-        def spread(mask: int) -> list[Any]:
-            return [
-                *t0[mask & full],
-                *t1[mask >> s1 & full],
-                *t2[mask >> s2 & full],
-                *t3[mask >> s3],
-            ]
-
-        return spread
-
-
-#: The French pack (Manni): suits ``S H D C`` of 13 ranks ``2..A`` (COMMON-4).
-FRENCH_LAYOUT = SuitLayout(13, FRENCH_NAMES)
-#: The Latin pack (Maniglia): suits ``D C S B`` of 10 ranks ``2..7`` (MANIGLIA-GEN-1).
-LATIN_LAYOUT = SuitLayout(10, LATIN_NAMES)
-
-
-def trick_keys(
-    layout: SuitLayout, trump: int, strength: Sequence[int]
-) -> tuple[tuple[int, ...], ...]:
-    """COMMON-5: ``keys[led][c]``, the strength of card ``c`` in a trick led with ``led``.
-
-    Trumps beat the led suit, which beats every other suit (whose cards never
-    win); within a suit ``strength[rank]`` decides. The highest key wins.
-    """
-    suits, ranks = layout.suits, layout.ranks
-    return tuple(
-        tuple(
-            (200 if suits[c] == trump else 100 if suits[c] == led else 0) + strength[ranks[c]]
-            for c in range(len(suits))
-        )
-        for led in range(len(layout.shifts))
-    )
+CARD_LIMIT: Final = len(CARD_BITS)
+NO_TRUMP: Final = -1
+#: ``FLOATS[n]``: ``float(n)``. A random choice among ``n`` is ``int(random() * FLOATS[n])``,
+#: the number ``int(random() * n)`` gives, and compiled a product of two C doubles.
+FLOATS: Final = tuple(float(n) for n in range(64))
 
 
 #: The cards of each pack mask a game has used, ascending (``TrickState.deck_cards``).
@@ -168,44 +63,6 @@ def _cards_of_pack(pack: int) -> tuple[int, ...]:
     return cards
 
 
-class PublicHistory:
-    """One view of a state's history, brought up to date by :meth:`spans`.
-
-    ``owner`` is the state's history list the view follows (a clone, whose
-    history is a copy, makes its own view); ``deals`` holds what the family
-    builds per deal, ``final`` what it builds once a deal is over.
-    """
-
-    __slots__ = ("deals", "final", "owner", "seen")
-
-    def __init__(self, owner: list[int]) -> None:
-        self.owner = owner
-        self.deals: list[Any] = []
-        self.final: list[Any] = []
-        self.seen = 0  # history entries already in ``deals``
-
-    def spans(self, starts: list[int]) -> list[tuple[int, int, int]]:
-        """The entries not seen yet, per deal: ``(deal index, start, end)`` of ``owner``.
-
-        ``starts`` is the state's ``deal_starts``. Every deal ``deals`` has no
-        entry for yet comes back too (its span may be empty); the family
-        appends its container for it, then extends it with ``owner[start:end]``.
-        The view counts them all as seen.
-        """
-        length, known, seen = len(self.owner), len(self.deals), self.seen
-        if seen == length and known == len(starts):
-            return []
-        out = []
-        last = len(starts) - 1
-        for index in range(max(known - 1, 0), last + 1):
-            end = starts[index + 1] if index < last else length
-            begin = max(seen, starts[index])
-            if index >= known or begin < end:
-                out.append((index, begin, end))
-        self.seen = length
-        return out
-
-
 class TrickState(State):
     """A trick-taking game: deals of cards from a pack, played out one trick at a time.
 
@@ -215,7 +72,8 @@ class TrickState(State):
 
     #: The cards of one deck (a mask) and each card's label and its index.
     PACK: ClassVar[int] = 0
-    CARD_NAMES: ClassVar[Sequence[str]] = ()
+    CARD_NAMES: ClassVar[tuple[str, ...]] = ()
+    LABELS: ClassVar[tuple[str, ...]] = ()  # tuples: compiled, indexed without a lookup
     CARD_INDEX: ClassVar[dict[str, int]] = {}
     LAYOUT: ClassVar[SuitLayout]
     PLAYERS: ClassVar[int] = 3
@@ -235,6 +93,7 @@ class TrickState(State):
         "deal_starts",
         "dealer",
         "deck_cards",
+        "deck_wait",
         "decks",
         "first_dealer",
         "forfeited",
@@ -267,6 +126,7 @@ class TrickState(State):
     deal_starts: list[int]
     dealer: int
     deck_cards: tuple[int, ...]
+    deck_wait: bool
     decks: list[list[int]]
     first_dealer: int
     forfeited: tuple[int, str] | None
@@ -305,6 +165,7 @@ class TrickState(State):
         self.first_dealer = rng.draw(n, seed, "dealer") if dealer is None else dealer
         self.dealer = self.first_dealer
         self.deal = 0
+        self.deck_wait = False
         self.decks = []
         self.history = []  # seat << 8 | action id, in order
         self.deal_starts = []  # the history index where each deal starts
@@ -349,7 +210,26 @@ class TrickState(State):
         self.decks.append(deck)
         return deck
 
+    def await_decks(self) -> None:
+        """Every deal after the given decks waits for its deck (``State.await_decks``)."""
+        self.deck_wait = True
+
+    def awaiting_deck(self) -> bool:
+        return self.phase == P_DEALING
+
+    def deal_next(self, deck: Any) -> None:
+        """Deal the next deal from ``deck`` (card labels), the state waiting for it."""
+        if self.phase != P_DEALING:
+            raise ValueError("the state is not waiting for a deck (awaiting_deck() is False)")
+        what = f"deck {self.deal}"
+        self.given_decks.append(parse_deck(deck, self.CARD_INDEX, self.pack_mask, what))
+        self._start_deal()
+
     def _start_deal(self) -> None:
+        if self.deck_wait and self.deal >= len(self.given_decks):
+            self.phase = P_DEALING  # wait for deal_next
+            self.to_move = -1
+            return
         self.deal += 1
         self.deal_starts.append(len(self.history))
         self.won = [0] * self.n
@@ -374,7 +254,8 @@ class TrickState(State):
 
     # -- queries ------------------------------------------------------------
     def current_player(self) -> int | None:
-        return None if self.phase == P_OVER else self.to_move
+        phase = self.phase
+        return None if phase in (P_OVER, P_DEALING) else self.to_move
 
     def is_over(self) -> bool:
         return self.phase == P_OVER
@@ -427,7 +308,7 @@ class TrickState(State):
                     else:
                         self.to_move = self.after[seat]
                     return
-        elif phase != P_OVER and type(action) is int and self._is_legal_other(action):
+        elif phase > P_OVER and type(action) is int and self._is_legal_other(action):
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
@@ -493,11 +374,13 @@ class TrickState(State):
         """
         random = rng.random
         deal = self.deal
-        while self.phase != P_OVER and not (deal_only and self.deal != deal):
+        while self.phase > P_OVER or self.phase == P_PLAY:
+            if deal_only and self.deal != deal:
+                break
             if self.phase == P_PLAY:
                 if self.trick:
                     ids = self.legal_ids()
-                    self.apply_id(ids[int(random() * len(ids))])
+                    self.apply_id(ids[int(random() * FLOATS[len(ids)])])
                 else:
                     self._play_out_tricks(random)
             else:
@@ -508,9 +391,16 @@ class TrickState(State):
         raise NotImplementedError
 
     def _play_out_other(self, random: Callable[[], float]) -> None:
-        """Hook: random decisions before trick play (at least one), as ``playout`` draws them."""
-        ids = self.legal_ids()
-        self.apply_id(ids[int(random() * len(ids))])
+        """Hook: random decisions before trick play (at least one), as ``playout`` draws them.
+
+        This one: ``apply_id`` of ``legal_ids()[k]`` without checking again that the
+        action is legal (``_legal_other`` is the legal list before trick play).
+        """
+        ids = self._legal_other()
+        action = ids[int(random() * FLOATS[len(ids)])]
+        seat = self.to_move
+        self.history.append(seat << 8 | action)
+        self._apply_other(seat, action)
 
     # -- results --------------------------------------------------------------
     def ranking(self) -> list[int]:
@@ -570,3 +460,21 @@ class TrickState(State):
         if view is None or view.owner is not self.history:
             view = cache[key] = PublicHistory(self.history)
         return view
+
+
+__all__ = [
+    "CARD_LIMIT",
+    "FIRST_FAMILY_PHASE",
+    "FLOATS",
+    "FRENCH_LAYOUT",
+    "LATIN_LAYOUT",
+    "NO_TRUMP",
+    "P_DEALING",
+    "P_OVER",
+    "P_PLAY",
+    "SUITS",
+    "PublicHistory",
+    "SuitLayout",
+    "TrickState",
+    "trick_keys",
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -138,6 +139,14 @@ def builtin_version(
         sha256=hashlib.sha256(f"{number}:{plays}".encode()).hexdigest(),
         status=status,
     )
+
+
+def member_bot(owner, name: str, plays: str = "random") -> Bot:
+    """A bot of ``owner`` whose one ready version plays as the built-in ``plays`` (it
+    plays a real match without the sandbox), validated in every variant."""
+    bot = Bot.objects.create(owner=owner, name=name)
+    passed(builtin_version(bot, 1, plays))
+    return bot
 
 
 def uploaded_bot(owner, name: str = "secret-sauce", content: bytes = FIRST_LEGAL_BOT) -> Bot:
@@ -408,3 +417,200 @@ def process_metric(name: str, **labels: str) -> float:
     from config import metrics
 
     return metric_sample(metrics.exposition(with_queues=False).decode(), name, **labels)
+
+
+def processes_with_env(marker: str) -> list[int]:
+    """Pids of live processes whose environment holds ``marker`` (``NAME=value``)."""
+    needle = marker.encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and needle in environ + b"\0":
+            found.append(int(entry.name))
+    return found
+
+
+# -- look-alike uploads (bots.similarity, bots.links) ------------------------------------
+
+#: A bot's logic kept in a helper module: what two accounts of one person upload twice.
+SHARED_HELPER = '''"""Card choice for trick games: lead long suits, follow cheaply, duck if lost."""
+
+RANKS = "23456789TJQKA"
+
+
+def rank_of(label):
+    """The rank of the card in a play label, -1 for any other label."""
+    parts = label.split()
+    if len(parts) == 2 and len(parts[1]) == 2 and parts[1][0] in RANKS:
+        return RANKS.index(parts[1][0])
+    return -1
+
+
+def suit_of(label):
+    return label.split()[1][1] if rank_of(label) >= 0 else ""
+
+
+def suit_lengths(plays):
+    counts = {}
+    for label in plays:
+        counts[suit_of(label)] = counts.get(suit_of(label), 0) + 1
+    return counts
+
+
+def winning_rank(trick, led):
+    best = -1
+    for _, card in trick:
+        if card[1] == led and RANKS.index(card[0]) > best:
+            best = RANKS.index(card[0])
+    return best
+
+
+def lead(plays):
+    lengths = suit_lengths(plays)
+    longest = max(lengths.values())
+    candidates = [p for p in plays if lengths[suit_of(p)] == longest]
+    return max(candidates, key=rank_of)
+
+
+def follow(plays, trick):
+    led = trick[0][1][1]
+    same = [p for p in plays if suit_of(p) == led]
+    if not same:
+        return min(plays, key=rank_of)
+    best = winning_rank(trick, led)
+    winners = [p for p in same if rank_of(p) > best]
+    if winners:
+        return min(winners, key=rank_of)
+    return min(same, key=rank_of)
+
+
+def hand_strength(hand):
+    points = 0
+    for card in hand:
+        if card[0] == "A":
+            points += 4
+        elif card[0] == "K":
+            points += 3
+        elif card[0] == "Q":
+            points += 2
+        elif card[0] == "J":
+            points += 1
+    return points
+
+
+def discard(labels, hand):
+    lengths = {}
+    for card in hand:
+        lengths[card[1]] = lengths.get(card[1], 0) + 1
+    shortest = min(lengths, key=lambda suit: (lengths[suit], suit))
+    throws = [label for label in labels if label.endswith(shortest)]
+    return min(throws or labels, key=rank_of)
+
+
+def bid(labels, hand):
+    strength = hand_strength(hand)
+    if strength >= 16 and any(label.startswith("bid") for label in labels):
+        return max((label for label in labels if label.startswith("bid")), key=len)
+    for label in labels:
+        if label in ("pass", "keep"):
+            return label
+    return labels[0]
+
+
+def choose_card(observation, legal):
+    plays = [label for label in legal if label.startswith("play ")]
+    hand = observation.get("hand") or []
+    if not plays:
+        discards = [label for label in legal if label.startswith("discard ")]
+        if discards:
+            return discard(discards, hand)
+        return bid(legal, hand)
+    trick = observation.get("trick") or []
+    if not trick:
+        return lead(plays)
+    return follow(plays, trick)
+'''
+#: How the helper's names are changed in the second account's copy.
+HELPER_RENAMES = {
+    "RANKS": "ORDER",
+    "rank_of": "height",
+    "suit_of": "colour",
+    "suit_lengths": "colour_counts",
+    "winning_rank": "top_so_far",
+    "choose_card": "pick",
+    "lead": "opening",
+    "follow": "answer",
+    "plays": "cards",
+    "label": "c",
+    "counts": "tally",
+    "best": "high",
+    "candidates": "pool",
+    "winners": "beating",
+    "hand_strength": "weight",
+    "discard": "throw_away",
+    "bid": "auction",
+    "points": "score",
+    "lengths": "sizes",
+    "shortest": "thin",
+    "throws": "rubbish",
+    "strength": "power",
+}
+
+
+def renamed_helper() -> str:
+    """:data:`SHARED_HELPER` with every name changed (:data:`HELPER_RENAMES`), its comments
+    and docstrings replaced and its blank lines gone: the same logic, other bytes."""
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, HELPER_RENAMES)) + r")\b")
+    text = pattern.sub(lambda m: HELPER_RENAMES[m.group(1)], SHARED_HELPER)
+    text = re.sub(r'"""[^"]*"""', '"""tactics"""', text)
+    return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
+
+
+#: Two entry points written apart: a named class, and a module-level player.
+SDK_ENTRY = """from bots.sdk import Bot, run
+from strategy import choose_card
+
+
+class Sly(Bot):
+    name = "sly"
+
+    def act(self, observation, legal):
+        return choose_card(observation, legal)
+
+
+run(Sly())
+"""
+OTHER_ENTRY = """import tactics
+from bots import sdk
+
+player = type("Player", (sdk.Bot,), {"act": lambda self, seen, moves: tactics.pick(seen, moves)})
+if __name__ == "__main__":
+    sdk.run(player())
+"""
+
+
+def zip_upload(files: dict[str, str]) -> bytes:
+    """A zip archive of ``files`` (name -> text), as an author uploads one."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def lookalike_uploads() -> tuple[bytes, bytes]:
+    """Two uploads sharing :data:`SHARED_HELPER`'s logic behind different entry points:
+    ``main.py`` + ``strategy.py``, and ``bot.py`` + ``tactics.py`` (renamed)."""
+    return (
+        zip_upload({"main.py": SDK_ENTRY, "strategy.py": SHARED_HELPER}),
+        zip_upload({"bot.py": OTHER_ENTRY, "tactics.py": renamed_helper()}),
+    )

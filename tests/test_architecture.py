@@ -1,16 +1,19 @@
-"""The import contracts of ``[tool.importlinter]`` in pyproject.toml (DESIGN.md section 1).
+"""The import contracts of ``[tool.importlinter]`` in pyproject.toml (docs/architecture.md).
 
-The pure packages import no web or task framework and no models; ``tournaments``
-and ``bots`` read as layers (doors, services, reads, models; the HTML pages are
-doors like the API and import none of its modules); no package of ``games``,
-``bots``, ``tournaments`` or ``config`` has an import cycle between its modules,
-lazy or not; the live events are a leaf. ``make test`` and ``make lint`` run
-``lint-imports``; these tests run it too, and show that the contracts catch the
-imports the old top-level-name check missed and the cycles that were removed.
+The house reads as layers by package (the composition root of ``config``, the doors
+``web`` and ``api``, then ``tournaments``, ``bots``, ``games``; ``config``'s plumbing
+imports none of them), so a module nobody names is held by its folder; no door imports
+another door's views and the pages import nothing of the REST framework; the pure
+packages import no web or task framework and no models; ``tournaments`` and ``bots``
+read as layers inside (their own doors, services, reads, models); no package has an
+import cycle between its modules, lazy or not; the live events are a leaf. ``make test``
+and ``make lint`` run ``lint-imports``; these tests run it too, and show that the
+contracts catch the imports the old top-level-name check missed and the cycles that
+were removed.
 
 import-linter's ``acyclic_siblings`` compares the siblings of each package; a cycle
 through a package's own ``__init__`` (``bots.sdk`` importing ``bots.sdk.tracking``,
-which imports ``bots.sdk``) or across the four top-level packages' modules is not
+which imports ``bots.sdk``) or across the top-level packages' modules is not
 between siblings, so :func:`module_cycles` looks at single modules with grimp.
 """
 
@@ -28,24 +31,33 @@ from importlinter.application import use_cases
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
+HOUSE = "The house is layered: the composition root, the doors (web, api), tournaments, bots, games"
+PLUMBING = (
+    "config's plumbing, under every package, imports none of them: only its composition "
+    "root (urls, asgi, celery, wsgi) does"
+)
+VIEWS = "No door imports another door's views"
 PURE = "Pure packages import no web or task framework, and no models"
 GAMES = "The engines import nothing of ours but games"
 LEAF = "Live events are a leaf: the write path's notifications import no model, read or write"
 LAYERS = (
-    "tournaments is layered: doors (the API and the HTML pages alike), then execution / the "
-    "web tier, services, reads, models"
+    "tournaments is layered: its own doors (sockets, tasks, commands, admin), then execution "
+    "and the stream, services, what watchers see, reads, models"
 )
-ACYCLIC = "No import cycles between the modules of games, bots, tournaments and config"
+ACYCLIC = "No import cycles between the modules of any package"
 SERVICES = (
     "The services are layered: recording over the lifecycle (the last result of a challenge "
     "closes it), over rounds and results, over the settings, the queue and the notifications"
 )
-BOTS = "bots is layered: doors, services, reads and rules, models, then the pure parts"
+BOTS = (
+    "bots is layered: its own doors (tasks, commands, admin), services, reads and rules, "
+    "models, then the pure parts"
+)
 PAGES = (
-    "The HTML pages import no module of the REST API: permissions and checks come "
+    "The HTML pages import nothing of the REST framework: permissions and checks come "
     "from framework-neutral modules"
 )
-ROOTS = ("games", "bots", "tournaments", "config")
+ROOTS = ("games", "bots", "tournaments", "config", "web", "api")
 
 
 def test_lint_imports_keeps_every_contract():
@@ -94,7 +106,8 @@ def test_a_models_import_in_the_archive_reader_is_caught(broken_with):
 
 def test_a_framework_import_deep_in_a_pure_package_is_caught(broken_with):
     assert broken_with(("tournaments.ratings.skill", "django.db")) == {PURE}
-    assert broken_with(("games.money.state", "tournaments.models")) >= {PURE, GAMES}
+    assert broken_with(("games.money.state", "tournaments.models")) >= {PURE, HOUSE}
+    assert broken_with(("games.money.state", "config.settings")) >= {PURE, GAMES}
 
 
 def test_a_read_that_calls_back_into_the_services_is_caught(broken_with):
@@ -122,9 +135,19 @@ ENVS = "The training wrappers are a leaf of games: nothing else in games imports
 
 
 def test_the_engines_never_import_the_training_wrappers_or_their_libraries(broken_with):
-    assert broken_with(("games.tricks", "games.envs.pettingzoo")) == {ENVS}
+    # (and it would close a cycle: games.envs.opponents seats bots.builtin, which
+    # searches with games.tricks)
+    assert broken_with(("games.tricks", "games.envs.pettingzoo")) == {ENVS, ACYCLIC}
     assert broken_with(("games.manni.state", "numpy")) == {ENVS}
     assert broken_with(("games.envs.openspiel", "django")) == {PURE}
+
+
+def test_only_the_opponents_of_the_training_environment_seat_the_built_in_players(broken_with):
+    """``games.envs.opponents -> bots.builtin`` is the one import of bots from games (the
+    house's layers put bots over games)."""
+    assert broken_with(("games.envs.gymnasium", "bots.builtin")) == {HOUSE}
+    assert broken_with(("games.envs.opponents", "bots.referee")) == {HOUSE}
+    assert broken_with(("games.envs.opponents", "bots.models")) >= {PURE, HOUSE}
 
 
 # -- cycles ---------------------------------------------------------------------------------
@@ -156,7 +179,7 @@ def test_no_module_of_ours_takes_part_in_an_import_cycle(tree):
 @pytest.mark.parametrize(
     "importer, imported",
     [
-        ("config.api", "bots.api.urls"),  # the root router back beside the API's plumbing
+        ("api.defaults", "api.bots.urls"),  # the root router back beside the API's plumbing
         ("games.sampling", "games.money.sampling"),  # a family sampler named by its family
         ("bots.services", "bots.tasks"),
         ("games.money.rules", "games.money.state"),
@@ -172,10 +195,10 @@ def test_each_removed_cycle_would_be_found_again(tree, importer, imported):
 def test_a_cycle_between_sibling_modules_breaks_the_acyclic_contract(broken_with):
     assert broken_with(("games.sampling", "games.money.sampling")) == {ACYCLIC}
     assert broken_with(("bots.services", "bots.tasks")) == {ACYCLIC, BOTS}
-    assert broken_with(("config.parsers", "config.api")) == {ACYCLIC}
+    assert ACYCLIC in broken_with(("api.defaults", "api.urls"))
 
 
-# -- bots and the HTML pages ------------------------------------------------------------------
+# -- bots, the doors and the house -------------------------------------------------------------
 
 
 def test_a_read_or_a_model_of_bots_calling_up_into_the_services_is_caught(broken_with):
@@ -187,15 +210,58 @@ def test_the_pure_parts_of_bots_never_reach_up_to_the_referee(broken_with):
     assert BOTS in broken_with(("bots.sdk.bot", "bots.referee"))
 
 
-def test_an_html_page_asking_the_apis_permissions_or_serializers_is_caught(broken_with):
-    assert broken_with(("tournaments.organise.views", "tournaments.api.permissions")) == {PAGES}
-    assert PAGES in broken_with(("tournaments.site.forms", "bots.api.accounts"))
-    assert PAGES in broken_with(("bots.web.views", "rest_framework"))
+def test_an_app_reaching_up_into_a_door_or_a_lower_app_up_into_a_higher_is_caught(broken_with):
+    assert HOUSE in broken_with(("tournaments.services.play", "web.dashboard.pages"))
+    assert HOUSE in broken_with(("tournaments.selectors", "api.tournaments.serializers"))
+    assert HOUSE in broken_with(("bots.services", "tournaments.models"))
+    assert HOUSE in broken_with(("tournaments.models", "config.urls"))
 
 
-def test_the_html_pages_are_doors_of_the_tournaments_layers(broken_with):
-    assert LAYERS in broken_with(("tournaments.services", "tournaments.organise.forms"))
-    assert LAYERS in broken_with(("tournaments.selectors", "tournaments.dashboard.pages"))
+def test_an_html_page_asking_the_apis_permissions_or_the_rest_framework_is_caught(broken_with):
+    assert broken_with(("web.organise.views", "api.tournaments.permissions")) == {HOUSE, PAGES}
+    assert HOUSE in broken_with(("web.site.forms", "api.accounts"))
+    assert broken_with(("web.bots.views", "rest_framework")) == {PAGES}
+
+
+def test_a_door_importing_another_doors_views_is_caught(broken_with):
+    assert broken_with(("web.bots.views", "web.organise.views")) == {VIEWS}
+    assert VIEWS in broken_with(("api.tournaments.views", "web.bots.views"))
+
+
+def test_configs_plumbing_importing_an_app_is_caught(broken_with):
+    assert PLUMBING in broken_with(("config.throttles", "tournaments.models"))
+    assert PLUMBING in broken_with(("config.settings", "web.forms"))
+
+
+@pytest.mark.parametrize(
+    "importer, imported, broken",
+    [
+        # A module nobody names is held by the package it is in: each of these
+        # modules is new, and no contract lists it.
+        ("tournaments.newly_added", "web.dashboard.views", HOUSE),
+        ("tournaments.newly_added.deep.inside", "api.urls", HOUSE),
+        ("bots.newly_added", "tournaments.selectors", HOUSE),
+        ("games.newly_added", "bots.models", HOUSE),
+        ("config.newly_added", "bots.services", PLUMBING),
+        ("web.newly_added", "rest_framework.views", PAGES),
+        ("web.newly_added", "api.bots.serializers", HOUSE),
+        ("api.newly_added.views", "web.bots.views", VIEWS),
+    ],
+)
+def test_a_new_module_is_constrained_without_being_named(broken_with, importer, imported, broken):
+    text = (ROOT / "pyproject.toml").read_text()
+    assert importer not in text
+    assert broken in broken_with((importer, imported))
+
+
+def test_a_new_module_in_a_cycle_is_caught_without_being_named(broken_with, tree):
+    assert ACYCLIC in broken_with(
+        ("tournaments.newly_added", "tournaments.services"),
+        ("tournaments.services.queue", "tournaments.newly_added"),
+    )
+    tree.add_import(importer="web.newly_added", imported="web.forms")
+    tree.add_import(importer="web.forms", imported="web.newly_added")
+    assert ("web.forms", "web.newly_added") in {cycle[:2] for cycle in module_cycles(tree)}
 
 
 def test_the_queue_reaching_up_into_the_competition_settings_is_caught(broken_with):

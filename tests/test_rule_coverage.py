@@ -12,8 +12,6 @@ import functools
 import re
 from pathlib import Path
 
-import pytest
-
 import games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,16 +175,6 @@ def test_tests_cite_only_rules_that_exist():
     prefixes = {rule.rsplit("-", 1)[0] for rule in known}
     unknown = sorted(r for r in cited_ids() if r.rsplit("-", 1)[0] in prefixes and r not in known)
     assert not unknown, f"tests cite rule IDs that RULES.md does not define: {unknown}"
-
-
-SHARED = ROOT.parent / "shared" / "RULES.md"
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="no shared specification beside this checkout")
-def test_rules_copy_matches_the_shared_specification():
-    assert RULES.read_text(encoding="utf-8") == SHARED.read_text(
-        encoding="utf-8"
-    ), "docs/RULES.md is stale: copy ../shared/RULES.md over it"
 
 
 def test_a_test_that_checks_nothing_cites_no_rule():

@@ -14,12 +14,11 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The apps' own static folders (the others are Django's, DRF's and the API docs').
-FOLDERS = [ROOT / "tournaments" / "static", ROOT / "bots" / "static"]
+#: The web app's own static folder (the others are Django's, DRF's and the API docs').
+FOLDERS = [ROOT / "web" / "static"]
 TEMPLATES = sorted(
     [
-        *(ROOT / "tournaments").rglob("templates/**/*.html"),
-        *(ROOT / "bots").rglob("templates/**/*.html"),
+        *(ROOT / "web").rglob("templates/**/*.html"),
     ]
 )
 #: Files kept beside the others that no page loads: the vendored CSS's licence.

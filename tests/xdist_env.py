@@ -56,3 +56,12 @@ _isolate()
 # workers are. The tests of the bots' weight set it themselves (tests/bots/hostile/
 # test_resources.py); a deployment has 20 (bots.sandbox.cgroup.DEFAULT_BASE_WEIGHT).
 os.environ.setdefault("CARDROOM_SANDBOX_CPU_WEIGHT", "100")
+
+# The suite's accounts are made a moment before they play, by factories or by sign-ups
+# without a mailbox, many from one address: its baseline works at once, as the demo does.
+# The tests of confirmation, of the wait before public play and of the sign-ups per
+# address set these themselves (tests/api/test_confirmation.py, test_public_play.py and
+# test_signups.py); an installation's defaults are email, 24 hours and 3 a day.
+os.environ.setdefault("CARDROOM_SIGNUP_CONFIRMATION", "none")
+os.environ.setdefault("CARDROOM_PUBLIC_PLAY_MIN_AGE_H", "0")
+os.environ.setdefault("CARDROOM_THROTTLE_SIGNUP", "1000/min")

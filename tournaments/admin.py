@@ -18,8 +18,7 @@ from tournaments.models import (
     TableExclusion,
     VersionTest,
 )
-from tournaments.organise.services import ORGANISE_CODENAME, organiser_right_set
-from tournaments.permissions import is_organiser
+from tournaments.permissions import ORGANISE_CODENAME, is_organiser, organiser_right_set
 from tournaments.version_tests import version_test_cancel
 
 
@@ -29,6 +28,7 @@ class EntryInline(admin.TabularInline):
     fields = [
         "bot",
         "partner",
+        "partner_pending",
         "pinned_version",
         "seed_order",
         "division",
@@ -71,7 +71,17 @@ class RoundAdmin(admin.ModelAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(admin.ModelAdmin):
-    list_display = ["bot", "partner", "competition", "mu", "sigma", "games", "points", "withdrawn"]
+    list_display = [
+        "bot",
+        "partner",
+        "partner_pending",
+        "competition",
+        "mu",
+        "sigma",
+        "games",
+        "points",
+        "withdrawn",
+    ]
     list_filter = ["competition", "disqualified"]
 
 

@@ -36,7 +36,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 import games
-from bots import builtin
+from bots import accounts, builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bot_ensure
@@ -46,6 +46,10 @@ from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 
 #: The most games one challenge may ask for (the daily allowance may be lower).
 GAMES_MAX = 1_000
+#: The cap in words, as the form, the API and their refusals say it.
+GAMES_CAP_WORDS = (
+    f"A challenge plays from 1 to {GAMES_MAX:,} games (for more, ask for several challenges)"
+)
 #: A challenge plays as matches of at most this many games each, so that no one task holds
 #: a worker long and the page shows progress as matches finish.
 MATCH_GAMES_MAX = 12
@@ -53,6 +57,11 @@ MATCH_GAMES_MAX = 12
 _OPPONENT = re.compile(
     r"^(?:builtin:(?P<builtin>[a-z0-9_-]+)|bot:(?P<bot>\d{1,18})(?:@(?P<n>\d{1,9}))?)$"
 )
+
+
+#: The games of a quick game: one unrated game of a version against the opponents chosen,
+#: played as soon as a slot of the users' lane is free (never duplicate: one deal).
+QUICK_GAME = 1
 
 
 class OpponentNotFound(Exception):
@@ -145,6 +154,7 @@ def _opponent(text: Any, *, user, variant: str) -> Seat:
         return Seat(bot, None)
     if own:
         return Seat(bot, _own_version(bot, int(number) if number else None, variant, "opponents"))
+    accounts.public_play_check(user=user)  # another author's bot: an account old enough
     if number is not None:
         raise ValidationError(
             {"opponents": f"{text}: another author's bot plays the version it plays now; "
@@ -206,7 +216,7 @@ def match_games(games_: int, seats: int, duplicate: bool) -> int:
 
 def _check_games(games_: int, seats: int, duplicate: bool) -> None:
     if isinstance(games_, bool) or not isinstance(games_, int) or not 1 <= games_ <= GAMES_MAX:
-        raise ValidationError({"games": f"games must be from 1 to {GAMES_MAX}, got {games_!r}"})
+        raise ValidationError({"games": f"{GAMES_CAP_WORDS}, not {games_!r}"})
     if duplicate and games_ % seats:
         raise ValidationError(
             {
@@ -235,7 +245,8 @@ def challenge_create(
     Only the bot's owner may ask (``PermissionDenied`` for anyone else). Raises
     :class:`OpponentNotFound` for an opponent ``by`` may not see; ``ValidationError``
     naming the field for an unknown variant or option, a version that is not ready or
-    does not play the variant, a wrong number of opponents, an opponent that opted out,
+    does not play the variant (checked before the opponents, so that it is the error one
+    sees), a wrong number of opponents, an opponent that opted out,
     is deactivated or does not play the variant, a table that breaks one bot per author,
     ``games`` outside 1..:data:`GAMES_MAX` (or not a multiple of the seats, duplicate);
     ``AllowanceExceeded`` beyond ``by``'s open challenges or challenge games of the day
@@ -244,14 +255,17 @@ def challenge_create(
     if by is None or not by.is_authenticated or bot.owner_id != by.pk:
         raise PermissionDenied("only the bot's owner may ask for its challenges")
     game = _variant(variant, options)
+    # The version first: the variant one's own bot does not play is the error to see.
+    own = Seat(bot, _own_version(bot, version, variant, "version"))
     seats_n = game.num_players
     if not isinstance(opponents, list) or len(opponents) != seats_n - 1:
         raise ValidationError(
             {"opponents": f"{variant} is played at {seats_n} seats: name {seats_n - 1} "
              f"opponent{'s' if seats_n > 2 else ''}, got {len(opponents or [])}"}
         )  # fmt: skip
+    if games == QUICK_GAME:
+        duplicate = False  # a quick game: one deal, one seating
     _check_games(games, seats_n, duplicate)
-    own = Seat(bot, _own_version(bot, version, variant, "version"))
     seats = [own, *(_opponent(text, user=by, variant=variant) for text in opponents)]
     _fair_play(seats, by)
     with transaction.atomic():
@@ -321,10 +335,17 @@ def _seat_name(seat: Seat) -> str:
     return str(seat.bot) if seat.version is None else f"{seat.bot} v{seat.version.number}"
 
 
+#: The error of a challenge's match that was in play when the challenge was cancelled.
+CANCELLED_IN_PLAY = "not played to the end: its challenge was cancelled"
+
+
 def challenge_cancel(*, challenge: Challenge, by) -> Challenge:
     """Stop a running challenge for good (the author who asked, or staff): its matches not
-    yet started are dropped; one in play is recorded as played. ``ValidationError`` for a
-    challenge already over."""
+    yet started are dropped, and one in play is failed (:data:`CANCELLED_IN_PLAY`): its
+    worker stops it between two decisions and records nothing of it
+    (``tournaments.leases.watch``). The matches played are kept; only their games count
+    against the author's challenge games of the day (``tournaments.allowances``).
+    ``ValidationError`` for a challenge already over."""
     staff = by is not None and by.is_authenticated and by.is_staff
     if not staff and (by is None or challenge.created_by_id != by.pk):
         raise PermissionDenied("only the author who asked for a challenge may cancel it")
@@ -336,7 +357,13 @@ def challenge_cancel(*, challenge: Challenge, by) -> Challenge:
             competition_id=locked.competition_id,
             status__in=(Match.Status.PENDING, Match.Status.QUEUED),
         ).delete()  # a message still queued for one of them finds nothing to claim
-        locked.status, locked.finished_at = Challenge.Status.CANCELLED, timezone.now()
+        now = timezone.now()
+        Match.objects.filter(
+            competition_id=locked.competition_id, status=Match.Status.RUNNING
+        ).update(
+            status=Match.Status.FAILED, lease_until=None, finished_at=now, error=CANCELLED_IN_PLAY
+        )
+        locked.status, locked.finished_at = Challenge.Status.CANCELLED, now
         locked.save(update_fields=["status", "finished_at"])
         Competition.objects.filter(pk=locked.competition_id).update(
             status=Competition.Status.CANCELLED

@@ -30,12 +30,13 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 
 from config import metrics
-from tournaments.dashboard.live import live_events, shown_seats
-from tournaments.dashboard.selectors import competition_snapshot
-from tournaments.fanout import Outbox, join_frames, unwatch, unwatch_match, watch, watch_match
+from tournaments.fanout import Outbox, join_frames, unwatch, watch
+from tournaments.match_fanout import unwatch_match, watch_match
 from tournaments.models import Competition, Match
 from tournaments.permissions import can_manage
 from tournaments.selectors import competitions_visible_to
+from tournaments.watching.live_match import live_events, shown_seats
+from tournaments.watching.panels import competition_snapshot
 
 #: Close code for a competition the user may not watch (or that does not exist).
 CLOSE_FORBIDDEN = 4403
@@ -117,7 +118,7 @@ class CompetitionConsumer(AsyncJsonWebsocketConsumer):
 @database_sync_to_async
 def _watchable_match(match_id: int, user) -> tuple[Match | None, frozenset[int]]:
     """The match if ``user`` may watch its competition, and the seats whose own cards
-    they may see while it is played (``dashboard.live.shown_seats``)."""
+    they may see while it is played (``watching.live_match.shown_seats``)."""
     visible = competitions_visible_to(user=user, challenges=True)
     match = (
         Match.objects.select_related("competition")
@@ -148,7 +149,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
     Relays only: it checks that the user may watch the match's competition (else
     closes with code 4403), sends the current state first (``live.games``, the game's
     ``live.steps`` from its first step, or ``live.over``), then the events of this
-    process's :class:`tournaments.fanout.MatchFanout`. Every step is in the public
+    process's :class:`tournaments.match_fanout.MatchFanout`. Every step is in the public
     view; a seat's owner also gets that seat's own cards where the competition's
     full-view rule allows it, never another seat's.
     """

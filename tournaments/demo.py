@@ -85,12 +85,13 @@ class Child:
         return "\n".join(text.splitlines()[-lines:])
 
     def stop(self, timeout: float = 15.0) -> int | None:
-        """Stop the child and its process group; its exit code.
+        """Stop the child and its process group; its exit code, None if it still runs.
 
         SIGTERM goes to the child alone first, so that it shuts down in order (a
         Celery worker finishes its running tasks and stops its pool); its whole
         group gets SIGKILL after ``timeout``, and whatever of the group outlived
-        the child gets SIGTERM, then SIGKILL.
+        the child gets SIGTERM, then SIGKILL. Never raises: a child that cannot be
+        waited for is left to the caller (:meth:`alive`).
         """
         if self.popen is None:
             return None
@@ -102,11 +103,31 @@ class Child:
             self.popen.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _signal_group(pgid, signal.SIGKILL)
-            self.popen.wait(timeout=5)
+            _reap(self.popen, timeout=5.0)
         if _group_alive(pgid):
             _signal_group(pgid, signal.SIGTERM)
             _wait_group_gone(pgid, timeout=5.0)
         return self.popen.returncode
+
+
+def _reap(popen: subprocess.Popen, timeout: float) -> None:
+    """Wait up to ``timeout`` for ``popen``'s process to exit and collect its status,
+    without ``Popen.wait``: an interruption inside an earlier ``poll`` can leave Popen
+    unable to wait for it at all (its wait lock held), so that ``wait`` times out on a
+    process long dead. A process that outlives the timeout (uninterruptible sleep) is
+    left running: :meth:`Child.alive` says so."""
+    deadline = time.monotonic() + timeout
+    while popen.returncode is None:
+        try:
+            pid, status = os.waitpid(popen.pid, os.WNOHANG)
+        except ChildProcessError:  # already collected
+            return
+        if pid:
+            popen.returncode = os.waitstatus_to_exitcode(status)
+            return
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -225,7 +246,16 @@ def asgi_server_argv(*, host: str, port: int, ws: str = "websockets-sansio") -> 
     ``permessage-deflate`` extension that browsers offer is declined: the server would
     compress each event once per socket (``bench.live``: p95 1,775 ms instead of 222 ms
     at 500 watchers), and the events are small JSON.
+
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed only from the proxies of
+    ``CARDROOM_TRUSTED_PROXIES`` (``config.proxies``), none unless it is set: uvicorn's
+    own default believes them from 127.0.0.1, so that any local client could pick the
+    address its sign-ups and failed logins are counted against.
     """
+    trusted = os.environ.get("CARDROOM_TRUSTED_PROXIES", "").strip()
+    proxy_headers = (
+        ["--proxy-headers", "--forwarded-allow-ips", trusted] if trusted else ["--no-proxy-headers"]
+    )
     return [
         sys.executable,
         "-m",
@@ -247,6 +277,7 @@ def asgi_server_argv(*, host: str, port: int, ws: str = "websockets-sansio") -> 
         "--ws-per-message-deflate",  # declined: it compresses every frame once per socket
         "false",
         "--no-access-log",
+        *proxy_headers,
         "config.asgi:application",
     ]
 
@@ -274,3 +305,31 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: set[i
         lines.append("  ".join(parts).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def celery_worker_argv(
+    queues: Sequence[str], concurrency: int, *, node: str, beat_schedule: Path | None = None
+) -> list[str]:
+    """The command line of a Celery worker of the demo: ``queues`` in the order it takes
+    them, ``concurrency`` pool processes, named ``node``; with embedded beat (its schedule
+    in ``beat_schedule``) if one is given."""
+    beat = ["-B", "-s", str(beat_schedule)] if beat_schedule is not None else []
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        *beat,
+        "-Q",
+        ",".join(queues),
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+        "-n",
+        node,
+        "--without-mingle",
+        "--without-gossip",
+    ]

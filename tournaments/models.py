@@ -42,10 +42,15 @@ class Competition(models.Model):
         #: Every entry is a team (:attr:`Entry.partner`), always seated on partner seats.
         FIXED = "fixed"
 
+    class Seeding(models.TextChoices):  # a first league season's order (services.leagues)
+        RATING = "rating"
+        MANUAL = "manual"
+        RANDOM = "random"
+
     class Status(models.TextChoices):
         DRAFT = "draft"
         RUNNING = "running"
-        #: Running, but queueing no match until it is resumed (``tournaments.organise``).
+        #: Running, but queueing no match until it is resumed (``web.organise``).
         PAUSED = "paused"
         FINISHED = "finished"
         CANCELLED = "cancelled"
@@ -103,8 +108,8 @@ class Competition(models.Model):
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_competitions"
     )
-    #: One of the installation's standing open ladders (``tournaments.ladders``): the game
-    #: family it stands for ("manni", "maniglia", "money"); "" for every other competition.
+    #: One of the installation's standing open ladders (``tournaments.ladders``): the
+    #: variant it stands for ("manni-basic", ...); "" for every other competition.
     standing = models.CharField(max_length=24, blank=True, default="", editable=False)
     #: League seasons: the most entries a division holds (the entries are cut into divisions
     #: of sizes differing by at most one at the start, ``formats.league``); None: one division.
@@ -127,12 +132,18 @@ class Competition(models.Model):
     #: Closed by its organisers before its schedule ended (``services.competition_close``
     #: of a running or paused tournament): "closed early", not "finished".
     closed_early = models.BooleanField(default=False, editable=False)
+    #: League seasons: the order a first season's entries are cut into divisions in.
+    seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.RATING)
+    #: Random seeding: the shuffle's seed, recorded at the start at the latest.
+    seeding_seed = models.BigIntegerField(null=True, blank=True)
+    #: False for a league season closed early without promotion and relegation.
+    promotion_applies = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            # One standing ladder per family that has not ended (``ladders ensure``).
+            # One standing ladder per variant that has not ended (``ladders ensure``).
             models.UniqueConstraint(
                 fields=["standing"],
                 condition=~models.Q(standing="")
@@ -177,6 +188,8 @@ class Entry(models.Model):
     partner = models.ForeignKey(
         Bot, null=True, blank=True, on_delete=models.PROTECT, related_name="partnered_entries"
     )
+    #: True while the partner's owner (another member) has not accepted: the team waits.
+    partner_pending = models.BooleanField(default=False)
     pinned_version = models.ForeignKey(
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -305,6 +318,24 @@ class MatchSeat(models.Model):
         ordering = ["match_id", "seat"]
 
 
+class MatchStderrLog(models.Model):
+    """A seat's whole stderr over a match, gzip (``bots.sandbox.stderr_archive``), kept for
+    its bot's owner within their ``stderr_log_bytes`` (``services.stderr_logs``)."""
+
+    seat = models.OneToOneField(MatchSeat, on_delete=models.CASCADE, related_name="stderr_log")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    data = models.BinaryField(blank=True)  # the gzip file; empty once dropped
+    size = models.PositiveBigIntegerField(default=0)  # len(data): what the allowance counts
+    kept = models.PositiveBigIntegerField(default=0)  # bytes of stderr data holds
+    written = models.PositiveBigIntegerField(default=0)  # bytes the bot wrote (kept or not)
+    created_at = models.DateTimeField(auto_now_add=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "dropped_at", "created_at"])]
+        ordering = ["owner_id", "created_at", "id"]
+
+
 class GameRecord(models.Model):
     """The replayable record of one game of a match, stored zlib-compressed."""
 
@@ -390,6 +421,9 @@ class VersionTest(models.Model):
     seed = models.BigIntegerField()
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     lease_until = models.DateTimeField(null=True, blank=True)
+    #: When the reaper sent it again because its worker stopped in the middle of a slice
+    #: (its page says "resumed after a restart" until a worker takes it); cleared by a claim.
+    resumed_at = models.DateTimeField(null=True, blank=True)
     trials = models.PositiveIntegerField(default=0)
     counts = models.JSONField(default=dict, blank=True)
     llr = models.FloatField(default=0.0)
@@ -467,13 +501,17 @@ class OwnerLink(models.Model):
 
 
 class TableExclusion(models.Model):
-    """A pair of entries an organiser keeps from sharing a table (collusion report)."""
+    """A pair of entries kept from sharing a table: by an organiser (collusion report),
+    or by the collusion watch in a public ladder (``by_watch``, with what it saw in
+    ``note``, which the organiser's page shows)."""
 
     competition = models.ForeignKey(
         Competition, on_delete=models.CASCADE, related_name="table_exclusions"
     )
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
     other = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    by_watch = models.BooleanField(default=False)
+    note = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

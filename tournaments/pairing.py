@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef, Q
 
 import games
-from bots.models import Bot, BotVersion
+from bots.models import AccountLink, Bot, BotVersion
 from bots.selectors import passed_variant
 from tournaments.formats.common import derive_seed
 from tournaments.formats.elimination import Bracket, double_elimination, single_elimination
@@ -85,9 +85,11 @@ def seat_teams(competition: Competition) -> tuple[tuple[int, ...], ...] | None:
     return games.variant_info(competition.variant).teams or None
 
 
-def owner_groups(owner_ids: Iterable[int]) -> dict[int, int]:
+def owner_groups(owner_ids: Iterable[int], *, automatic: bool = False) -> dict[int, int]:
     """Each owner id mapped to the smallest id of the accounts linked with it as one
-    person (``OwnerLink``, transitively); an owner linked to nobody maps to itself."""
+    person (``OwnerLink``, transitively; with ``automatic``, the links ``bots.links``
+    found from sign-up addresses and uploads too, unless staff dismissed them); an owner
+    linked to nobody maps to itself."""
     parent = {o: o for o in owner_ids}
 
     def root(o: int) -> int:
@@ -95,20 +97,26 @@ def owner_groups(owner_ids: Iterable[int]) -> dict[int, int]:
             o = parent[o]
         return o
 
-    links = OwnerLink.objects.filter(Q(user_id__in=parent) | Q(other_id__in=parent))
-    seen = set()
-    pending = list(links.values_list("user_id", "other_id"))
+    seen: set[int] = set()
+    pending = _links_of(set(parent), automatic)
     while pending:  # follow links through accounts outside the field too
         for a, b in pending:
             ra, rb = root(a), root(b)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
         seen |= {o for pair in pending for o in pair}
-        more = OwnerLink.objects.filter(Q(user_id__in=seen) | Q(other_id__in=seen)).values_list(
-            "user_id", "other_id"
-        )
-        pending = [p for p in more if root(p[0]) != root(p[1])]
+        pending = [p for p in _links_of(seen, automatic) if root(p[0]) != root(p[1])]
     return {o: root(o) for o in owner_ids}
+
+
+def _links_of(owners: set[int], automatic: bool) -> list[tuple[int, int]]:
+    """The (user, other) links that touch ``owners``: staff's, and the automatic ones."""
+    near = Q(user_id__in=owners) | Q(other_id__in=owners)
+    pairs = list(OwnerLink.objects.filter(near).values_list("user_id", "other_id"))
+    if automatic:
+        found = AccountLink.objects.filter(near, dismissed=False)
+        pairs += found.values_list("user_id", "other_id")
+    return pairs
 
 
 def may_not_share_table(bots: Iterable[Bot]) -> frozenset[frozenset[int]]:
@@ -123,11 +131,17 @@ def may_not_share_table(bots: Iterable[Bot]) -> frozenset[frozenset[int]]:
     return _owned_apart([(bot.pk, bot.owner_id) for bot in bots])
 
 
-def _owned_apart(rows: Iterable[tuple[int, int | None]]) -> frozenset[frozenset[int]]:
-    """:func:`may_not_share_table` of (id, owner id) rows: pairs of those ids."""
+def _owned_apart(
+    rows: Iterable[tuple[int, int | None]], *, automatic: bool = False
+) -> frozenset[frozenset[int]]:
+    """:func:`may_not_share_table` of (id, owner id) rows: pairs of those ids (with
+    ``automatic``, owners linked automatically count as one too: :func:`owner_groups`)."""
     owned = [(pk, owner) for pk, owner in rows if owner is not None]
     owners = {owner for _, owner in owned}
-    group = owner_groups(owners) if len(owners) > 1 else {o: o for o in owners}
+    if len(owners) > 1:
+        group = owner_groups(owners, automatic=automatic)
+    else:
+        group = {o: o for o in owners}
     by_group: dict[int, list[int]] = {}
     for pk, owner in owned:
         by_group.setdefault(group[owner], []).append(pk)
@@ -147,8 +161,9 @@ def entries_apart(
 ) -> frozenset[frozenset[int]]:
     """The pairs of entry ids of ``competition`` that may not share a table: those of
     :func:`may_not_share_table` at tables of three seats or more (unless the organisers
-    waived it) and the pairs the organisers excluded. ``owners``: (entry id, owner id)
-    of the entries, if the caller has read them already."""
+    waived it; in a public ladder, with the owners ``bots.links`` linked automatically
+    too) and the pairs the organisers excluded. ``owners``: (entry id, owner id) of the
+    entries, if the caller has read them already."""
     pairs: set[frozenset[int]] = set()
     # Two bots can only team up against a third seat: a two-seat table is a duel.
     if not competition.same_owner_tables and competition.seats_per_table >= MIN_TEAM_TABLE:
@@ -158,7 +173,8 @@ def entries_apart(
             # from the owners of either.
             partnered = competition.entries.filter(partner__isnull=False)
             owners += partnered.values_list("id", "partner__owner_id")
-        pairs |= _owned_apart(owners)
+        public_ladder = competition.is_public and competition.format == Format.LADDER
+        pairs |= _owned_apart(owners, automatic=public_ladder)
     excluded = TableExclusion.objects.filter(competition=competition)
     pairs |= {frozenset(p) for p in excluded.values_list("entry_id", "other_id")}
     return frozenset(pairs)

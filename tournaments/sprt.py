@@ -55,10 +55,13 @@ def deal_scores(
     time_control: TimeControl | None = None,
     partnership: bool = False,
     start: int = 0,
+    on_action: Callable[[int, Any], None] | None = None,
 ) -> Iterator[float]:
     """The new version's score of each trial from trial ``start`` on, without end (a test
     resumed at ``start`` plays the same deals as one that never stopped).
 
+    ``on_action(game, state)`` is called between two decisions (the referee's hook): what
+    it raises ends the deal in play, its players closed, and comes out of the iterator.
     Raises ``ValueError`` for an unknown variant or option (before any game).
     """
     players = games.load(variant, **(options or {})).num_players
@@ -77,6 +80,7 @@ def deal_scores(
             options=options,
             duplicate=True,
             time_control=time_control,
+            on_action=on_action,
         )
         points = [
             pair_score(

@@ -9,10 +9,19 @@ staff get it at once; anyone who may see every hand of the game
 
 from __future__ import annotations
 
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from typing import IO
+
+import games
 from bots.referee.match import TimeControl, schedule
 from bots.referee.transcript import Transcript, game_transcript
-from tournaments.models import Competition, GameRecord, MatchSeat
+from tournaments.models import Competition, GameRecord, Match, MatchSeat
 from tournaments.selectors import full_view_allowed
+
+#: A match's transcripts are written to a file once the zip is larger than this.
+ZIP_IN_MEMORY_BYTES = 8 * 1024 * 1024
 
 
 def game_seating(*, game: GameRecord) -> tuple[int, list[int]]:
@@ -102,3 +111,51 @@ def seat_transcript(*, game: GameRecord, seat: int) -> Transcript:
         )
     except (KeyError, TypeError, IndexError) as exc:  # a record stored otherwise
         raise ValueError(f"the record does not rebuild: {exc!r}") from None
+
+
+def own_players(*, match: Match, user) -> set[int]:
+    """The match seats (``MatchSeat.seat``) whose bot is ``user``'s: a team's partner's
+    seats are its owner's, not the entry's."""
+    if user is None or not user.is_authenticated:
+        return set()
+    seats = MatchSeat.objects.filter(match=match).select_related("entry__bot", "entry__partner")
+    return {s.seat for s in seats if s.entry.bot_at(s.seat).owner_id == user.pk}
+
+
+@dataclass
+class MatchTranscripts:
+    """A zip of a match's transcripts (``file``, at its start), and the games left out
+    because they no longer replay under the rules as implemented now (their indices)."""
+
+    file: IO[bytes]
+    count: int
+    left_out: list[int] = field(default_factory=list)
+
+
+def match_transcripts_zip(*, match: Match, user) -> MatchTranscripts | None:
+    """Every transcript of ``user``'s bots in the games of the done ``match`` (the caller
+    checks that the match is visible to them), zipped as ``match-<id>/game-<index>-
+    player-<seat>.jsonl`` (``index`` as ``GameRecord.index``, ``seat`` the match seat):
+    what ``manage.py match --replay ZIP BOT`` replays as it is. Only the user's own seats,
+    whoever else may see the game: a transcript shows its seat's hand. None if the match
+    is not done or seats none of their bots."""
+    players = own_players(match=match, user=user)
+    if match.status != Match.Status.DONE or not players:
+        return None
+    file = tempfile.SpooledTemporaryFile(max_size=ZIP_IN_MEMORY_BYTES)  # noqa: SIM115 (its response closes it)
+    out = MatchTranscripts(file, 0)
+    with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for game in match.game_records.select_related("match__competition").order_by("index"):
+            try:
+                _, seats = game_seating(game=game)
+                for seat, player in enumerate(seats):
+                    if player in players:
+                        text = seat_transcript(game=game, seat=seat).dumps()
+                        zf.writestr(
+                            f"match-{match.pk}/game-{game.index}-player-{player}.jsonl", text
+                        )
+                        out.count += 1
+            except (ValueError, games.IllegalAction):
+                out.left_out.append(game.index)
+    file.seek(0)
+    return out

@@ -8,21 +8,26 @@ deals between the two versions (``tournaments.sprt``: uploaded versions
 sandboxed, built-in ones in-process), writing the counts, the LLR and any
 decision after every deal. It plays for about :data:`SLICE_S` seconds, then
 gives the test back as pending and sends the task again, so no task runs long
-and a test whose worker died is taken over once its lease expires; it resumes
-at the next deal and plays the same deals it would have played anyway.
+and a test whose worker died is taken over once its lease expires (the reaper sends
+it again: :func:`version_tests_reap`); it resumes at the next deal and plays the same
+deals it would have played anyway. Between two decisions the worker looks whether the
+test is still its own (``tournaments.leases.watch``): a cancelled test stops there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import secrets
 import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 import games
@@ -32,17 +37,31 @@ from bots.referee.players import Player
 from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
+from config import liveness
 from config.task_sending import send_task
 from tournaments import allowances, drain, leases
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
 from tournaments.services import is_partnership
+from tournaments.services.queue import queue_deadline
 from tournaments.sprt import PlayerFactory, deal_scores
 
-#: A task plays deals for about this many seconds, then sends itself again.
-SLICE_S = 60.0
-#: A running test whose lease ran out (its worker is gone) may be claimed again.
-LEASE_S = 10 * SLICE_S
+#: A task plays deals for about this many seconds, then sends itself again: short, so
+#: that a slot of the users' lane is free for the next person's upload within seconds.
+SLICE_S = 20.0
+#: A running test whose lease ran out (its worker is gone) may be claimed again, and the
+#: reaper sends it again (:func:`version_tests_reap`).
+#: The kind of work a slice holds (``config.liveness.hold``).
+HOLD_KIND = "version-test"
+LEASE_S = 600.0
+#: While a deal plays, its worker renews the test's lease this often (a deal may be long).
+RENEW_S = LEASE_S / 4
+#: A slice stops this long before Celery's soft time limit, even in the middle of a deal.
+TIME_LIMIT_MARGIN_S = 60
+#: A slice stops after this long even in the middle of a deal, and a deal that does not
+#: end within one slice of this length fails its test: bots that sleep just under their
+#: move time on every decision cannot make one slice hold a slot for half an hour.
+DEAL_LIMIT_S = 300.0
 #: The most games one test may ask for (a test that has not decided by then stops).
 MAX_GAMES = 20_000
 #: The error rates a test may ask for: below the floor a test can all but never decide
@@ -69,7 +88,12 @@ VERSION_TEST_TASK = "tournaments.version_test_run"
 def send_version_test_task(test_id: int) -> None:
     """One ``tournaments.version_test_run`` task for ``test_id`` on the version tests' queue,
     taken after every other kind of work (``CARDROOM_QUEUES``; found by name in the app's
-    registry, ``config.task_sending``: the tasks module calls this one, never the reverse)."""
+    registry, ``config.task_sending``: the tasks module calls this one, never the reverse).
+    A pending test's ``lease_until`` becomes its requeue deadline, as a queued match's
+    (``tournaments.version_test_requeue``: the reaper sends again a lost message)."""
+    VersionTest.objects.filter(pk=test_id, status=Status.PENDING).update(
+        lease_until=queue_deadline()
+    )
     send_task(
         VERSION_TEST_TASK,
         [test_id],
@@ -113,11 +137,39 @@ def _checked_sprt(elo0: float, elo1: float, alpha: float, beta: float) -> Sprt:
         raise ValidationError({field: str(exc)}) from None
 
 
+def _pair(bot: Bot, new: int | None, old: int | None) -> tuple[int, int]:
+    """The versions to test: ``new`` (None: the newest ready version) against ``old``
+    (None: the newest ready version before ``new``); ``ValidationError`` naming the field
+    for a version against itself, or no version to take by default."""
+    ready = bot.versions.filter(status=BotVersion.Status.READY).order_by("-number")
+    ready = list(ready.values_list("number", flat=True))
+    if new is None:
+        if not ready:
+            raise ValidationError({"new": f"{bot} has no ready version to test"})
+        new = ready[0]
+    elif old is None:
+        _version(bot, new, "new")  # a version that is not there or not ready says so
+    if old is None:
+        old = next((n for n in ready if n < new), None)
+        if old is None:
+            why = "to test it against: a version test needs two ready versions"
+            raise ValidationError({"old": f"{bot} has no ready version older than v{new} {why}"})
+    if new == old:
+        listed = ", ".join(f"v{n}" for n in ready) or "none"
+        raise ValidationError(
+            {
+                "old": f"v{new} cannot be tested against itself: choose another version as "
+                f"old, usually the one before it (ready: {listed})"
+            }
+        )
+    return new, old
+
+
 def version_test_create(
     *,
     bot: Bot,
-    new: int,
-    old: int,
+    new: int | None = None,
+    old: int | None = None,
     variant: str,
     options: dict[str, Any] | None = None,
     elo0: float = 0.0,
@@ -128,7 +180,8 @@ def version_test_create(
     by=None,
     send: Sender | None = send_version_test_task,
 ) -> VersionTest:
-    """A pending test of version ``new`` of ``bot`` against its version ``old``.
+    """A pending test of version ``new`` of ``bot`` (None: its newest ready version)
+    against its version ``old`` (None: the newest ready version before ``new``).
 
     Only the bot's owner (or staff) may ask. Raises ``PermissionDenied`` for anyone
     else and ``ValidationError`` naming the field for an unknown or unready version,
@@ -142,8 +195,7 @@ def version_test_create(
     staff = by is not None and by.is_authenticated and by.is_staff
     if not staff and (by is None or bot.owner_id != by.pk):
         raise PermissionDenied("only the bot's owner may test its versions")
-    if new == old:
-        raise ValidationError({"old": f"new and old are the same version ({new})"})
+    new, old = _pair(bot, new, old)
     new_version, old_version = _version(bot, new, "new"), _version(bot, old, "old")
     try:
         players = games.load(variant, **(options or {})).num_players
@@ -226,11 +278,76 @@ def _filler(seed: int, index: int) -> Player:
     return seat_player(builtin=FILLER, seed=seed, seat=index)
 
 
-def _claim(test_id: int) -> bool:
+@dataclasses.dataclass
+class _Hold:
+    """A worker's hold on a running test: the end of the lease it took, which each of its
+    writes checks and moves on. A test cancelled, or taken over after that lease ran out
+    (:func:`version_tests_reap`), is no longer held: nothing more of it is written here."""
+
+    test_id: int
+    lease_until: datetime | None
+    renewed: float = dataclasses.field(default_factory=time.monotonic)
+    #: Deals this hold saved.
+    deals: int = 0
+
+    def held(self) -> QuerySet[VersionTest]:
+        return VersionTest.objects.filter(
+            pk=self.test_id, status=Status.RUNNING, lease_until=self.lease_until
+        )
+
+    def write(self, *, release: bool = False, **fields: Any) -> bool:
+        """Write ``fields`` if the test is still held, renewing the lease (``release``: end
+        it); False, writing nothing, if it is not."""
+        now = timezone.now()
+        until = None if release else leases.lease_until(lease_s=LEASE_S, now=now)
+        if not self.held().update(lease_until=until, **fields):
+            return False
+        self.lease_until, self.renewed = until, time.monotonic()
+        return True
+
+    def still_held(self) -> bool:
+        """Looked at between two decisions (``leases.watch``): renews the lease once
+        :data:`RENEW_S` have passed since the last write (a deal may outlast a lease)."""
+        if time.monotonic() - self.renewed >= RENEW_S:
+            return self.write()
+        return self.held().exists()
+
+
+def _claim(test_id: int) -> _Hold | None:
     """Take test ``test_id`` with a lease (``tournaments.leases``): pending, or running
-    with an expired lease (its worker is gone)."""
-    tests = VersionTest.objects.filter(pk=test_id)
-    return bool(leases.claim(tests, waiting=[Status.PENDING], lease_s=LEASE_S))
+    with an expired lease (its worker is gone); None if it is not claimable."""
+    now = timezone.now()
+    claimed = leases.claimed(VersionTest, lease_s=LEASE_S, now=now)
+    claimable = leases.claimable(VersionTest, waiting=[Status.PENDING], now=now)
+    if not VersionTest.objects.filter(claimable, pk=test_id).update(**claimed, resumed_at=None):
+        return None
+    liveness.hold(HOLD_KIND, test_id)  # its worker's death is seen within seconds
+    return _Hold(test_id, claimed["lease_until"])
+
+
+class _OutOfTime(Exception):
+    """The slice's task nears Celery's time limit in the middle of a deal."""
+
+
+def _watch(hold: _Hold, started: float) -> Callable[..., None]:
+    """The check between two decisions: :class:`~tournaments.leases.ClaimLost` once the
+    test is cancelled or taken over, :class:`_OutOfTime` once the task nears its limit."""
+    held = leases.watch(hold.still_held)
+    task_limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
+    limit = DEAL_LIMIT_S
+    if task_limit:
+        limit = min(limit, task_limit - TIME_LIMIT_MARGIN_S)
+
+    def look(*args: Any) -> None:
+        held()
+        if time.monotonic() - started >= limit:
+            raise _OutOfTime(
+                f"one deal took longer than {limit:.0f} s, more than a version test gives a"
+                " deal: the versions are too slow to test (a bot that thinks close to its"
+                " move time on every decision)"
+            )
+
+    return look
 
 
 def version_test_play(
@@ -240,50 +357,64 @@ def version_test_play(
 
     Returns ``skipped`` (done, failed, or held by a live lease: a second delivery),
     ``done`` (decided, or ``max_games`` reached undecided), ``continued`` (given back
-    as pending and sent again, unless ``send`` is None) or ``failed`` (the versions
-    cannot be played; ``error`` says why).
+    as pending and sent again, unless ``send`` is None), ``cancelled`` (cancelled, or
+    taken over, while it played: play stops between two decisions, the deal in play not
+    counted) or ``failed`` (the versions cannot be played, or one deal outlasts the
+    task's time limit; ``error`` says why).
     """
-    if not _claim(test_id):
+    hold = _claim(test_id)
+    if hold is None:
         return "skipped"
     test = VersionTest.objects.select_related("new", "old").get(pk=test_id)
     if test.status != Status.RUNNING:  # cancelled between the claim and here
         return "skipped"
+    try:
+        outcome = _play(test, hold, slice_s)
+    except leases.ClaimLost:
+        return "cancelled"
+    except _OutOfTime as exc:
+        if not hold.deals:  # one deal alone outlasts a task: it would be played again and again
+            hold.write(release=True, status=Status.FAILED, error=str(exc))
+            return "failed"
+        outcome = "continued"  # the deal cut off is played again from its seed by the next task
+    except (ValueError, OSError, SandboxUnavailable) as exc:  # a version cannot be run here
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        hold.write(release=True, status=Status.FAILED, error=error)
+        return "failed"
+    given_back = outcome == "continued" and hold.write(release=True, status=Status.PENDING)
+    if given_back and send is not None:
+        send(test_id)
+    return outcome
+
+
+def _play(test: VersionTest, hold: _Hold, slice_s: float) -> str:
+    """Play deals of ``test`` from its next one for about ``slice_s`` seconds, saving each;
+    ``done``, ``cancelled`` (found so when saving) or ``continued`` (the slice is over)."""
     players, sprt, counts = players_of(test), sprt_of(test), counts_of(test)
     started = time.monotonic()
-    try:
-        scores = deal_scores(
-            test.variant,
-            _maker(test.new),
-            _maker(test.old),
-            _filler,
-            seed=test.seed,
-            options=test.options,
-            partnership=is_partnership(test.variant),
-            start=test.trials,
-        )
-        while True:
-            score = next(scores)
-            key = min(counts, key=lambda point: abs(point - score))
-            counts[key] += 1
-            result = sprt.test(counts)
-            finished = result.decision is not None or result.trials * players >= test.max_games
-            if not _save(test, counts, result, finished):
-                return "cancelled"
-            if finished:
-                return "done"
-            if time.monotonic() - started >= slice_s or drain.draining():
-                break  # a worker that stops plays no more deals: the rest goes on elsewhere
-    except (ValueError, OSError, SandboxUnavailable) as exc:  # a version cannot be run here
-        VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
-            status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], lease_until=None
-        )
-        return "failed"
-    VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
-        status=Status.PENDING, lease_until=None
+    scores = deal_scores(
+        test.variant,
+        _maker(test.new),
+        _maker(test.old),
+        _filler,
+        seed=test.seed,
+        options=test.options,
+        partnership=is_partnership(test.variant),
+        start=test.trials,
+        on_action=_watch(hold, started),
     )
-    if send is not None:
-        send(test_id)
-    return "continued"
+    while True:
+        score = next(scores)
+        key = min(counts, key=lambda point: abs(point - score))
+        counts[key] += 1
+        result = sprt.test(counts)
+        finished = result.decision is not None or result.trials * players >= test.max_games
+        if not _save(hold, counts, result, finished):
+            return "cancelled"
+        if finished:
+            return "done"
+        if time.monotonic() - started >= slice_s or drain.draining():
+            return "continued"  # a worker that stops plays no more deals: the rest elsewhere
 
 
 def version_test_give_back(*, test_id: int, send: Sender | None = send_version_test_task) -> bool:
@@ -300,32 +431,57 @@ def version_test_give_back(*, test_id: int, send: Sender | None = send_version_t
     return given
 
 
+def version_tests_reap(*, send: Sender | None = send_version_test_task) -> list[int]:
+    """Running tests whose lease ran out, or whose worker process stopped beating
+    (``config.liveness``: killed, past its hard time limit, its machine gone), back to
+    pending and sent again; their ids. Each resumes at
+    its next deal; the deal that was in play is played again from its seed. Called by the
+    reaper (``tournaments.matches_reap``); safe to run concurrently and repeatedly."""
+    now = timezone.now()
+    running = VersionTest.objects.filter(status=Status.RUNNING, lease_until__gte=now)
+    dead = liveness.gone_holds(HOLD_KIND, running.values_list("pk", flat=True))
+    if dead:  # its worker process stopped beating: no need to wait for its lease
+        running.filter(pk__in=[int(pk) for pk in dead]).update(
+            lease_until=now - timedelta(microseconds=1)
+        )
+    expired = VersionTest.objects.filter(leases.expired(VersionTest, now=now))
+    reaped = [
+        pk
+        for pk in expired.values_list("pk", flat=True)
+        if expired.filter(pk=pk).update(status=Status.PENDING, lease_until=None, resumed_at=now)
+    ]
+    if send is not None:
+        for pk in reaped:
+            send(pk)
+    return reaped
+
+
 def _key(score: float, steps: int) -> str:
     return f"{round(score * steps)}/{steps}"
 
 
-def _save(test: VersionTest, counts: dict[float, float], result: SprtResult, done: bool) -> bool:
+def _save(hold: _Hold, counts: dict[float, float], result: SprtResult, done: bool) -> bool:
     """Write the test's state after a deal (and renew its lease); False, writing nothing,
-    once the test was cancelled."""
-    now = timezone.now()
+    once the test was cancelled or taken over."""
     steps = len(counts) - 1
-    return (
-        VersionTest.objects.filter(pk=test.pk, status=Status.RUNNING).update(
-            trials=result.trials,
-            counts={_key(score, steps): count for score, count in counts.items() if count},
-            llr=result.llr,
-            decision=result.decision or "",
-            status=Status.DONE if done else Status.RUNNING,
-            finished_at=now if done else None,
-            lease_until=None if done else leases.lease_until(lease_s=LEASE_S, now=now),
-        )
-        == 1
+    saved = hold.write(
+        release=done,
+        trials=result.trials,
+        counts={_key(score, steps): count for score, count in counts.items() if count},
+        llr=result.llr,
+        decision=result.decision or "",
+        status=Status.DONE if done else Status.RUNNING,
+        finished_at=timezone.now() if done else None,
     )
+    hold.deals += saved
+    return saved
 
 
 def version_test_cancel(*, test: VersionTest, by) -> VersionTest:
-    """Stop ``test`` for good: no more of its deals are played (a slice being played stops
-    after its current deal). What it played so far stays.
+    """Stop ``test`` for good: no more of its deals are played (a slice in play stops
+    between two decisions, within :data:`tournaments.leases.WATCH_S` and one decision; the
+    deal cut off is not counted). What it played so far stays, and only that counts against
+    the owner's version-test games of the day (``tournaments.allowances``).
 
     Only the bot's owner and staff may cancel. Raises ``PermissionDenied`` for anyone else
     and ``ValidationError`` for a test that is already over (done, failed or cancelled).

@@ -10,150 +10,43 @@ a deal it has already seen. Each decision is timed: a move may use
 is a timeout. Any fault ends the game for the offender by FORFEIT-2, and a
 player whose process timed out, crashed or broke the protocol forfeits the
 rest of the match (its process is gone or out of step).
+
+Here are the referee and :func:`play_match`; the clock is ``time_control.py``, the
+results ``results.py``, the seeds and seatings ``schedule.py`` (each of their names is
+imported from here too).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
+import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import games
 from bots.referee import traces as tracing
 from bots.referee.messages import OUT_OF_MATCH, act_message, hello_message, result_message
-from bots.referee.players import ILLEGAL, OK, BotFault, Player
+from bots.referee.players import ILLEGAL, KILLED, OK, BotFault, Player
+from bots.referee.results import GameResult, MatchResult
+from bots.referee.schedule import game_seed, pace_draws, rotations, schedule
+from bots.referee.time_control import OPEN_LADDER_PACE_MS, TimeControl
 
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Per-move allowance plus a bank for the whole match, in milliseconds.
-
-    A bot program in a cgroup is charged the wall-clock time it holds the table,
-    less the time it was kept from running by others: the time its threads waited
-    on a run queue, runnable but without a CPU (``/proc/<tid>/schedstat``), and the
-    time the referee itself waited for one, less ``WAIT_SLACK_MS`` for the pipes.
-    So a bot that sleeps or blocks pays for it, and a loaded machine costs a bot
-    nothing. It is never charged less than the CPU time its whole process tree used
-    during the decision. Where the waits cannot be measured (a kernel without the
-    count) a decision is charged at least ``(wall - wall_grace_ms) /
-    UNMEASURED_FACTOR``. A decision may last at most ``wall_factor`` times the time
-    it may still be charged (``move_ms`` plus the bank) plus ``wall_grace_ms``: past
-    that it times out, however little of it was charged. Players without a CPU
-    count (in-process built-ins, bots run without a cgroup) are charged wall-clock
-    time, and the ceiling is what they may be charged.
-
-    ``match_wall_ms`` (0: none) bounds the wall-clock time each player may spend in
-    its decisions over the whole match, whatever it was charged: a bot let off its
-    waits on a crowded machine (charged less than ``move_ms`` a move) would otherwise
-    stretch a long match past any worker's time limit. Past it, the bot times out
-    and forfeits the rest of the match, which ends and is recorded.
-
-    ``pace_ms`` (0: off) paces what players are sent: each ``act`` of a game goes out
-    a whole number of ``pace_ms`` quanta (at least one) after the one before it,
-    whoever's it was. The time between a bot's answer and its next turn then tells
-    it how many quanta the other seats' decisions took, not how long each took: a
-    decision shorter than a quantum is one quantum, however long it was, so a bot
-    cannot read another's think time as a message (a timing channel between
-    colluders). It costs the match up to one quantum a decision, charged to nobody.
-    """
-
-    move_ms: int = 2_000
-    bank_ms: int = 20_000
-    start_ms: int = 10_000  # the hello handshake (process start-up included)
-    wall_factor: int = 4
-    wall_grace_ms: int = 1_000
-    match_wall_ms: int = 0
-    pace_ms: int = 0
-    #: Left uncharged of a decision's measured wall time (pipes, wake-ups; not a wait).
-    WAIT_SLACK_MS: ClassVar[float] = 20.0
-    #: Where waits are not measured: a decision costs at least (wall - grace) / this.
-    UNMEASURED_FACTOR: ClassVar[int] = 2
-
-    def __post_init__(self) -> None:
-        for name in ("move_ms", "bank_ms", "start_ms", "wall_factor", "wall_grace_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"time control {name} must be a positive integer, got {value!r}")
-        for name in ("match_wall_ms", "pace_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(
-                    f"time control {name} must be a non-negative integer, got {value!r}"
-                )
-
-    def wall_ceiling_ms(self, allowed_ms: int) -> int:
-        """The wall-clock limit of a CPU-charged decision that may be charged ``allowed_ms``."""
-        return allowed_ms * self.wall_factor + self.wall_grace_ms
-
-    def charge_ms(
-        self, *, wall_ms: float, cpu_ms: float | None, waited_ms: float | None = None
-    ) -> float:
-        """What a decision costs: its wall time less ``waited_ms`` kept from running (at
-        least its CPU time; without ``waited_ms``, at least a share of its wall time),
-        else, without a CPU count, its wall time."""
-        if cpu_ms is None:
-            return wall_ms
-        if waited_ms is None:
-            return max(cpu_ms, (wall_ms - self.wall_grace_ms) / self.UNMEASURED_FACTOR)
-        return max(cpu_ms, wall_ms - waited_ms - self.WAIT_SLACK_MS)
-
-
-@dataclass
-class GameResult:
-    index: int
-    seed: int
-    seats: list[int]  # seats[s] = index of the player at seat s
-    scores: list[int]
-    ranking: list[int]
-    statuses: list[dict[str, str]]
-    record: dict[str, Any]
-
-
-@dataclass
-class MatchResult:
-    variant: str
-    options: dict[str, Any]
-    seed: int
-    duplicate: bool
-    time_control: dict[str, int]
-    players: list[str]
-    games: list[GameResult] = field(default_factory=list)
-    seconds: float = 0.0
-    #: Per player: its captured stderr (capped by the sandbox), empty for in-process bots.
-    logs: list[str] = field(default_factory=list)
-
-    def standings(self) -> list[dict[str, Any]]:
-        """Per player: games, wins (rank 1), mean rank, total score, statuses, in player order."""
-        rows = []
-        for p, name in enumerate(self.players):
-            ranks, scores, statuses = [], 0, Counter()
-            for g in self.games:
-                seat = g.seats.index(p)
-                ranks.append(g.ranking[seat])
-                scores += g.scores[seat]
-                statuses[g.statuses[seat]["status"]] += 1
-            rows.append(
-                {
-                    "player": p,
-                    "name": name,
-                    "games": len(ranks),
-                    "wins": ranks.count(1),
-                    "mean_rank": sum(ranks) / len(ranks) if ranks else None,
-                    "score": scores,
-                    "statuses": dict(statuses),
-                }
-            )
-        return rows
-
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["standings"] = self.standings()
-        out["games_per_s"] = len(self.games) / self.seconds if self.seconds else None
-        return out
+__all__ = [  # the clock, the results and the schedule are imported from here too
+    "OPEN_LADDER_PACE_MS",
+    "ActionApplied",
+    "GameFinished",
+    "GameResult",
+    "MatchResult",
+    "Referee",
+    "TimeControl",
+    "game_seed",
+    "pace_draws",
+    "play_match",
+    "rotations",
+    "schedule",
+]
 
 
 #: Called after each action a game applies, with the game's index and its state (read only,
@@ -163,41 +56,19 @@ ActionApplied = Callable[[int, games.State], None]
 GameFinished = Callable[[GameResult], None]
 
 
-def game_seed(match_seed: int, deal: int) -> int:
-    """The seed of deal ``deal`` of a match (64 bits of SHA-256)."""
-    digest = hashlib.sha256(f"cardroom-match:{match_seed}:{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+@dataclass(slots=True)
+class _Turn:
+    """One decision as it starts: who decides (``player``, player ``p`` at ``seat``),
+    when (``time.perf_counter``), and its player's CPU count (None: charged wall-clock
+    time), bank and run-queue waits (``Player.wait_snapshot``) before it."""
 
-
-def schedule(games_count: int, players: int, duplicate: bool) -> list[tuple[int, list[int]]]:
-    """(deal number, seats) for each game; ``seats[s]`` is the player at seat ``s``.
-
-    Duplicate mode plays rotation by rotation: every deal at the first rotation,
-    then every deal again with the players moved one seat on, and so on. Each
-    rotation starts with fresh players (``Referee.start``), so within one
-    player's lifetime every deal is new.
-    """
-    if not duplicate:
-        return [(g, list(range(players))) for g in range(games_count)]
-    if games_count % players:
-        raise ValueError(
-            f"duplicate mode needs a multiple of {players} games, " f"got {games_count}"
-        )
-    deals = games_count // players
-    return [
-        (g % deals, [(s - g // deals) % players for s in range(players)])
-        for g in range(games_count)
-    ]
-
-
-def rotations(plan: list[tuple[int, list[int]]]) -> list[tuple[int, int]]:
-    """``(first, end)`` game index ranges of ``plan`` that share one seating."""
-    spans, first = [], 0
-    for index in range(1, len(plan) + 1):
-        if index == len(plan) or plan[index][1] != plan[first][1]:
-            spans.append((first, index))
-            first = index
-    return spans
+    seat: int
+    p: int
+    player: Player
+    started: float
+    cpu_before: int | None
+    bank_before: int
+    waits_before: Any
 
 
 class Referee:
@@ -224,6 +95,8 @@ class Referee:
         self.walls = [0.0] * len(players)  # wall-clock ms spent in decisions so far
         #: When the game's last ``act`` went out (``time.perf_counter``), for pacing.
         self.released: float | None = None
+        #: The game's jitter draws (:func:`pace_draws`), made when it starts.
+        self.pace_draws: random.Random | None = None
         #: The decision traces of the game being played (``bots.referee.traces``), or
         #: None when they are not kept.
         self.traces: list[dict[str, Any]] | None = [] if traces else None
@@ -269,6 +142,7 @@ class Referee:
         statuses = [{"status": OK, "reason": ""} for _ in seats]
         self.ply = 0
         self.released = None
+        self.pace_draws = pace_draws(self.seed, index)
         if self.traces is not None:
             self.traces = []
         while not state.is_over():
@@ -304,7 +178,8 @@ class Referee:
     def _decide(
         self, index: int, state: games.State, seat: int, player: Player, p: int
     ) -> BotFault | None:
-        """One decision of ``player``; the fault to forfeit with, or None."""
+        """One decision of ``player`` (player ``p``, at ``seat``); the fault to forfeit
+        with, or None."""
         if player.fault is not None:
             return BotFault(player.fault.status, f"{OUT_OF_MATCH}{player.fault.reason}")
         legal = state.legal_actions()
@@ -312,13 +187,36 @@ class Referee:
             state.apply(legal[0])  # a forced move is no decision (ACTION-6)
             self.ply += 1
             return None
+        message = self._act_message(index, state, seat, player, p, legal)
+        allowed_ms, budget_ms, cpu_before = self._allowance(player, p)
+        if self.tc.pace_ms and player.paced:
+            self._pace()
+        waits_before = player.wait_snapshot() if cpu_before is not None else None
+        turn = _Turn(seat, p, player, time.perf_counter(), cpu_before, self.banks[p], waits_before)
+        player.clock = (self.tc.move_ms, turn.bank_before)  # its CPU time is watched against it
+        try:
+            label = player.act(message, allowed_ms / 1000)
+        except BotFault as fault:
+            if self._wall_budget_ran_out(fault, budget_ms, allowed_ms):
+                fault = self._over_wall_budget()
+            return self._end_turn(turn, fault)
+        wall_ms = (time.perf_counter() - turn.started) * 1000
+        self.walls[p] += wall_ms
+        if budget_ms is not None and wall_ms >= budget_ms:
+            return self._end_turn(turn, self._over_wall_budget())
+        return self._charge_and_apply(state, turn, label, wall_ms)
+
+    def _act_message(
+        self, index: int, state: games.State, seat: int, player: Player, p: int, legal: list[str]
+    ) -> dict[str, Any]:
+        """The ``act`` asking ``player`` (player ``p``, at ``seat``) to choose from ``legal``."""
         if not player.wants_observation:
             observation = None
         elif player.encodes_observation:  # encoded before the next action: nothing copied
             observation = state.shared_observation(seat)
         else:
             observation = state.observation(seat)
-        message = act_message(
+        return act_message(
             game=index,
             seat=seat,
             observation=observation,
@@ -326,42 +224,40 @@ class Referee:
             time_left_ms=self.banks[p],
             move_ms=self.tc.move_ms,
         )
+
+    def _allowance(self, player: Player, p: int) -> tuple[float, float | None, int | None]:
+        """How long the next decision of ``player`` (player ``p``) may last (ms), what is
+        left of its wall-clock budget for the match (None: no budget), and its CPU count
+        before it (None: it is charged wall-clock time, and may last what it may be
+        charged)."""
         allowed_ms = self.tc.move_ms + self.banks[p]
-        cpu_before = player.cpu_time_ns()  # None: charged wall-clock time
+        cpu_before = player.cpu_time_ns()
         if cpu_before is not None:
             allowed_ms = self.tc.wall_ceiling_ms(allowed_ms)
         budget_ms = self.tc.match_wall_ms - self.walls[p] if self.tc.match_wall_ms else None
         if budget_ms is not None:
             allowed_ms = min(allowed_ms, max(0.0, budget_ms))
-        if self.tc.pace_ms:
-            self._pace()
-        waits_before = player.wait_snapshot() if cpu_before is not None else None
-        started = time.perf_counter()
-        bank_before = self.banks[p]
-        try:
-            label = player.act(message, allowed_ms / 1000)
-        except BotFault as fault:
-            if fault.status == "timeout" and budget_ms is not None and budget_ms <= allowed_ms:
-                fault = self._over_wall_budget()
-            player.fault = fault
-            self._trace(seat, p, player, started, cpu_before, bank_before, fault, waits_before)
-            player.close()
-            return fault
-        answered = time.perf_counter()
-        wall_ms = (answered - started) * 1000
-        self.walls[p] += wall_ms
-        if budget_ms is not None and wall_ms >= budget_ms:
-            player.fault = self._over_wall_budget()
-            self._trace(
-                seat, p, player, started, cpu_before, bank_before, player.fault, waits_before
-            )
-            player.close()
-            return player.fault
-        cpu_ms = None if cpu_before is None else (player.cpu_time_ns() - cpu_before) / 1e6
-        waited_ms = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
+        return allowed_ms, budget_ms, cpu_before
+
+    def _end_turn(self, turn: _Turn, fault: BotFault) -> BotFault:
+        """End the decision ``turn`` with ``fault`` before it was charged: the player is
+        out of the match and closed, and the trace measured now. Returns ``fault``."""
+        turn.player.fault = fault
+        self._trace(turn, fault)
+        turn.player.close()
+        return fault
+
+    def _charge_and_apply(
+        self, state: games.State, turn: _Turn, label: str, wall_ms: float
+    ) -> BotFault | None:
+        """Charge the decision ``turn`` that answered ``label`` after ``wall_ms`` to its
+        player's bank and apply it to ``state``; the fault to forfeit with (an exhausted
+        bank ends the player's match, an illegal action only its game), or None."""
+        player, p = turn.player, turn.p
+        cpu_ms = None if turn.cpu_before is None else (player.cpu_time_ns() - turn.cpu_before) / 1e6
+        waited_ms = self._waited_ms(player, turn.waits_before, wall_ms, cpu_ms)
         used_ms = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited_ms)
         player.note_charge(used_ms)
-        measured = (wall_ms, cpu_ms, used_ms)
         self.banks[p] -= max(0, int(used_ms) - self.tc.move_ms)
         if self.banks[p] < 0:
             spent = (
@@ -371,7 +267,7 @@ class Referee:
             )
             player.fault = BotFault("timeout", f"time bank exhausted ({spent} move)")
             if self.traces is not None:
-                self._keep_trace(seat, p, player, bank_before, *measured, player.fault)
+                self._keep_trace(turn, wall_ms, cpu_ms, used_ms, player.fault)
             player.close()
             return player.fault
         try:
@@ -379,50 +275,38 @@ class Referee:
         except games.IllegalAction as exc:
             fault = BotFault(ILLEGAL, str(exc)[:300])
             if self.traces is not None:
-                self._keep_trace(seat, p, player, bank_before, *measured, fault)
+                self._keep_trace(turn, wall_ms, cpu_ms, used_ms, fault)
             return fault
         if self.traces is not None:
-            self._keep_trace(seat, p, player, bank_before, wall_ms, cpu_ms, used_ms, None)
+            self._keep_trace(turn, wall_ms, cpu_ms, used_ms, None)
         self.ply += 1
         return None
 
-    def _trace(
-        self,
-        seat: int,
-        p: int,
-        player: Player,
-        started: float,
-        cpu_before: int | None,
-        bank_before: int,
-        fault: BotFault,
-        waits_before: Any,
-    ) -> None:
-        """Keep the trace of the decision of ``player`` (player ``p``) that ``fault``
-        ended before the referee measured it, if traces are kept: its times are
-        measured here (the waits from ``waits_before``)."""
+    def _trace(self, turn: _Turn, fault: BotFault) -> None:
+        """Keep the trace of the decision ``turn`` that ``fault`` ended before the referee
+        measured it, if traces are kept: its times are measured here."""
         if self.traces is None:
             return
+        player, cpu_before = turn.player, turn.cpu_before
         cpu_after = player.cpu_time_ns() if cpu_before is not None else None
         cpu_ms = None if cpu_after is None else (cpu_after - cpu_before) / 1e6
-        wall_ms = (time.perf_counter() - started) * 1000
-        waited = self._waited_ms(player, waits_before, wall_ms, cpu_ms)
+        wall_ms = (time.perf_counter() - turn.started) * 1000
+        waited = self._waited_ms(player, turn.waits_before, wall_ms, cpu_ms)
         charged = self.tc.charge_ms(wall_ms=wall_ms, cpu_ms=cpu_ms, waited_ms=waited)
-        self._keep_trace(seat, p, player, bank_before, wall_ms, cpu_ms, charged, fault)
+        self._keep_trace(turn, wall_ms, cpu_ms, charged, fault)
 
     def _keep_trace(
         self,
-        seat: int,
-        p: int,
-        player: Player,
-        bank_before: int,
+        turn: _Turn,
         wall_ms: float,
         cpu_ms: float | None,
         charged_ms: float,
         fault: BotFault | None,
     ) -> None:
-        """Keep the trace (``bots.referee.traces``) of the decision of ``player`` (player
-        ``p``) just measured; ``fault`` ended it, if any. Called at every decision when
-        traces are kept (the caller checks ``self.traces``): positional and lean."""
+        """Keep the trace (``bots.referee.traces``) of the decision ``turn`` just
+        measured; ``fault`` ended it, if any. Called at every decision when traces are
+        kept (the caller checks ``self.traces``): positional and lean."""
+        seat, p, player, bank_before = turn.seat, turn.p, turn.player, turn.bank_before
         move_ms = self.tc.move_ms
         bank_ms = self.banks[p]  # already charged, unless a fault came first
         over_move = int(charged_ms) - move_ms
@@ -445,19 +329,24 @@ class Referee:
 
     def _pace(self) -> None:
         """Hold the next ``act`` until a whole number of quanta (at least one) has passed
-        since the game's last one went out (``TimeControl.pace_ms``): every decision, with
-        the referee's work around it, fills whole quanta of one grid, so a decision shorter
-        than a quantum looks the same to every other seat however long it took."""
+        since the game's last one went out, plus the jitter's draw of whole quanta
+        (``TimeControl.pace_ms``, ``pace_jitter``): every decision, with the referee's
+        work around it, fills whole quanta of one grid, so a decision shorter than a
+        quantum looks the same to every other seat however long it took, and one of
+        whole quanta is blurred by draws no bot can predict."""
         last = self.released
-        if last is not None:
-            quantum = self.tc.pace_ms / 1000
-            elapsed = time.perf_counter() - last
-            wait = quantum * max(1, math.ceil(elapsed / quantum)) - elapsed
-            if wait > 0:
-                time.sleep(wait)
-            self.released = last + quantum * max(1, math.ceil(elapsed / quantum))
-        else:
+        if last is None:
             self.released = time.perf_counter()
+            return
+        quantum = self.tc.pace_ms / 1000
+        elapsed = time.perf_counter() - last
+        quanta = max(1, math.ceil(elapsed / quantum))
+        if self.tc.pace_jitter:
+            quanta += self.pace_draws.randint(0, self.tc.pace_jitter)
+        self.released = last + quantum * quanta
+        wait = self.released - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
 
     def _waited_ms(
         self, player: Player, waits_before: Any, wall_ms: float, cpu_ms: float | None
@@ -470,6 +359,14 @@ class Referee:
         if wall_ms - cpu_ms <= self.tc.WAIT_SLACK_MS:
             return 0.0
         return player.waited_ms(waits_before)
+
+    @staticmethod
+    def _wall_budget_ran_out(fault: BotFault, budget_ms: float | None, allowed_ms: float) -> bool:
+        """Whether ``fault`` is a timeout at the match's wall-clock budget (the shorter
+        wait), not at the decision's own ceiling nor its CPU time (``killed: ...``)."""
+        if fault.status != "timeout" or fault.reason.startswith(KILLED):
+            return False
+        return budget_ms is not None and budget_ms <= allowed_ms
 
     def _over_wall_budget(self) -> BotFault:
         return BotFault(
@@ -550,4 +447,5 @@ def play_match(
         referee.close()
         result.seconds = time.perf_counter() - started
         result.logs = [player.log() for player in players]
+        result.full_stderr = [player.full_stderr() for player in players]
     return result

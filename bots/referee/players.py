@@ -33,6 +33,21 @@ OK, ILLEGAL, TIMEOUT, CRASH, MALFORMED, FLOOD, NOT_READY, OUT_OF_TURN, MEMORY = 
 )
 
 
+#: How a reason starts when a limit stopped the bot (``killed: over its <limit> of <value>``).
+KILLED = "killed: "
+
+
+def over_clock_reason(move_ms: int, bank_ms: int) -> str:
+    """The reason of a decision stopped for using more CPU time than its clock had left:
+    ``killed: over its time of 2.0 s move + 20.0 s bank``."""
+    return f"{KILLED}over its time of {_seconds(move_ms)} s move + {_seconds(bank_ms)} s bank"
+
+
+def _seconds(ms: int) -> str:
+    """``2.0`` for 2,000 ms, ``13.437`` for 13,437 ms: tenths, or as many digits as it has."""
+    return f"{ms / 1000:.1f}" if ms % 100 == 0 else f"{ms / 1000:.3f}".rstrip("0")
+
+
 #: Between the logs of a player's processes (a duplicate match starts one per rotation).
 LOG_SEPARATOR = "\n--- next process (a new rotation of the deals) ---\n"
 
@@ -49,6 +64,11 @@ class BotFault(Exception):
 class Player:
     """One participant of a match. Subclasses implement the four calls."""
 
+    #: Whether its ``act`` messages are paced (``TimeControl.pace_ms``): a built-in of the
+    #: platform's is not (it signals to nobody; pacing its instant answers only slowed
+    #: every match of house bots and every validation tenfold).
+    paced: bool = True
+
     name = "player"
     wants_observation = True
     #: True when ``act`` only encodes the message before returning (bot programs): the
@@ -61,6 +81,11 @@ class Player:
     tracing = False
     #: Whether :meth:`decision_log` can say anything (stderr, an answer line with a note).
     logs_decisions = False
+    #: What the next decision may be charged, ``(move_ms, bank_ms)`` (the move limit and
+    #: the bank left), set by the referee before each ``act``; None: not said. A player
+    #: that counts CPU time stops a decision as soon as its CPU time passes their sum
+    #: (``timeout``, :func:`over_clock_reason`).
+    clock: tuple[int, int] | None = None
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
         raise NotImplementedError
@@ -114,6 +139,11 @@ class Player:
     def log(self) -> str:
         """The bot's captured stderr (capped), if any."""
         return ""
+
+    def full_stderr(self) -> Any:
+        """Once closed, the bot's whole stderr compressed
+        (``bots.sandbox.stderr_archive.FullStderr``) if it kept it, else None."""
+        return None
 
 
 class _OwnSchedstat(threading.local):
@@ -241,6 +271,7 @@ class ProcessPlayer(Player):
         limits: Any = None,
         sandboxed: bool = True,
         spawn_options: dict[str, Any] | None = None,
+        stderr_archive_bytes: int = 0,
     ) -> None:
         self.command = command
         self.bot_dir = Path(bot_dir)
@@ -256,6 +287,10 @@ class ProcessPlayer(Player):
         self.extensions: dict[str, int] = {}
         self._reply = b""  # the last line read from the bot
         self._decision_stderr: tuple[bytes, bool] = (b"", False)  # of the last act (tracing)
+        #: Every byte of its stderr over the match, compressed, up to so many (0: not kept).
+        self._archive = (
+            sandbox.StderrArchive(stderr_archive_bytes) if stderr_archive_bytes else None
+        )
 
     @classmethod
     def from_path(
@@ -265,6 +300,7 @@ class ProcessPlayer(Player):
         limits: Any = None,
         sandboxed: bool = True,
         spawn_options: dict[str, Any] | None = None,
+        stderr_archive_bytes: int = 0,
     ) -> ProcessPlayer:
         command, bot_dir = sandbox.resolve(path)
         return cls(
@@ -274,6 +310,7 @@ class ProcessPlayer(Player):
             limits=limits,
             sandboxed=sandboxed,
             spawn_options=spawn_options,
+            stderr_archive_bytes=stderr_archive_bytes,
         )
 
     def start(self, hello: dict[str, Any], timeout_s: float) -> None:
@@ -291,6 +328,10 @@ class ProcessPlayer(Player):
         if self.process is not None:  # a new rotation: keep the last process's log
             self.process.kill()
             self._past_logs.append(self.process.stderr_tail())
+            if self._archive is not None:
+                self._archive.feed(LOG_SEPARATOR.encode())
+        if self._archive is not None:
+            kwargs["stderr_archive"] = self._archive
         self.process = sandbox.spawn(self.command, **kwargs)
         self._ready_by = time.monotonic() + timeout_s
         self._starting_fault: BotFault | None = None
@@ -321,12 +362,22 @@ class ProcessPlayer(Player):
         self.process.set_deciding(True)
         if self.tracing:
             self.process.stderr_capture_begin(STDERR_DECISION_BYTES)
+        cpu_until_ns = self._cpu_until_ns()
         try:
-            return self._exchange(self.encoder.encode(message), timeout_s, "action")
+            return self._exchange(self.encoder.encode(message), timeout_s, "action", cpu_until_ns)
         finally:
             self.process.set_deciding(False)
             if self.tracing:
                 self._decision_stderr = self.process.stderr_capture_end()
+
+    def _cpu_until_ns(self) -> int | None:
+        """The bot's CPU count at which this decision has used all its ``clock`` allows
+        (None: no clock, or no CPU count)."""
+        used_ns = self.process.cpu_time_ns() if self.clock is not None else None
+        if used_ns is None:
+            return None
+        move_ms, bank_ms = self.clock
+        return used_ns + (move_ms + max(0, bank_ms)) * 1_000_000
 
     def decision_log(self) -> tuple[bytes, bool, bytes]:
         stderr, cut = self._decision_stderr
@@ -361,9 +412,11 @@ class ProcessPlayer(Player):
             if fault.status == TIMEOUT:
                 raise
 
-    def _exchange(self, line: bytes, timeout_s: float, key: str) -> Any:
+    def _exchange(
+        self, line: bytes, timeout_s: float, key: str, cpu_until_ns: int | None = None
+    ) -> Any:
         self._send(line)
-        return self._receive(timeout_s, key)
+        return self._receive(timeout_s, key, cpu_until_ns)
 
     def _send(self, line: bytes) -> None:
         try:
@@ -377,15 +430,19 @@ class ProcessPlayer(Player):
         except sandbox.BotGone as exc:
             raise BotFault(CRASH, f"the bot exited or closed its pipe ({exc})") from None
 
-    def _receive(self, timeout_s: float, key: str) -> Any:
+    def _receive(self, timeout_s: float, key: str, cpu_until_ns: int | None = None) -> Any:
         try:
-            line = self.process.readline(timeout_s, protocol.MAX_LINE_BYTES)
+            line = self.process.readline(
+                timeout_s, protocol.MAX_LINE_BYTES, cpu_until_ns=cpu_until_ns
+            )
             self._reply = line
             if key == "action":
                 action = _quick_action(line)
                 if action is not None:
                     return action
             return protocol.parse_reply(line, key)
+        except sandbox.CpuBudgetExceeded:  # before ReadTimeout, its base class
+            raise BotFault(TIMEOUT, over_clock_reason(*self.clock)) from None
         except sandbox.ReadTimeout:
             raise BotFault(TIMEOUT, f"no answer within {timeout_s:.3f} s") from None
         except sandbox.MemoryExceeded as exc:  # before BotGone, its base class
@@ -417,3 +474,9 @@ class ProcessPlayer(Player):
             logs.append(self.process.stderr_tail())
         # A NUL is no character a text column (PostgreSQL) or a page can hold.
         return LOG_SEPARATOR.join(logs).replace("\x00", "\N{REPLACEMENT CHARACTER}")
+
+    def full_stderr(self) -> sandbox.FullStderr | None:
+        """Every byte the bot's processes wrote to stderr, compressed, up to
+        ``stderr_archive_bytes`` (None if not kept); ends the archive: call it once the
+        player is closed."""
+        return None if self._archive is None else self._archive.finish()

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bots.referee.match import TimeControl
 from bots.referee.players import ILLEGAL, BotFault, Player
+from bots.referee.time_control import TimeControl
 from bots.referee.transcript import Transcript
 
 
@@ -40,21 +40,28 @@ class ReplayReport:
     difference: Difference | None = None
     #: The bot did not start (no ``ready``): nothing was compared.
     not_ready: str = ""
+    #: The decisions answered differently (1 at most unless the replay kept going).
+    differing: int = 0
 
     @property
     def same(self) -> bool:
         return self.difference is None and not self.not_ready
 
 
-def replay_transcript(transcript: Transcript, player: Player) -> ReplayReport:
+def replay_transcript(
+    transcript: Transcript, player: Player, *, keep_going: bool = False
+) -> ReplayReport:
     """Send ``transcript``'s lines to ``player`` and compare its answers; closes the player.
 
     A decision may last as long as the referee would have allowed it
-    (``TimeControl.wall_ceiling_ms`` of its move limit and the bank it was sent).
+    (``TimeControl.wall_ceiling_ms`` of its move limit and the bank it was sent). The
+    replay stops at the first difference unless ``keep_going``: then every decision is
+    compared (the bot is sent the transcript's lines whatever it answered) and
+    ``differing`` counts those answered differently; ``difference`` is the first.
     """
     tc = TimeControl(**transcript.header["time_control"])
     total = len(transcript.decisions())
-    compared = 0
+    compared, differing, first = 0, 0, None
     try:
         answer_to: dict[str, Any] | None = None
         for line in transcript.lines:
@@ -62,7 +69,10 @@ def replay_transcript(transcript: Transcript, player: Player) -> ReplayReport:
                 difference = _compare(player, answer_to, line, tc)
                 compared += 1
                 if difference is not None:
-                    return ReplayReport(total, compared, difference)
+                    differing += 1
+                    first = difference if first is None else first
+                    if not keep_going:
+                        return ReplayReport(total, compared, difference, differing=1)
                 continue
             message = line["sent"]
             kind = message.get("type")
@@ -81,7 +91,7 @@ def replay_transcript(transcript: Transcript, player: Player) -> ReplayReport:
                     player.fault = fault
             elif kind == "bye":
                 break
-        return ReplayReport(total, compared)
+        return ReplayReport(total, compared, first, differing=differing)
     finally:
         player.close()
 
@@ -98,6 +108,7 @@ def _compare(
         got = f"nothing: the bot was stopped ({player.fault.status}: {player.fault.reason})"
     else:
         allowed_ms = act["move_limit_ms"] + max(0, act["time_left_ms"])
+        player.clock = (act["move_limit_ms"], max(0, act["time_left_ms"]))  # as the referee
         try:
             label = player.act(act, tc.wall_ceiling_ms(allowed_ms) / 1000)
         except BotFault as fault:

@@ -37,6 +37,7 @@ def seat_player(
     name: str | None = None,
     sandboxed: bool = True,
     limits: Any = None,
+    stderr_archive_bytes: int = 0,
 ) -> Player:
     """The player at ``seat`` of a match of seed ``seed``: exactly one of
 
@@ -44,7 +45,8 @@ def seat_player(
       seeded with :func:`player_seed` of ``seed`` and ``seat``;
     - ``path``, a bot program (a directory or file ``ProcessPlayer.from_path`` takes),
       run sandboxed unless ``sandboxed`` is false, under ``limits`` if given
-      (``bots.sandbox.Limits``; else the sandbox's defaults).
+      (``bots.sandbox.Limits``; else the sandbox's defaults), keeping its whole stderr
+      compressed up to ``stderr_archive_bytes`` (``ProcessPlayer.full_stderr``; 0: not).
 
     ``name`` names the player (default: the built-in's own name, the path's last part).
     Raises ``ValueError`` naming the problem for an unknown built-in, a path that is not a
@@ -54,8 +56,12 @@ def seat_player(
         raise ValueError(f"a seat takes a built-in or a path, not {builtin=!r} and {path=!r}")
     if builtin is not None:
         bot = builtins.make(builtin, seed=player_seed(seed, seat))
-        return InProcessPlayer(bot, name=name)
-    player = ProcessPlayer.from_path(path, limits=limits, sandboxed=sandboxed)
+        player = InProcessPlayer(bot, name=name)
+        player.paced = False  # the platform's own: nothing to hide in its think time
+        return player
+    player = ProcessPlayer.from_path(
+        path, limits=limits, sandboxed=sandboxed, stderr_archive_bytes=stderr_archive_bytes
+    )
     if name is not None:
         player.name = name
     return player

@@ -19,15 +19,18 @@ a bot that accepts it.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import games
 from bots import protocol
-from bots.referee.match import MatchResult, TimeControl
 from bots.referee.messages import OUT_OF_MATCH, act_message, hello_message, result_message
 from bots.referee.players import ILLEGAL, OUT_OF_TURN, offered_hello
+from bots.referee.results import MatchResult
+from bots.referee.time_control import TimeControl
 
 #: The version of the transcript format (the ``transcript`` key of its first line).
 TRANSCRIPT_VERSION = 1
@@ -35,6 +38,11 @@ TRANSCRIPT_VERSION = 1
 TIMING_KEYS = ("charged_ms", "wall_ms", "cpu_ms", "bank_ms")
 #: The media type and file extension of a transcript.
 MEDIA_TYPE = "application/x-ndjson"
+#: How deeply a line of a transcript may nest objects and lists: the referee's messages
+#: are a few levels deep; a deeper line is refused before a bot's encoder recurses into it.
+MAX_DEPTH = 32
+#: The messages the referee sends a bot (PROTOCOL.md), the only ones a transcript holds.
+MESSAGE_TYPES = ("hello", "act", "result", "bye")
 
 
 class TranscriptError(ValueError):
@@ -251,19 +259,48 @@ def _number(value: Any) -> bool:
 # --- reading ----------------------------------------------------------------------------
 
 
+def read_transcript(path: str | os.PathLike[str]) -> Transcript:
+    """The transcript in the file at ``path`` (:func:`parse_transcript`).
+
+    Raises :class:`TranscriptError` saying why for a file that cannot be opened or
+    read (missing, a directory, not a regular file, no permission) or is not a
+    transcript.
+    """
+    try:  # not blocking: a named pipe with no writer is refused, not waited for
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise TranscriptError(f"cannot open it: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(mode) else "a device, pipe or socket"
+        raise TranscriptError(f"it is {what}, not a transcript file")
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as file:
+        try:
+            data = file.read()
+        except OSError as exc:
+            raise TranscriptError(f"cannot read it: {exc.strerror or exc}") from None
+    return parse_transcript(data)
+
+
 def parse_transcript(data: bytes | str) -> Transcript:
     """The transcript in ``data`` (JSON lines as :meth:`Transcript.dumps` writes them).
 
     Raises :class:`TranscriptError` naming the line and what is wrong with it for
-    anything else: not UTF-8, not JSON, another file (a match's ``--json``
-    result), another transcript version, a line out of order.
+    anything else: not UTF-8, not JSON, nested deeper than :data:`MAX_DEPTH`,
+    another file (a match's ``--json`` result), another transcript version, a
+    variant or options this platform does not play, a field missing or of the
+    wrong type, a message the referee does not send, a line out of order, an
+    answer that is not one of its act's legal labels.
     """
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
             raise TranscriptError("not a transcript: the file is not UTF-8 text") from None
-    rows = [(n, text) for n, text in enumerate(data.splitlines(), 1) if text.strip()]
+    # Lines end at "\n" only: JSON text may hold U+2028 and other breaks str.splitlines sees.
+    rows = [(n, text) for n, text in enumerate(data.split("\n"), 1) if text.strip()]
     if not rows:
         raise TranscriptError("not a transcript: the file is empty")
     header = _header(_json_line(*rows[0], whole=data))
@@ -277,19 +314,38 @@ def parse_transcript(data: bytes | str) -> Transcript:
 def _json_line(number: int, text: str, whole: str | None = None) -> dict[str, Any]:
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise TranscriptError(f"line {number} nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
         if whole is not None:
             _not_a_match_result(whole)
         raise TranscriptError(f"line {number} is not JSON ({exc})") from None
     if not isinstance(value, dict):
         raise TranscriptError(f"line {number} is not a JSON object")
+    if _nests_deeper(value, MAX_DEPTH):
+        raise TranscriptError(f"line {number} nests deeper than {MAX_DEPTH} levels")
     return value
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """True if ``value`` holds objects or lists more than ``limit`` levels deep (walked
+    without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in item)
+    return False
 
 
 def _not_a_match_result(whole: str) -> None:
     try:
         value = json.loads(whole)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     if isinstance(value, dict) and "games" in value and "standings" in value:
         raise TranscriptError(
@@ -316,34 +372,68 @@ def _header(header: dict[str, Any]) -> dict[str, Any]:
         type(tc.get(k)) is int and tc[k] > 0 for k in ("move_ms", "bank_ms")
     ):
         raise TranscriptError("line 1: time_control needs positive integers move_ms and bank_ms")
+    for key in ("game", "seat", "player"):
+        if not _count(header.get(key)):
+            raise TranscriptError(f"line 1: the header needs {key}, an integer 0 or more")
+    variant, options = header.get("variant"), header.get("options")
+    if not isinstance(variant, str) or not isinstance(options, dict):
+        raise TranscriptError("line 1: the header needs variant, a name, and options, an object")
+    try:
+        players = games.load(variant, **options).num_players
+    except (ValueError, TypeError) as exc:
+        raise TranscriptError(f"line 1: {exc}") from None
+    if header["seat"] >= players:
+        raise TranscriptError(f"line 1: seat {header['seat']} of a {players}-player variant")
     return header
+
+
+def _count(value: Any) -> bool:
+    """True for an integer 0 or more (not a bool)."""
+    return type(value) is int and value >= 0
 
 
 def _check_order(transcript: Transcript, numbers: list[int]) -> None:
     """Hello first, one answer after each act and nowhere else, messages well formed."""
-    waiting = False  # an act waits for its answer
+    act = None  # an act waits for its answer
     for number, line in zip(numbers, transcript.lines, strict=True):
         if ("sent" in line) == ("answered" in line):
             raise TranscriptError(f'line {number}: needs either "sent" or "answered"')
         if "answered" in line:
-            if not waiting:
+            if act is None:
                 raise TranscriptError(f"line {number}: an answer without an act before it")
-            _check_answer(number, line)
-            waiting = False
+            _check_answer(number, line, act)
+            act = None
             continue
-        if waiting:
+        if act is not None:
             raise TranscriptError(f"line {number}: the act before it has no answer")
         message = line["sent"]
         kind = message.get("type") if isinstance(message, dict) else None
         if not isinstance(kind, str):
             raise TranscriptError(f'line {number}: "sent" is not a message with a "type"')
+        if kind not in MESSAGE_TYPES:
+            raise TranscriptError(
+                f"line {number}: {kind!r:.40} is not a message the referee sends "
+                f"({', '.join(MESSAGE_TYPES)})"
+            )
         if number == numbers[0] and kind != "hello":
             raise TranscriptError(f"line {number}: the first message must be a hello, not {kind}")
+        if kind == "hello":
+            _check_hello(number, message, transcript.header)
         if kind == "act":
             _check_act(number, message)
-            waiting = True
-    if waiting:
+            act = message
+    if act is not None:
         raise TranscriptError("the last act has no answer")
+
+
+def _check_hello(number: int, message: dict[str, Any], header: dict[str, Any]) -> None:
+    """The hello is the one of the header's variant, options and seat."""
+    for key in ("variant", "options", "seat"):
+        if message.get(key) != header[key] or type(message.get(key)) is not type(header[key]):
+            raise TranscriptError(
+                f"line {number}: the hello's {key} {message.get(key)!r:.60} is not the "
+                f"header's {header[key]!r:.60}"
+            )
 
 
 def _check_act(number: int, message: dict[str, Any]) -> None:
@@ -357,11 +447,20 @@ def _check_act(number: int, message: dict[str, Any]) -> None:
         raise TranscriptError(f"line {number}: an act needs an observation object")
 
 
-def _check_answer(number: int, line: dict[str, Any]) -> None:
+def _check_answer(number: int, line: dict[str, Any], act: dict[str, Any]) -> None:
     answered = line["answered"]
+    for key in ("decision", "ply"):
+        if key in line and not _count(line[key]):
+            raise TranscriptError(f"line {number}: an answer's {key} is an integer 0 or more")
     if answered is None:
         fault = line.get("fault")
         if not isinstance(fault, dict) or not isinstance(fault.get("status"), str):
             raise TranscriptError(f"line {number}: an answer of null needs a fault with a status")
     elif not isinstance(answered, dict) or not isinstance(answered.get("action"), str):
         raise TranscriptError(f'line {number}: "answered" needs an "action" label')
+    elif answered["action"] not in act["legal"]:
+        # The referee records a label that is not legal as the fault, never as an answer.
+        raise TranscriptError(
+            f"line {number}: the answer {answered['action']!r:.60} is not one of the act's "
+            "legal labels"
+        )

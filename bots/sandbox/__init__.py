@@ -17,8 +17,10 @@ Pure Python on top of bubblewrap, prlimit and cgroups; no web or task framework.
 
 from __future__ import annotations
 
+from .description import describe
 from .errors import (
     BotGone,
+    CpuBudgetExceeded,
     CpuExceeded,
     FileSizeExceeded,
     LimitExceeded,
@@ -28,22 +30,28 @@ from .errors import (
     SandboxUnavailable,
     WriteTimeout,
 )
-from .isolation import available, describe
+from .isolation import available
+from .launch import spawn
 from .limits import Limits
-from .process import BotProcess, spawn
+from .process import BotProcess
 from .resolve import resolve
+from .stderr_archive import FULL_STDERR_BYTES, FullStderr, StderrArchive
 
 __all__ = [
+    "FULL_STDERR_BYTES",
     "BotGone",
     "BotProcess",
+    "CpuBudgetExceeded",
     "CpuExceeded",
     "FileSizeExceeded",
+    "FullStderr",
     "LimitExceeded",
     "Limits",
     "LineTooLong",
     "MemoryExceeded",
     "ReadTimeout",
     "SandboxUnavailable",
+    "StderrArchive",
     "WriteTimeout",
     "available",
     "describe",

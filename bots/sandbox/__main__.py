@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report = describe()
     print(json.dumps(report, indent=2))
+    print(f"the engine bots get: {report['engine']}")
     line = b"x" * 1023 + b"\n"
     with tempfile.TemporaryDirectory() as directory:
         program = Path(directory) / "echo.py"

@@ -20,7 +20,10 @@ class LimitExceeded(BotGone):
 
 
 class MemoryExceeded(LimitExceeded):
-    """The kernel killed a process of the bot for going over its memory limit.
+    """A process of the bot died of its memory limit: the kernel killed it for going over
+    the group's limit, or it ended on a ``MemoryError`` (the address-space limit of one
+    process), or it died on a failed allocation after the group reached its limit
+    (``bots.sandbox.deaths``).
 
     A subclass of :class:`BotGone`: the bot is killed as soon as this is seen.
     """
@@ -31,12 +34,27 @@ class CpuExceeded(LimitExceeded):
 
 
 class FileSizeExceeded(LimitExceeded):
-    """A process of the bot wrote past its file size limit (``RLIMIT_FSIZE``) and was
-    killed by ``SIGXFSZ`` (it did not handle the signal)."""
+    """A process of the bot wrote past its file size limit (``RLIMIT_FSIZE``) and died of
+    it: killed by ``SIGXFSZ``, or ended on the ``EFBIG`` error ("File too large") its
+    runtime got instead (Python and node ignore the signal)."""
 
 
 class ReadTimeout(Exception):
     """The bot did not produce a full line within the time allowed."""
+
+
+class CpuBudgetExceeded(ReadTimeout):
+    """The bot used more CPU time while its line was awaited than the read allowed
+    (``BotProcess.readline``'s ``cpu_until_ns``), measured while it ran.
+
+    A subclass of :class:`ReadTimeout`: no answer within the time allowed, counted in
+    CPU time. The bot still runs; the caller kills it. ``used_ns`` is the bot's CPU
+    count (its cgroup's) when it was stopped.
+    """
+
+    def __init__(self, message: str, *, used_ns: int) -> None:
+        super().__init__(message)
+        self.used_ns = used_ns
 
 
 class WriteTimeout(ReadTimeout):

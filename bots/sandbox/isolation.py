@@ -7,12 +7,13 @@ environment and a read-only view of the system runtime (``/usr`` without
 ``/usr/local``, the ``/lib*``/``/bin`` links, a few ``/etc`` files). Its own
 files are *copied* into the sandbox at ``/bot`` (read-only, from open file
 descriptors, so no host path appears in its mount table), the Python SDK
-(``bots.sdk``) and the pure game engines (``games``) likewise at
+(``bots.sdk``), the built-in players (``bots.builtin``: greedy's rules, the
+search) and the pure game engines (``games``) likewise at
 ``/opt/cardroom`` (read-only, on ``PYTHONPATH``), and a size-capped tmpfs is
 its ``/tmp`` and ``HOME``. Host-wide counters in ``/proc`` are replaced by
-synthetic files. Resource limits are set by ``prlimit`` inside the
+synthetic files (``procfs.py``). Resource limits are set by ``prlimit`` inside the
 namespaces, just before the bot's command (see ``limits.py``). README.md in
-this folder says what is enforced on which host.
+this folder says what is enforced on which host, ``description.py`` in words.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ import shutil
 import stat
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import landlock
+from . import engine, landlock
 from . import seccomp as syscall_filter
-from .cgroup import host as cgroup_host
 from .errors import SandboxUnavailable
 from .limits import MIB, Limits
+from .procfs import EMPTIED as _PROC_EMPTIED
+from .procfs import synthetic as _proc_synthetic
 from .resolve import BOT_MOUNT
 
 BWRAP = "/usr/bin/bwrap"
@@ -59,41 +61,13 @@ _PLATFORM_ROOT = Path(__file__).resolve().parent.parent.parent
 #: Each is pure Python on the standard library alone (DESIGN.md sections 1 and 3).
 MOUNTED_PACKAGES = (
     (_PLATFORM_ROOT / "bots" / "sdk", Path("bots") / "sdk"),
+    (_PLATFORM_ROOT / "bots" / "builtin", Path("bots") / "builtin"),
     (_PLATFORM_ROOT / "games", Path("games")),
 )
 _SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "alternatives")
 _PASSWD = f"bot:x:{SANDBOX_UID}:{SANDBOX_UID}:bot:/tmp:/usr/sbin/nologin\n"
 _GROUP = f"bot:x:{SANDBOX_UID}:\n"
-#: Host-wide counters in /proc that two bots could signal through: emptied.
-_PROC_EMPTIED = (
-    "vmstat",
-    "zoneinfo",
-    "buddyinfo",
-    "pagetypeinfo",
-    "slabinfo",
-    "vmallocinfo",
-    "interrupts",
-    "softirqs",
-    "diskstats",
-    "schedstat",
-    "locks",
-    "keys",
-    "key-users",
-    "timer_list",
-    "pressure/cpu",
-    "pressure/io",
-    "pressure/memory",
-    "pressure/irq",
-    "sys/fs/file-nr",
-    "sys/fs/inode-nr",
-    "sys/fs/inode-state",
-    "sys/fs/dentry-state",
-    "sys/fs/dentry-negative",
-    "sys/fs/aio-nr",
-    "sys/kernel/pty/nr",
-    "sys/kernel/random/boot_id",
-)
 
 
 @dataclass
@@ -224,7 +198,6 @@ def stage(bot_path: Path, *, uid: int | None) -> Staging:
     return Staging(root=root, bot_source=bot_path)
 
 
-@functools.cache
 def packages() -> Path:
     """The directory holding the copies of ``MOUNTED_PACKAGES`` that every bot gets.
 
@@ -232,18 +205,30 @@ def packages() -> Path:
     worker gets the engine that the worker's referee imported then (and no
     bot pays for the copy); read-only, removed when the process exits.
     Sandboxed bots get their own copy of it in the sandbox; unsandboxed
-    (trusted) bots have it on ``PYTHONPATH``.
+    (trusted) bots have it on ``PYTHONPATH``. Beside ``games`` it holds the
+    compiled build that fits the bots' Python, if there is one (``engine.py``).
     """
+    return _packages()[0]
+
+
+def bots_engine() -> engine.Engine:
+    """The engine bots get (the compiled build or the pure source, and why)."""
+    return _packages()[1]
+
+
+@functools.cache
+def _packages() -> tuple[Path, engine.Engine]:
     root = Path(tempfile.mkdtemp(prefix="cardroom-packages-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     for source, import_path in MOUNTED_PACKAGES:
         _copy_package(source, root / import_path)
     (root / "bots" / "__init__.py").write_text("")  # not the Django app's: a bare package
+    bots_get = engine.install(root, RUNTIMES["python3"])
     _make_public(root)
     for path in _walk(root):
         if path.is_file() and not path.is_symlink():  # readable by any uid, written by nobody
             path.chmod(0o444)
-    return root
+    return root, bots_get
 
 
 def _copy_package(source: Path, target: Path) -> None:
@@ -416,35 +401,6 @@ def _proc_masks(staging: Staging, limits: Limits) -> list[str]:
     return args
 
 
-def _proc_synthetic(limits: Limits) -> dict[str, bytes]:
-    """Files programs parse (glibc's CPU count, node's os module): plausible and frozen."""
-    cpus = os.cpu_count() or 1
-    zero = " 0" * 10
-    stat_lines = [f"cpu {zero}", *(f"cpu{n}{zero}" for n in range(cpus))]
-    stat_lines += ["intr 0", "ctxt 0", f"btime {_boot_time()}", "processes 0"]
-    stat_lines += ["procs_running 1", "procs_blocked 0", "softirq 0"]
-    kib = limits.memory_mb * 1024
-    meminfo = [f"MemTotal: {kib} kB", f"MemFree: {kib} kB", f"MemAvailable: {kib} kB"]
-    meminfo += ["Buffers: 0 kB", "Cached: 0 kB", "SwapTotal: 0 kB", "SwapFree: 0 kB"]
-    return {
-        "loadavg": b"0.00 0.00 0.00 1/1 1\n",
-        "stat": ("\n".join(stat_lines) + "\n").encode(),
-        "meminfo": ("\n".join(meminfo) + "\n").encode(),
-        "uptime": b"0.00 0.00\n",
-        "swaps": b"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
-        "sys/kernel/random/entropy_avail": b"256\n",
-    }
-
-
-@functools.cache
-def _boot_time() -> int:
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/stat").read_text().splitlines():
-            if line.startswith("btime "):
-                return int(line.split()[1])
-    return 0
-
-
 def _walk(top: Path) -> list[Path]:
     """``top`` and everything under it, never following a symlink."""
     if not top.is_dir() or top.is_symlink():
@@ -541,107 +497,3 @@ def available() -> bool:
 
 def unavailable_reason() -> str:
     return _probe().reason
-
-
-def describe() -> dict:
-    """Which isolation and limits are enforced on this host, and how."""
-    probe = _probe()
-    root = os.geteuid() == 0
-    return {
-        "available": probe.ok,
-        "probe": probe.reason,
-        "bwrap": BWRAP if os.access(BWRAP, os.X_OK) else None,
-        "bwrap_version": _version([BWRAP, "--version"]),
-        "identity": (
-            f"we are root: each bot gets a fresh host uid in [{HOST_UID_BASE}, "
-            f"{HOST_UID_BASE + HOST_UID_SPAN}) before bwrap, mapped to {SANDBOX_UID} inside"
-            if root
-            else f"unprivileged user namespace: our uid, mapped to {SANDBOX_UID} inside"
-        ),
-        "namespaces": [
-            "user",
-            "pid",
-            "net (no interface but its own lo)",
-            "ipc",
-            "uts",
-            "cgroup (if supported)",
-            "mount",
-        ],
-        "capabilities": "all dropped",
-        "user namespaces": "none inside (bwrap --disable-userns, and the filter refuses them)",
-        "seccomp": _seccomp_description(),
-        "landlock": (
-            f"ABI {landlock.abi()}: under /proc only its first process's "
-            + ", ".join(landlock.OWN)
-            + " and the top-level files but "
-            + ", ".join(landlock.HIDDEN)
-            + " are readable (no pagemap, smaps or numa_maps: who else maps a page)"
-            if landlock.abi() >= 1
-            else "not available in this kernel: a bot can read its own /proc/self/pagemap"
-            " and smaps (README.md, 'What remains')"
-        ),
-        "filesystem": {
-            "read-only": [
-                "/usr",
-                *(f"/{name}" for name in _SYSTEM_LINKS if os.path.lexists(f"/{name}")),
-                *(f"/etc/{name}" for name in _ETC_FILES if os.path.lexists(f"/etc/{name}")),
-                "/etc/passwd, /etc/group (synthetic: the bot user only)",
-                f"{BOT_MOUNT} (a copy of the bot's directory or file)",
-                f"{SDK_MOUNT} (a copy of bots.sdk and games, on PYTHONPATH)",
-            ],
-            "masked": [
-                *(f"{path} (empty, read-only)" for path in MASKED_DIRECTORIES),
-                "/proc: "
-                + ", ".join(sorted([*_PROC_EMPTIED, *_proc_synthetic(Limits())]))
-                + " (synthetic or empty)",
-            ],
-            "writable": "/tmp = $HOME, a private tmpfs of Limits.scratch_mb",
-            "fresh": ["/proc", "/dev (minimal, read-only)"],
-        },
-        "environment": sorted(environment(home="/tmp", sdk=SDK_MOUNT)),
-        "limits": {
-            "how": "setrlimit (soft = hard) by prlimit inside the namespaces, before exec",
-            "cpu_seconds": "RLIMIT_CPU, per process",
-            "memory_mb": "the bot's cgroup memory limit (every process, memfd and tmpfs page), "
-            "and RLIMIT_AS per process",
-            "processes": "the bot's cgroup pids.max, and RLIMIT_NPROC, counted in the bot's own "
-            "user namespace",
-            "cpu_cores": "the bot's cgroup CPU quota",
-            "file_size_mb": "RLIMIT_FSIZE",
-            "open_files": "RLIMIT_NOFILE",
-            "core dumps": "RLIMIT_CORE = 0",
-            "scratch_mb": "size= of the /tmp tmpfs",
-            "defaults": asdict(Limits()),
-        },
-        "cgroup": {
-            **cgroup_host().describe(),
-            "per bot": "one group per bot process tree: memory, pids and CPU caps, CPU time",
-            "without one": "untrusted bots are refused unless CARDROOM_SANDBOX_ALLOW_NO_CGROUP=1",
-        },
-        "runtimes": {name: _runtime(path) for name, path in RUNTIMES.items()},
-        "kill": "SIGKILL to the PID-namespace init (the kernel kills every process in it)",
-    }
-
-
-def _seccomp_description() -> dict:
-    described = syscall_filter.describe()
-    try:
-        described["bpf_bytes"] = len(syscall_filter.bpf())
-    except syscall_filter.SeccompUnavailable as error:
-        described["unavailable"] = str(error)
-    return described
-
-
-def _runtime(path: str) -> str | None:
-    if not os.access(path, os.X_OK):
-        return None
-    version = _version([path, "--version"]) if not path.endswith("/sh") else ""
-    return f"{path} {version}".strip()
-
-
-def _version(argv: list[str]) -> str | None:
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (done.stdout or done.stderr).decode(errors="replace").strip() or None

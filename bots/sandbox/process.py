@@ -1,9 +1,13 @@
-"""One running bot program: line I/O over its pipes, its log, and killing its whole tree."""
+"""One running bot program: line I/O over its pipes, its log, its cgroup's counts, why it
+died, and killing its whole tree.
+
+Started by ``launch.spawn``; its processes are found and killed by ``tree.ProcessTree``,
+its stderr is drained by ``stderr_tail.StderrTail``.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import math
 import os
@@ -12,29 +16,28 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
+from dataclasses import replace
 
 from . import isolation
 from .cgroup import BotGroup, CgroupError
-from .cgroup import create as create_group
-from .cgroup import host as cgroup_host
+from .deaths import CPU, FILE_SIZE, MEMORY, Death, limit_that_killed
 from .errors import (
     BotGone,
+    CpuBudgetExceeded,
     CpuExceeded,
     FileSizeExceeded,
     LineTooLong,
     MemoryExceeded,
     ReadTimeout,
-    SandboxUnavailable,
     WriteTimeout,
 )
 from .limits import Limits
-from .resolve import BOT_MOUNT
+from .stderr_archive import StderrArchive
+from .stderr_tail import READ_CHUNK, StderrTail
+from .tree import ProcessTree
 
 logger = logging.getLogger(__name__)
 
-READ_CHUNK = 64 * 1024
-DEFAULT_LIMITS = Limits()
 DEFAULT_SEND_TIMEOUT_S = 10.0
 #: How long a bot whose output closed is given to exit, so that its exit status can
 #: tell which limit killed it.
@@ -43,114 +46,11 @@ EXIT_WAIT_S = 0.5
 #: put down to the CPU limit (the rlimit is per process and checked at each tick; the
 #: cgroup counts every process, but its count can trail the kernel's check a little).
 CPU_KILL_SHARE = 0.8
-#: Most stderr chunks read at once under the log's lock (1 MiB).
-STDERR_READS_AT_ONCE = 16
-#: Longest wait of a capture for the stderr a bot wrote before it answered to be read.
-STDERR_SETTLE_S = 0.05
-#: Set to 1 by an operator to run untrusted bots on a host without a usable cgroup.
-ALLOW_NO_CGROUP_ENV = "CARDROOM_SANDBOX_ALLOW_NO_CGROUP"
-
-
-class _StderrTail:
-    """Drain a pipe on a daemon thread, keeping only its last ``cap`` bytes.
-
-    Between :meth:`capture_begin` and :meth:`capture_end` it also keeps the first
-    bytes written meanwhile (one decision's stderr). Every read of the pipe happens
-    under the lock and without blocking, so a capture that ends reads first what the
-    bot wrote before it answered: nothing is left in flight on the draining thread.
-    """
-
-    def __init__(self, pipe, cap: int) -> None:
-        self._fd = pipe.fileno()
-        self._pipe = pipe
-        self._cap = cap
-        self._data = bytearray()
-        self._capture: bytearray | None = None
-        self._capture_cap = 0
-        self._capture_cut = False
-        self._closed = False
-        self._lock = threading.Lock()
-        self._drained = threading.Condition(self._lock)
-        self._pending = select.poll()
-        self._pending.register(self._fd, select.POLLIN)
-        os.set_blocking(self._fd, False)
-        self._thread = threading.Thread(target=self._drain, name="bot-stderr", daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        ready = select.poll()
-        ready.register(self._fd, select.POLLIN)
-        while True:
-            try:
-                ready.poll()
-            except OSError:
-                return
-            with self._lock:
-                more = self._read_available()
-                self._drained.notify_all()
-                if not more:
-                    return
-
-    def _read_available(self) -> bool:
-        """Read what the pipe holds now (lock held), at most :data:`STDERR_READS_AT_ONCE`
-        chunks (a bot that writes without end cannot keep the lock); False at its end."""
-        for _ in range(STDERR_READS_AT_ONCE):
-            if self._closed:  # a closed pipe's number may be another file's now
-                return False
-            try:
-                chunk = os.read(self._fd, READ_CHUNK)
-            except BlockingIOError:
-                return True
-            except OSError:
-                return False
-            if not chunk:
-                return False
-            self._data += chunk
-            if len(self._data) > self._cap:
-                del self._data[: len(self._data) - self._cap]
-            if self._capture is not None:
-                room = self._capture_cap - len(self._capture)
-                self._capture += chunk[: max(0, room)]
-                self._capture_cut = self._capture_cut or len(chunk) > room
-        return True
-
-    def text(self) -> str:
-        with self._lock:
-            return self._data.decode("utf-8", errors="replace")
-
-    def _settled(self) -> None:
-        """Wait (lock held) until the draining thread has read what the pipe holds now
-        (at most :data:`STDERR_SETTLE_S`): the thread reads, this one never competes."""
-        deadline = None
-        while not self._closed and self._pending.poll(0):
-            if deadline is None:
-                deadline = time.monotonic() + STDERR_SETTLE_S
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._thread.is_alive():
-                return
-            self._drained.wait(left)
-
-    def capture_begin(self, cap: int) -> None:
-        """Start keeping the first ``cap`` bytes written from now on."""
-        with self._lock:
-            self._settled()
-            self._capture, self._capture_cap, self._capture_cut = bytearray(), cap, False
-
-    def capture_end(self) -> tuple[bytes, bool]:
-        """What was written since :meth:`capture_begin` (at most its ``cap`` bytes) and
-        whether more was written; ``(b"", False)`` without a capture."""
-        with self._lock:
-            self._settled()
-            captured, cut = bytes(self._capture or b""), self._capture_cut
-            self._capture, self._capture_cut = None, False
-            return captured, cut
-
-    def close(self, timeout_s: float = 2.0) -> None:
-        self._thread.join(timeout_s)
-        if not self._thread.is_alive():
-            with self._lock:
-                self._closed = True
-                self._pipe.close()
+#: Shortest wait between two looks at a deciding bot's CPU time (``readline``'s
+#: ``cpu_until_ns``): a bot far from its limit is looked at only when it could reach it.
+CPU_POLL_MIN_S = 0.01
+#: How much of the end of a dead bot's stderr is read for the limit it died of.
+LAST_WORDS_CHARS = 4096
 
 
 class BotProcess:
@@ -168,6 +68,7 @@ class BotProcess:
         staging: isolation.Staging,
         info_fd: int | None,
         group: BotGroup | None = None,
+        stderr_archive: StderrArchive | None = None,
     ) -> None:
         self._popen = popen
         self._group = group
@@ -175,11 +76,9 @@ class BotProcess:
         self._limits = limits
         self._last_cpu_ns: int | None = None
         self._last_oom_kills = 0
+        self._last_memory_hits = 0
         self._staging = staging
-        self._sandboxed = info_fd is not None
-        self._info_fd = info_fd
-        self._init_pid: int | None = None
-        self._pid_namespace: str | None = None
+        self._tree = ProcessTree(popen, info_fd)
         self._stdin = popen.stdin.fileno()
         self._stdout = popen.stdout.fileno()
         os.set_blocking(self._stdin, False)
@@ -197,7 +96,7 @@ class BotProcess:
         self._writable.register(self._stdin, select.POLLOUT)
         self._buffer = bytearray()
         self._scanned = 0
-        self._stderr = _StderrTail(popen.stderr, limits.stderr_bytes)
+        self._stderr = StderrTail(popen.stderr, limits.stderr_bytes, stderr_archive)
         self._kill_lock = threading.Lock()
         self._killed = False
 
@@ -208,7 +107,7 @@ class BotProcess:
 
     @property
     def sandboxed(self) -> bool:
-        return self._sandboxed
+        return self._tree.sandboxed
 
     @property
     def group(self) -> BotGroup | None:
@@ -254,16 +153,24 @@ class BotProcess:
                 self._last_oom_kills = self._group.oom_kills()
         return self._last_oom_kills
 
-    def _admit(self, block_fd: int) -> None:
-        """Move the waiting sandbox into the bot's cgroup, then let it run the bot."""
-        self._read_info()
-        if not self._init_pid:
+    def memory_hits(self) -> int:
+        """How many times the bot's cgroup reached its memory limit (``BotGroup.memory_hits``)."""
+        with self._kill_lock:
+            if self._group is not None:
+                self._last_memory_hits = self._group.memory_hits()
+        return self._last_memory_hits
+
+    def admit(self, block_fd: int) -> None:
+        """Move the waiting sandbox into the bot's cgroup, then let it run the bot (by a
+        write to ``block_fd``, the pipe its init waits on). Called once, by ``spawn``."""
+        init_pid = self._tree.init_pid()
+        if not init_pid:
             code = self._popen.poll()
             raise CgroupError(
                 f"bwrap did not start the sandbox (exit {code}): {self.stderr_tail()}"
             )
         self._group.add(self._popen.pid)
-        self._group.add(self._init_pid)
+        self._group.add(init_pid)
         os.write(block_fd, b"1")
 
     def _oom_after_event(self) -> int:
@@ -275,34 +182,48 @@ class BotProcess:
         self.kill()
         raise self._gone("")
 
-    def _gone(self, message: str) -> BotGone:
-        """``BotGone``, or the ``LimitExceeded`` that says which limit killed the bot:
-        ``MemoryExceeded`` if the kernel killed part of it for memory, ``CpuExceeded``
-        if it died of ``SIGKILL`` (or ``SIGXCPU``) with its CPU seconds used up,
-        ``FileSizeExceeded`` if it died of ``SIGXFSZ``."""
-        if self.oom_kills():
+    def _gone(self, message: str, *, with_exit: bool = False) -> BotGone:
+        """``BotGone``, or the ``LimitExceeded`` that says which limit killed the bot
+        (``bots.sandbox.deaths``): ``MemoryExceeded``, ``CpuExceeded`` or
+        ``FileSizeExceeded``, each ``killed: over its <limit> of <value>``.
+        ``with_exit``: ``message`` is followed by `` (exit N)`` when the status is known
+        (the process is waited for up to :data:`EXIT_WAIT_S`)."""
+        death = self._death()
+        limit = limit_that_killed(death)
+        if limit == MEMORY:
             return MemoryExceeded(f"killed: over its memory limit of {self._memory_mb} MiB")
-        killed_by = self._exit_signal()
-        if killed_by in (signal.SIGKILL, signal.SIGXCPU) and self._cpu_used_up():
+        if limit == CPU:
             seconds = self._limits.cpu_seconds
             return CpuExceeded(f"killed: over its CPU limit of {seconds} CPU seconds")
-        if killed_by == signal.SIGXFSZ:
+        if limit == FILE_SIZE:
             size = self._limits.file_size_mb
             return FileSizeExceeded(f"killed: over its file size limit of {size} MiB")
+        if with_exit and death.status is not None:
+            message += f" (exit {death.status})"
         return BotGone(message)
 
-    def _exit_signal(self) -> int | None:
-        """The signal the bot's process died of (bwrap reports it as 128 + signal), or
-        None if it exited normally or still runs after :data:`EXIT_WAIT_S`."""
+    def _death(self) -> Death:
+        """What is known of how the bot ended (its end of stderr only if it failed)."""
+        oom_kills = self.oom_kills()
+        status = None if oom_kills else self._exit_status()
+        if not status:
+            return Death(status, oom_kills)
+        self._stderr.settle()  # its last words may still be in the pipe
+        last_words = self._stderr.text()[-LAST_WORDS_CHARS:]
+        death = Death(status, memory_hits=self.memory_hits(), stderr=last_words)
+        if death.signal in (signal.SIGKILL, signal.SIGXCPU) and self._cpu_used_up():
+            death = replace(death, cpu_used_up=True)
+        return death
+
+    def _exit_status(self) -> int | None:
+        """The exit status of the process we started (bwrap reports a signal as 128 +
+        signal), or None if we killed it or it still runs after :data:`EXIT_WAIT_S`."""
         if self._killed:
             return None  # we killed it
         try:
-            code = self._popen.wait(EXIT_WAIT_S)
+            return self._popen.wait(EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
             return None
-        if code < 0:
-            return -code
-        return code - 128 if code > 128 else None
 
     def _cpu_used_up(self) -> bool:
         used_ns = self.cpu_time_ns()
@@ -332,7 +253,9 @@ class BotProcess:
                 raise WriteTimeout(f"bot did not read its input within {timeout_s} s")
             self._writable.poll(math.ceil(remaining * 1000))
 
-    def readline(self, timeout_s: float, max_bytes: int = 64 * 1024) -> bytes:
+    def readline(
+        self, timeout_s: float, max_bytes: int = 64 * 1024, *, cpu_until_ns: int | None = None
+    ) -> bytes:
         """The bot's next stdout line, without the newline.
 
         Raises ``ReadTimeout`` if no full line came within ``timeout_s`` (what
@@ -342,6 +265,12 @@ class BotProcess:
         ``MemoryExceeded`` (a ``BotGone``) as soon as the kernel signals that it
         killed a process of the bot for its memory limit (even one the bot does
         not wait for): the bot is killed then.
+
+        With ``cpu_until_ns``, the bot's CPU time (:meth:`cpu_time_ns`, every process
+        of it) is watched while it runs: once it reaches that count without a full
+        line, ``CpuBudgetExceeded`` (a ``ReadTimeout``; the bot still runs). It is
+        looked at when the bot could have reached it at its ``cpu_cores``, at most
+        every :data:`CPU_POLL_MIN_S`. Ignored for a bot without a cgroup.
         """
         buffer = self._buffer
         deadline = None
@@ -366,6 +295,12 @@ class BotProcess:
                 raise ReadTimeout(f"no full line from the bot within {timeout_s} s")
             if self._killed:
                 raise self._gone("bot was killed")
+            if cpu_until_ns is not None:
+                cpu_wait_s = self._cpu_wait_s(cpu_until_ns)
+                if cpu_wait_s is None:  # no CPU count: nothing to watch
+                    cpu_until_ns = None
+                else:
+                    remaining = min(remaining, cpu_wait_s)
             ready = [fd for fd, _ in self._waiting.poll(math.ceil(remaining * 1000))]
             if self._memory_fd in ready and self._oom_after_event():
                 self._end_for_memory()  # before reading: an answer with an OOM kill is void
@@ -374,6 +309,21 @@ class BotProcess:
         buffer.clear()
         self._scanned = 0
         raise LineTooLong(f"bot wrote a line longer than {max_bytes} bytes")
+
+    def _cpu_wait_s(self, cpu_until_ns: int) -> float | None:
+        """How long the bot can run before its CPU time could reach ``cpu_until_ns`` (at
+        least :data:`CPU_POLL_MIN_S`), None without a CPU count; raises
+        ``CpuBudgetExceeded`` if it has."""
+        used_ns = self.cpu_time_ns()
+        if used_ns is None:
+            return None
+        if used_ns >= cpu_until_ns:
+            raise CpuBudgetExceeded(
+                f"the bot used its CPU time (count {used_ns / 1e9:.3f} s, "
+                f"stop at {cpu_until_ns / 1e9:.3f} s) without answering",
+                used_ns=used_ns,
+            )
+        return max(CPU_POLL_MIN_S, (cpu_until_ns - used_ns) / 1e9 / self._limits.cpu_cores)
 
     def _read_chunk(self) -> None:
         try:
@@ -385,10 +335,7 @@ class BotProcess:
         if not chunk:
             self._buffer.clear()
             self._scanned = 0
-            code = self._popen.poll()
-            raise self._gone(
-                "bot closed its output" + (f" (exit {code})" if code is not None else "")
-            )
+            raise self._gone("bot closed its output", with_exit=True)
         self._buffer += chunk
 
     def pending(self) -> bool:
@@ -426,13 +373,7 @@ class BotProcess:
             if self._killed:
                 return
             self._killed = True
-            if self.sandboxed:
-                self._kill_sandbox()
-            else:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self._popen.pid, signal.SIGKILL)
-                self._popen.wait()
-            self._kill_survivors()
+            self._tree.kill()
             for pipe in (self._popen.stdin, self._popen.stdout):
                 with contextlib.suppress(OSError):
                     pipe.close()
@@ -451,264 +392,16 @@ class BotProcess:
         except CgroupError as error:
             logger.error("bot cgroup left behind: %s", error)
 
-    def _kill_survivors(self, timeout_s: float = 5.0) -> None:
-        """Make sure nothing of the bot still runs (the kernel may need a moment)."""
-        deadline = time.monotonic() + timeout_s
-        while (pids := self.survivors()) and time.monotonic() < deadline:
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)
-        if pids:
-            logger.error("bot processes %s survived SIGKILL for %s s", pids, timeout_s)
-
-    def _kill_sandbox(self) -> None:
-        self._read_info()
-        if self._init_pid and self._popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._init_pid, signal.SIGKILL)
-        try:
-            self._popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._popen.kill()  # bwrap's --die-with-parent takes the sandbox down with it
-            self._popen.wait()
-
-    def _read_info(self, timeout_s: float = 5.0) -> None:
-        """Learn the sandbox init's host pid and PID namespace from bwrap's --info-fd."""
-        if self._info_fd is None:
-            return
-        data = b""
-        deadline = time.monotonic() + timeout_s
-        while (remaining := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([self._info_fd], [], [], remaining)
-            chunk = os.read(self._info_fd, 4096) if ready else b""
-            if not chunk:
-                break
-            data += chunk
-        os.close(self._info_fd)
-        self._info_fd = None
-        with contextlib.suppress(ValueError, KeyError, TypeError):
-            self._init_pid = int(json.loads(data)["child-pid"])
-        if self._init_pid:
-            with contextlib.suppress(OSError):
-                self._pid_namespace = os.readlink(f"/proc/{self._init_pid}/ns/pid")
-
     def survivors(self) -> list[int]:
         """Host pids of the bot's processes still running (empty after ``kill``).
 
         Sandboxed: every process in the bot's PID namespace. Unsandboxed: every
         process in its session (a daemon that starts its own session escapes).
         """
-        if self.sandboxed:
-            self._read_info()
-            namespace = self._pid_namespace
-            return _pids_where(
-                lambda pid: namespace is not None and _pid_namespace(pid) == namespace
-            )
-        return _pids_where(lambda pid: _session(pid) == self._popen.pid)
+        return self._tree.survivors()
 
     def __enter__(self) -> BotProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.kill()
-
-
-def _pids_where(predicate) -> list[int]:
-    """Pids of running (not zombie) processes matching ``predicate``, ourselves excluded."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid() and predicate(int(entry)):
-            state = _stat_fields(int(entry))
-            if state and state[0] not in ("Z", "X"):
-                found.append(int(entry))
-    return found
-
-
-def _pid_namespace(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
-def _stat_fields(pid: int) -> list[str]:
-    """``/proc/<pid>/stat`` after the command name: state, ppid, pgrp, session..."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            return stat_file.read().rsplit(b")", 1)[1].decode().split()
-    except (OSError, IndexError):
-        return []
-
-
-def _session(pid: int) -> int | None:
-    fields = _stat_fields(pid)
-    return int(fields[3]) if len(fields) > 3 else None
-
-
-def spawn(
-    command: list[str],
-    *,
-    bot_dir: Path,
-    limits: Limits = DEFAULT_LIMITS,
-    sandboxed: bool = True,
-    cgroup: bool = True,
-    seccomp: bool = True,
-    landlock: bool = True,
-) -> BotProcess:
-    """Start a bot program; ``command`` is as run inside the sandbox (see ``resolve``).
-
-    ``bot_dir`` is the bot's directory, or its single program file, mounted at
-    ``/bot``. A sandboxed bot runs in a cgroup of its own (``cgroup.py``) that
-    caps its memory, processes and CPU and counts its CPU time; ``cgroup=False``
-    skips it (to measure its cost; with a warning), ``seccomp=False`` leaves
-    out the system-call filter (``seccomp.py``; likewise) and ``landlock=False`` the
-    limits on what it reads under ``/proc`` (``landlock.py``; likewise). ``sandboxed=False`` runs a
-    plain subprocess for trusted bots in development (with a warning). Raises
-    ``SandboxUnavailable`` if sandboxing was asked for and does not work here,
-    or if the host has no usable cgroup and the operator did not set
-    ``CARDROOM_SANDBOX_ALLOW_NO_CGROUP=1``: never falls back silently.
-    """
-    if (
-        not isinstance(command, list)
-        or not command
-        or not all(isinstance(arg, str) and arg for arg in command)
-    ):
-        raise ValueError(f"command must be a non-empty list of non-empty strings, got {command!r}")
-    bot_path = Path(bot_dir).resolve()
-    if not bot_path.exists():
-        raise ValueError(f"bot_dir {str(bot_path)!r} does not exist")
-    if not sandboxed:
-        return _spawn_unsandboxed(command, bot_path, limits)
-    if not isolation.available():
-        raise SandboxUnavailable(
-            f"cannot sandbox bots on this host: {isolation.unavailable_reason()}"
-        )
-    group = _create_group(limits) if cgroup else None
-    if not cgroup:
-        logger.warning("running bot %s without a cgroup (asked by the caller)", bot_path)
-    if not seccomp:
-        logger.warning("running bot %s without a seccomp filter (asked by the caller)", bot_path)
-    if not landlock:
-        logger.warning("running bot %s without its Landlock reads (asked by the caller)", bot_path)
-    uid = isolation.host_uid()
-    try:
-        staging = isolation.stage(bot_path, uid=uid)
-    except BaseException:
-        _remove_quietly(group)
-        raise
-    read_end, write_end = os.pipe()
-    # With a group, bwrap's init waits on block_read until we have moved it in.
-    block_read, block_write = os.pipe() if group is not None else (None, None)
-    pass_fds = [fd for fd in (write_end, block_read) if fd is not None]
-    try:
-        argv = isolation.bwrap_argv(
-            command,
-            staging=staging,
-            limits=limits,
-            info_fd=write_end,
-            block_fd=block_read,
-            seccomp=seccomp,
-            landlock_reads=landlock,
-        )
-        popen = subprocess.Popen(
-            argv,
-            **isolation.popen_identity(uid),
-            pass_fds=[*pass_fds, *staging.fds],  # the files bwrap copies into the sandbox
-            env={"PATH": isolation.SANDBOX_PATH},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except BaseException:
-        for fd in (read_end, block_write):
-            if fd is not None:
-                os.close(fd)
-        staging.remove()
-        _remove_quietly(group)
-        raise
-    finally:
-        staging.close_fds()
-        for fd in (write_end, block_read):
-            if fd is not None:
-                os.close(fd)
-    bot = BotProcess(popen, limits=limits, staging=staging, info_fd=read_end, group=group)
-    if group is not None:
-        try:
-            bot._admit(block_write)
-        except BaseException as error:
-            bot.kill()  # before block_write closes: EOF would let the sandbox run on
-            if isinstance(error, OSError):
-                raise SandboxUnavailable(f"cannot start the bot in its cgroup: {error}") from error
-            raise
-        finally:
-            os.close(block_write)
-    return bot
-
-
-def _create_group(limits: Limits) -> BotGroup | None:
-    """The bot's cgroup; None only if the host has none and the operator allows that."""
-    found = cgroup_host()
-    if found.usable:
-        try:
-            return create_group(limits, found)
-        except CgroupError as error:
-            raise SandboxUnavailable(f"cannot create the bot's cgroup: {error}") from error
-    if os.environ.get(ALLOW_NO_CGROUP_ENV) == "1":
-        logger.warning(
-            "RUNNING AN UNTRUSTED BOT WITHOUT A CGROUP (%s=1): its memory, processes and "
-            "CPU are capped per process only, so it can use many times its memory limit "
-            "and slow other bots down. No usable cgroup: %s",
-            ALLOW_NO_CGROUP_ENV,
-            found.reason,
-        )
-        return None
-    raise SandboxUnavailable(
-        f"cannot cap the bot's memory and CPU on this host: {found.reason}. "
-        f"Set {ALLOW_NO_CGROUP_ENV}=1 to run untrusted bots with per-process limits only"
-    )
-
-
-def _remove_quietly(group: BotGroup | None) -> None:
-    if group is not None:
-        with contextlib.suppress(CgroupError):
-            group.remove()
-
-
-def _spawn_unsandboxed(command: list[str], bot_path: Path, limits: Limits) -> BotProcess:
-    logger.warning(
-        "RUNNING BOT %s WITHOUT A SANDBOX: full access to this machine, its network "
-        "and files. Only for trusted bots in development.",
-        bot_path,
-    )
-    staging = isolation.stage(bot_path, uid=None)
-    scratch = staging.root / "tmp"
-    scratch.mkdir(mode=0o700)
-    bot_home = bot_path if bot_path.is_dir() else bot_path.parent
-    argv = [_host_path(arg, bot_path) for arg in command]
-    if os.access(isolation.PRLIMIT, os.X_OK):  # all but NPROC, which would count our own uid
-        rlimits = [arg for arg in limits.prlimit_args() if not arg.startswith("--nproc")]
-        argv = [isolation.PRLIMIT, *rlimits, "--", *argv]
-    try:
-        popen = subprocess.Popen(
-            argv,
-            cwd=bot_home,
-            env=isolation.environment(home=str(scratch), sdk=str(isolation.packages())),
-            start_new_session=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except BaseException:
-        staging.remove()
-        raise
-    return BotProcess(popen, limits=limits, staging=staging, info_fd=None)
-
-
-def _host_path(arg: str, bot_path: Path) -> str:
-    """Map an in-sandbox ``/bot/...`` argument to the bot's real location."""
-    if arg != BOT_MOUNT and not arg.startswith(BOT_MOUNT + "/"):
-        return arg
-    if bot_path.is_file():
-        return str(bot_path) if arg == f"{BOT_MOUNT}/{bot_path.name}" else arg
-    return str(bot_path) + arg[len(BOT_MOUNT) :]

@@ -8,6 +8,13 @@ Every entry lies in ``[-1, 1]``: flags are 0 or 1, counts are divided by a bound
 scores are squashed with ``tanh(score / scale)``.
 
 ``Encoder(game).layout`` lists the fields as ``(name, start, length)``.
+
+In the trick games ``encode`` is incremental: it keeps each seat's last vector and,
+while the same state plays cards within a deal, changes only what the cards played
+since changed (the card's bits, the trick, the hand sizes, the seat to act, the
+tricks won) from the engine's state, instead of building the observation again.
+Any other action, a new deal or another state rebuilds the vector from
+``shared_observation``; both give the same vector (``tests/games/envs``).
 """
 
 from __future__ import annotations
@@ -27,6 +34,9 @@ MONEY_PHASES = ("turn", "purchase", "change", "capture", "over")
 MANNI_CONTRACTS = ("nullo", "grand", "spades", "hearts", "diamonds", "clubs")
 MONEY_CARDS = {**FRENCH_INDEX, "X1": 52, "X2": 53}
 MONEY_DENOMINATIONS = ("J", "Q", "K", "X")
+#: ``games.tricks.P_PLAY``: card play, the phase the incremental path follows (not
+#: imported: the engines must not be able to reach this module through a cycle).
+P_PLAY = 0
 
 
 class Encoder:
@@ -87,9 +97,108 @@ class Encoder:
         self._cache: tuple[Any, Any, int, list[tuple[int, int]]] = (None, None, 0, [])
         self._zeros = bytes(4 * self.size)
         self.score_scale = 10.0 if self.family == "manni" else 100.0
+        self.card_count = c
+        #: Per seat, for the incremental path: [state, deal, history length, vector,
+        #: the trick's bits in it] (``_keep``, ``_advance``).
+        self._seats: dict[int, list[Any]] = {}
+        #: Manni and Maniglia states (``games.tricks.TrickState``): card play is incremental.
+        self.incremental = self.family != "money"
 
     def encode(self, state: State, seat: int) -> np.ndarray:
+        if self.incremental:
+            kept = self._advance(state, seat)
+            if kept is not None:
+                return np.frombuffer(kept, dtype=np.float32).copy()
+            out = array("f", self._zeros)
+            self._tricks(state, state.shared_observation(seat), seat, out)
+            self._keep(state, seat, out)
+            return np.frombuffer(out, dtype=np.float32)
         return self._encode(state, state.shared_observation(seat), seat)
+
+    # -- the incremental path (trick games, card play) ---------------------------
+    def _keep(self, state: Any, seat: int, out: array) -> None:
+        """Remember ``out`` as ``seat``'s vector, if the state is in card play (else forget).
+
+        Kept: the state, its deal, how much of its history the vector holds, the vector,
+        the trick's bits in it, the relative seat to act, the tricks won so far.
+        """
+        if getattr(state, "phase", None) != P_PLAY or state.forfeited is not None:
+            self._seats.pop(seat, None)
+            return
+        trick = self._trick_bits(state, seat)
+        current = (state.to_move - seat) % self.players
+        copy = array("f", out)
+        self._seats[seat] = [
+            state,
+            state.deal,
+            len(state.history),
+            copy,
+            trick,
+            current,
+            sum(state.won),
+        ]
+
+    def _trick_bits(self, state: Any, seat: int) -> list[int]:
+        base, c, n, after = self.offsets["trick"], self.card_count, self.players, state.after
+        bits, player = [], state.leader
+        for card in state.trick:
+            bits.append(base + ((player - seat) % n) * c + card)
+            player = after[player]
+        return bits
+
+    def _advance(self, state: Any, seat: int) -> array | None:
+        """``seat``'s kept vector brought up to date, or None when it must be rebuilt."""
+        kept = self._seats.get(seat)
+        if kept is None:
+            return None
+        old, deal, seen, out, trick, current, won_total = kept
+        history = state.history
+        if (
+            old is not state
+            or state.deal != deal
+            or state.phase != P_PLAY
+            or state.forfeited is not None
+            or len(history) < seen
+        ):
+            return None
+        if len(history) == seen:
+            return out
+        cards, n, off = self.card_count, self.players, self.offsets
+        played, hand, sizes = off["played"], off["hand"], off["hand_sizes"]
+        hands = state.hands
+        for entry in history[seen:]:
+            card, player = entry & 0xFF, entry >> 8
+            if card >= cards:  # not a card play: rebuild
+                return None
+            rel = (player - seat) % n
+            out[played + rel * cards + card] = 1.0
+            if rel == 0:
+                out[hand + card] = 0.0
+            out[sizes + rel] = hands[player].bit_count() / cards
+        for i in trick:
+            out[i] = 0.0
+        trick[:] = bits = self._trick_bits(state, seat)
+        for i in bits:
+            out[i] = 1.0
+        at = off["current"]
+        out[at + current] = 0.0
+        kept[5] = current = (state.to_move - seat) % n
+        out[at + current] = 1.0
+        tricks = state.won
+        total = sum(tricks)
+        if total != won_total:  # a trick was taken: the tricks, the leader, the points
+            kept[6] = total
+            won, leader = off["tricks_won"], off["leader"]
+            for k in range(n):
+                out[won + k] = tricks[(seat + k) % n] / 20.0
+                out[leader + k] = 0.0
+            out[leader + (state.leader - seat) % n] = 1.0
+            if self.family == "maniglia":
+                at = off["points"]
+                for k, p in enumerate(state.points[seat:] + state.points[:seat]):
+                    out[at + k] = max(-1.0, min(p / 120.0, 1.0))
+        kept[2] = len(history)
+        return out
 
     def encode_observation(self, observation: dict[str, Any], seat: int) -> np.ndarray:
         """The same vector from ``observation(seat)`` as a bot receives it (PROTOCOL.md

@@ -124,10 +124,12 @@ class CardroomEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(self.num_actions, dtype=np.int8)
+        flags = bytearray(self.num_actions)  # filled in Python, then one numpy view
         state = self.state
         if not state.is_over() and state.current_player() == seat:
-            mask[state.legal_ids()] = 1
+            for action in state.legal_ids():
+                flags[action] = 1
+        mask = np.frombuffer(flags, dtype=np.int8)
         return {"observation": self.encoder.encode(state, seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -140,24 +142,24 @@ class CardroomEnv(AECEnv):
             action = int(action)
         if isinstance(action, bool) or not isinstance(action, int):
             raise IllegalAction(f"action must be an int action id, got {action!r}")
-        if action not in state.legal_ids():
+        try:
+            state.apply_id(action)  # checks it, changing nothing when it is not legal
+        except IllegalAction:
             label = _label(state, action)
             raise IllegalAction(
                 f"action {action} ({label}) is not legal for {agent} now "
                 f"(legal ids: {state.legal_ids()})"
-            )
+            ) from None
         self._cumulative_rewards[agent] = 0.0
-        state.apply_id(action)
         if state.is_over():
             results = utilities(state.ranking())
             for a, r in zip(self.possible_agents, results, strict=True):
                 self.rewards[a] = r
                 self.terminations[a] = True
+            self._select()
+            self._accumulate_rewards()
         else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
-        self._select()
-        self._accumulate_rewards()
+            self._select()  # every reward is 0 until the end: nothing to accumulate
         if self.render_mode == "human":
             self.render()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from games.core import Game, Option, parse_int
 from games.maniglia.rules import (
@@ -37,10 +37,12 @@ from games.maniglia.state import (
     TRUMP,
     ManigliaState,
 )
+from games.tricks import FLOATS
 
-REDEAL, DEALER_FORCED = "redeal", "dealer-forced"
-TRUMP_IDS = [TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3]
-TRUMP_LABELS = [LABELS[a] for a in TRUMP_IDS]
+REDEAL: Final = "redeal"
+DEALER_FORCED: Final = "dealer-forced"
+TRUMP_IDS: Final = [TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3]
+TRUMP_LABELS: Final = [LABELS[a] for a in TRUMP_IDS]
 
 
 def options_for(players: int) -> tuple[Option, ...]:
@@ -164,13 +166,13 @@ class AuctionState(ManigliaState):
             else:
                 first = BID + self.min_bid() - MIN_BID
                 count = self.max_bid - MIN_BID + BID - first + 1  # the bids, then pass
-                k = int(random() * (count + 1))
+                k = int(random() * FLOATS[count + 1])
                 action = first + k if k < count else PASS
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)
         if self.phase == P_TRUMP and self.deal == deal:
-            action = TRUMP + int(random() * 4)  # MANIGLIA-AUC-4
+            action = TRUMP + int(random() * 4.0)  # MANIGLIA-AUC-4
             seat = self.to_move
             self.history.append(seat << 8 | action)
             self._apply_other(seat, action)

@@ -9,7 +9,7 @@ team to the target (35 game points) wins.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from games.cards import LATIN_NAMES
 from games.core import Option, parse_int
@@ -17,10 +17,10 @@ from games.maniglia.rules import OPPONENT, STRICT, partners_deal_points, turn_up
 from games.maniglia.state import ManigliaState
 from games.tricks import LATIN_LAYOUT
 
-TEAMS = ((0, 2), (1, 3))  # MANIGLIA-4P-1
+TEAMS: Final = ((0, 2), (1, 3))  # MANIGLIA-4P-1
 #: Each seat's team (the index of its team in TEAMS).
-SIDES = tuple(next(t for t, team in enumerate(TEAMS) if seat in team) for seat in range(4))
-TARGET = 35  # MANIGLIA-4P-6
+SIDES: Final = tuple(next(t for t, team in enumerate(TEAMS) if seat in team) for seat in range(4))
+TARGET: Final = 35  # MANIGLIA-4P-6
 
 OPTIONS = (
     Option(

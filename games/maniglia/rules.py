@@ -10,35 +10,46 @@ from __future__ import annotations
 
 from typing import Final
 
-from games.cards import LATIN_INDEX, LATIN_NAMES, LATIN_SUITS, packet_masks, packet_size
+from games.cards import (
+    LATIN_INDEX,
+    LATIN_NAMES,
+    LATIN_SUITS,
+    Dealing,
+    packet_dealing,
+    packet_size,
+)
 from games.tricks import LATIN_LAYOUT, trick_keys
 
-COINS, CUPS, SWORDS, BATONS = range(4)
+COINS: Final = 0
+CUPS: Final = 1
+SWORDS: Final = 2
+BATONS: Final = 3
 #: A whole suit's 10-bit pattern.
-SUIT_BITS = LATIN_LAYOUT.full
-SUIT_MASKS: tuple[int, ...] = LATIN_LAYOUT.masks
+SUIT_BITS: Final = LATIN_LAYOUT.full
+SUIT_MASKS: Final[tuple[int, ...]] = LATIN_LAYOUT.masks
 #: MANIGLIA-GEN-1: the 40-card Latin pack, and the 36 cards of maniglia-3 (no 2s).
-FULL_PACK = (1 << 40) - 1
-PACK_WITHOUT_TWOS = FULL_PACK & ~sum(LATIN_LAYOUT.with_suit(1, s) for s in range(4))
+FULL_PACK: Final = (1 << 40) - 1
+PACK_WITHOUT_TWOS: Final = FULL_PACK & ~sum(LATIN_LAYOUT.with_suit(1, s) for s in range(4))
 
 #: MANIGLIA-GEN-2: card points by rank index (2 3 4 5 6 J N K A 7).
 RANK_POINTS = (0, 0, 0, 0, 0, 1, 2, 3, 4, 5)
 POINTS: Final[tuple[int, ...]] = tuple(RANK_POINTS[r] for r in LATIN_LAYOUT.ranks)
 SUIT_OF: Final[tuple[int, ...]] = LATIN_LAYOUT.suits
 #: ``ABOVE[c]``: the cards of c's suit that beat c.
-ABOVE: tuple[int, ...] = tuple(
+ABOVE: Final[tuple[int, ...]] = tuple(
     LATIN_LAYOUT.with_suit(SUIT_BITS << (LATIN_LAYOUT.ranks[c] + 1), SUIT_OF[c]) for c in range(40)
 )
 #: ``SUIT_CARDS[s][m]``: the cards of the 10-bit pattern ``m`` of suit ``s``, ascending.
-SUIT_CARDS = LATIN_LAYOUT.cards
+SUIT_CARDS: Final = LATIN_LAYOUT.cards
 #: ``TRICK_KEYS[trump][led][c]``: the strength of card ``c`` in a trick (COMMON-5,
 #: MANIGLIA-GEN-1: within a suit a higher number is a stronger card).
-TRICK_KEYS: dict[int, tuple[tuple[int, ...], ...]] = {
+TRICK_KEYS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
     trump: trick_keys(LATIN_LAYOUT, trump, range(1, 11)) for trump in range(4)
 }
 
 #: MANIGLIA-GEN-5 option values.
-OPPONENT, STRICT = "opponent", "strict"
+OPPONENT: Final = "opponent"
+STRICT: Final = "strict"
 
 
 def card_name(card: int) -> str:
@@ -71,7 +82,15 @@ def deal_value(players: int, ranks: int | None = None) -> int:
     """
     if ranks is None:
         return 60 + (36 if players == 3 else 40) // players
-    return card_points(auction_pack(ranks)) + 4 * ranks // players
+    value = _DEAL_VALUES.get((players, ranks))
+    if value is None:  # once per table and deck (every game asks)
+        value = _DEAL_VALUES[(players, ranks)] = (
+            card_points(auction_pack(ranks)) + 4 * ranks // players
+        )
+    return value
+
+
+_DEAL_VALUES: dict[tuple[int, int], int] = {}
 
 
 #: The small deck (``maniglia.ranks``, not a rule of the real game): the ranks per suit
@@ -83,7 +102,13 @@ AUCTION_RANKS = {3: (3, 6, 9), 4: tuple(range(1, 11)), 5: (5, 10)}
 def auction_pack(ranks: int) -> int:
     """MANIGLIA-GEN-1 and the small deck: the pack of the ``ranks`` highest ranks per suit
     (9: the 36 cards of maniglia-3, 10: the whole 40)."""
-    return LATIN_LAYOUT.top_ranks(ranks)
+    pack = _AUCTION_PACKS.get(ranks)
+    if pack is None:  # once per deck (every game asks)
+        pack = _AUCTION_PACKS[ranks] = LATIN_LAYOUT.top_ranks(ranks)
+    return pack
+
+
+_AUCTION_PACKS: dict[int, int] = {}
 
 
 def beats(card: int, winning: int, trump: int) -> bool:
@@ -168,7 +193,7 @@ def auction_deal_points(players: int, declarer: int, bid: int, total: int) -> li
 
 
 #: MANIGLIA-GEN-4: packet size by number of players (3: 4+4+4, 4: 5+5, 5: 4+4).
-PACKET_SIZES = {3: 4, 4: 5, 5: 4}
+PACKET_SIZES: Final = {3: 4, 4: 5, 5: 4}
 
 
 def deal_order(dealer: int, players: int) -> list[int]:
@@ -185,9 +210,15 @@ def deal_hands(deck: list[int], dealer: int, players: int) -> list[int]:
     The smaller hands of a small deck (``maniglia.ranks``) come in the largest packets no
     bigger than those that deal them in whole rounds (``games.cards.packet_size``).
     """
-    size = packet_size(len(deck) // players, PACKET_SIZES[players])
-    dealt = packet_masks(deck, size, players, len(deck))
-    hands = [0] * players
-    for i, seat in enumerate(deal_order(dealer, players)):
-        hands[seat] = dealt[i]
-    return hands
+    key = (len(deck), dealer, players)
+    dealing = _DEALINGS.get(key)
+    if dealing is None:
+        size = packet_size(len(deck) // players, PACKET_SIZES[players])
+        order = deal_order(dealer, players)  # the i-th hand dealt is order[i]'s
+        packets = packet_dealing(size, players, len(deck)).owners
+        dealing = _DEALINGS[key] = Dealing([order[hand] for hand in packets], players)
+    return dealing.masks(deck)
+
+
+#: The :class:`Dealing` of :func:`deal_hands` per (cards, dealer, players): straight to seats.
+_DEALINGS: dict[tuple[int, int, int], Dealing] = {}

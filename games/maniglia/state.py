@@ -20,7 +20,6 @@ Legal lists are ordered by action id: cards by suit ``D C S B`` and rank
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -35,11 +34,23 @@ from games.maniglia.rules import (
     TRICK_KEYS,
     deal_hands,
 )
-from games.tricks import FIRST_FAMILY_PHASE, LATIN_LAYOUT, P_OVER, P_PLAY, TrickState
+from games.tricks import (
+    FIRST_FAMILY_PHASE,
+    FLOATS,
+    LATIN_LAYOUT,
+    P_DEALING,
+    P_OVER,
+    P_PLAY,
+    TrickState,
+)
 
-PLAY, TRUMP, BID, PASS = 0, 40, 44, 97
-MIN_BID, TOP_BID = 20, 72  # MANIGLIA-AUC-2 (TOP_BID: the highest MAX of any variant)
-LABELS: tuple[str, ...] = (
+PLAY: Final = 0
+TRUMP: Final = 40
+BID: Final = 44
+PASS: Final = 97
+MIN_BID: Final = 20  # MANIGLIA-AUC-2
+TOP_BID: Final = 72  # the highest MAX of any variant
+LABELS: Final[tuple[str, ...]] = (
     tuple(f"play {c}" for c in LATIN_NAMES)
     + tuple(f"trump {s}" for s in LATIN_SUITS)
     + tuple(f"bid {n}" for n in range(MIN_BID, TOP_BID + 1))
@@ -47,24 +58,40 @@ LABELS: tuple[str, ...] = (
 )
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
-PLAY_LABELS = LATIN_LAYOUT.mapped(LABELS[PLAY : PLAY + 40])
+PLAY_LABELS: Final = LATIN_LAYOUT.mapped(LABELS[PLAY : PLAY + 40])
 
-MAX_DEALS = 100  # LIMIT-4, thrown-in deals included
+MAX_DEALS: Final = 100  # LIMIT-4, thrown-in deals included
 
 # Phases: trick play and the end are the core's (games.tricks), the rest the family's.
-P_AUCTION, P_TRUMP = range(FIRST_FAMILY_PHASE, FIRST_FAMILY_PHASE + 2)
-PHASE_NAMES = ("play", "over", "auction", "trump")
+P_AUCTION: Final = FIRST_FAMILY_PHASE
+P_TRUMP: Final = FIRST_FAMILY_PHASE + 1
+#: ``PHASE_NAMES[P_DEALING]`` (-1, the last) is "dealing": between deals, waiting for a deck.
+PHASE_NAMES: Final = ("play", "over", "auction", "trump", "dealing")
 
 # Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
 _FULL: Final = LATIN_LAYOUT.full  # a whole suit's pattern
 _SHIFTS: Final = LATIN_LAYOUT.shifts  # where each suit starts in a hand mask
-_, _SHIFT_1, _SHIFT_2, _SHIFT_3 = _SHIFTS
-_SUIT_RANGE: Final = range(len(_SHIFTS))
+_SHIFT_1: Final = _SHIFTS[1]
+_SHIFT_2: Final = _SHIFTS[2]
+_SHIFT_3: Final = _SHIFTS[3]
 
-#: ``hand_cards(mask)``: the cards of a hand mask in legal-list order (D C S B, 2..7).
-hand_cards = LATIN_LAYOUT.cards_of
 #: ``names(mask)``: the card labels of a mask, in legal-list order.
-names = LATIN_LAYOUT.names_of
+names: Final = LATIN_LAYOUT.names_of
+_S0: Final = SUIT_CARDS[0]
+_S1: Final = SUIT_CARDS[1]
+_S2: Final = SUIT_CARDS[2]
+_S3: Final = SUIT_CARDS[3]
+
+
+def hand_cards(mask: int) -> list[int]:
+    """The cards of a hand mask in legal-list order (D C S B, 2..7): ``LATIN_LAYOUT.cards_of``
+    as a plain function, which compiled code calls directly."""
+    return [
+        *_S0[mask & _FULL],
+        *_S1[mask >> _SHIFT_1 & _FULL],
+        *_S2[mask >> _SHIFT_2 & _FULL],
+        *_S3[mask >> _SHIFT_3],
+    ]
 
 
 class ManigliaState(TrickState):
@@ -81,11 +108,15 @@ class ManigliaState(TrickState):
     PACK: ClassVar[int] = (1 << 40) - 1
 
     __slots__ = ("deal_log", "points", "side", "strict")
+    deal_log: list[dict[str, Any]]
+    points: list[int]
+    side: tuple[int, ...]
+    strict: bool
 
     # -- construction -----------------------------------------------------
     def _init_family(self) -> None:
         self.strict = self.game.options["maniglia.overtake"] == "strict"
-        self.deal_log: list[dict[str, Any]] = []  # public summary of each finished deal
+        self.deal_log = []  # public summary of each finished deal
 
     def _deal(self, deck: list[int]) -> None:
         self.hands = deal_hands(deck, self.dealer, self.n)  # MANIGLIA-GEN-4
@@ -158,14 +189,14 @@ class ManigliaState(TrickState):
     def legal_ids(self) -> list[int]:
         if self.phase == P_PLAY:
             return self._legal_cards(SUIT_CARDS)
-        if self.phase == P_OVER:
+        if self.phase == P_OVER or self.phase == P_DEALING:
             return []
         return self._legal_other()
 
     def legal_actions(self) -> list[str]:
         if self.phase == P_PLAY:  # the hot case, straight from label tables
             return self._legal_cards(PLAY_LABELS)
-        if self.phase == P_OVER:
+        if self.phase == P_OVER or self.phase == P_DEALING:
             return []
         return self._legal_other_labels()
 
@@ -180,69 +211,63 @@ class ManigliaState(TrickState):
         The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
         each card (MANIGLIA-GEN-5 as in ``_playable``, COMMON-5, MANIGLIA-GEN-6).
         Hands are held here as four sorted suit lists, so following is one pop.
+        A choice among ``n`` is ``int(random() * n)`` with ``n`` a float (``size``,
+        ``FLOATS``): the same number, and compiled a product of two C doubles.
         """
         strict, side, won, points, trump = self.strict, self.side, self.won, self.points, self.trump
-        append = self.history.append
-        size = self.hands[self.leader].bit_count()  # every hand has this many cards
+        history, after, floats, suit_cards = self.history, self.after, FLOATS, SUIT_CARDS
+        count = self.hands[self.leader].bit_count()  # every hand has this many cards
+        size = floats[count]
         # LATIN_LAYOUT.suit_lists, inlined.
         hands = [
-            [list(SUIT_CARDS[s][h >> _SHIFTS[s] & _FULL]) for s in _SUIT_RANGE] for h in self.hands
+            [list(suit_cards[s][h >> _SHIFTS[s] & _FULL]) for s in range(4)] for h in self.hands
         ]
-        after = self.after  # the next seat, counter-clockwise (MANIGLIA-GEN-3)
-        followers = range(self.n - 1)
-        seat = self.leader
-        while size:
+        followers = self.n - 1
+        seat, win, win_seat = self.leader, self.win_card, self.win_seat
+        for _ in range(count):
             k = int(random() * size)  # the lead: card k of the hand (pop_nth, inlined)
-            for cards in hands[seat]:
+            suits = hands[seat]
+            for cards in suits:
                 if k < len(cards):
                     break
                 k -= len(cards)
             win = cards.pop(k)
-            append(seat << 8 | win)
+            history.append(seat << 8 | win)
             win_seat = seat
             led = win_suit = SUIT_OF[win]
             total = POINTS[win]
-            for _ in followers:
+            for _ in range(followers):
                 seat = after[seat]
                 suits = hands[seat]
+                must = strict or side[seat] != side[win_seat]  # must he beat W?
                 cards = suits[led]
-                if cards:  # follow suit, beating W of the led suit if he must (step 2)
-                    if win_suit == led and (strict or side[seat] != side[win_seat]):
-                        above = bisect_right(cards, win)  # the cards that beat W
-                        if above < len(cards):
-                            card = cards.pop(above + int(random() * (len(cards) - above)))
-                        else:
-                            card = cards.pop(int(random() * len(cards)))
-                    else:
-                        card = cards.pop(int(random() * len(cards)))
-                    if win_suit == led and card > win:
-                        win, win_seat = card, seat
-                elif (strict or side[seat] != side[win_seat]) and (cards := suits[trump]):
-                    # Void, must beat W and holds trumps (step 3): a trump that wins.
-                    if win_suit == trump:
-                        above = bisect_right(cards, win)
-                        if above < len(cards):
-                            card = cards.pop(above + int(random() * (len(cards) - above)))
-                        elif strict:
-                            card = cards.pop(int(random() * len(cards)))  # any trump
-                        else:
-                            card = pop_nth(suits, int(random() * size))  # any card
-                    else:
-                        card = cards.pop(int(random() * len(cards)))
-                    suit = SUIT_OF[card]
-                    if (suit == win_suit and card > win) or (suit == trump != win_suit):
-                        win, win_seat, win_suit = card, seat, suit
+                follows = bool(cards)  # step 2: follow suit
+                if must and not follows:
+                    cards = suits[trump]  # step 3: void, he plays a trump if he has one
+                below = 0  # he plays one of cards[below:]
+                if must and win_suit == (led if follows else trump):
+                    for card in cards:  # the cards that beat W follow those below it
+                        if card > win:
+                            break
+                        below += 1
+                    if below == len(cards):  # none beats W: any card of the suit,
+                        below = 0
+                        if not (follows or strict):  # or of the hand (void, not strict)
+                            cards = []
+                if cards:
+                    card = cards.pop(below + int(random() * floats[len(cards) - below]))
                 else:  # void, and free to play anything (step 4)
                     card = pop_nth(suits, int(random() * size))
-                    suit = SUIT_OF[card]
-                    if (suit == win_suit and card > win) or (suit == trump != win_suit):
-                        win, win_seat, win_suit = card, seat, suit
-                append(seat << 8 | card)
+                suit = SUIT_OF[card]
+                if (suit == win_suit and card > win) or (suit == trump != win_suit):
+                    win, win_seat, win_suit = card, seat, suit
+                history.append(seat << 8 | card)
                 total += POINTS[card]
-            won[win_seat] += 1
-            points[win_seat] += total
+            # ``x[i] = x[i] + y``: compiled, a C addition (``x[i] += y`` is a generic one).
+            won[win_seat] = won[win_seat] + 1
+            points[win_seat] = points[win_seat] + total
             seat = win_seat
-            size -= 1
+            size -= 1.0
         self.hands = [0] * self.n
         self.win_card, self.win_seat = win, win_seat
         self.led = -1
@@ -315,8 +340,9 @@ class ManigliaState(TrickState):
         return {}
 
     def _log_deal(self, result: dict[str, Any]) -> None:
-        head = {"deal": self.deal, "dealer": self.dealer, **self._current_head()}
-        self.deal_log.append({**head, "result": result})
+        self.deal_log.append(
+            {"deal": self.deal, "dealer": self.dealer, **self._current_head(), "result": result}
+        )
 
     def _observe(self, seat: int, history: list[dict[str, Any]]) -> dict[str, Any]:
         playing = self.phase == P_PLAY

@@ -9,7 +9,7 @@ and the target scale with it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from games.cards import packet_masks, packet_size
 from games.core import Game, Option
@@ -24,8 +24,8 @@ from games.manni.rules import (
 )
 from games.manni.state import KEEP, P_CHOICE, TAKE, ManniState
 
-MAX_DEALS = 100  # LIMIT-3
-TARGET = 10  # MANNI-BASIC-8
+MAX_DEALS: Final = 100  # LIMIT-3
+TARGET: Final = 10  # MANNI-BASIC-8
 
 OPTIONS = (
     Option(
@@ -99,11 +99,11 @@ class ManniBasicState(ManniState):
 
     def _play_out_choice(self, random: Callable[[], float]) -> None:
         """MANNI-BASIC-5 at random: ``keep`` or ``take`` (the legal list) until one takes."""
-        append = self.history.append
+        history = self.history
         while self.phase == P_CHOICE:
             seat = self.to_move
-            action = KEEP + int(random() * 2)  # KEEP, TAKE
-            append(seat << 8 | action)
+            action = KEEP + int(random() * 2.0)  # KEEP, TAKE
+            history.append(seat << 8 | action)
             self._apply_other(seat, action)
 
     def _score_deal(self) -> bool:

@@ -7,21 +7,27 @@ game ends after a deal in which someone has 10 or more plus points.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
-from games.cards import CARD_BITS, FRENCH_NAMES
+from games.cards import FRENCH_NAMES, Dealing
 from games.core import Option
 from games.manni.rules import FULL_PACK, NULLO, horn_contract, horn_tally
 from games.manni.state import DISCARD, DRAW, P_EXCHANGE, ManniState, discard_ids, hand_cards
+from games.tricks import FLOATS
 
-MAX_DEALS = 100  # LIMIT-3
-TARGET = 10  # HORN-9
-EXCHANGE_LIMITS = (7, 5)  # HORN-6: L, R; the dealer's limit depends on the Manni left
+MAX_DEALS: Final = 100  # LIMIT-3
+TARGET: Final = 10  # HORN-9
+EXCHANGE_LIMITS: Final = (7, 5)  # HORN-6: L, R; the dealer's limit depends on the Manni left
 #: HORN-5: the deck positions of L's, R's and D's cards (four cycles of 4 to the Manni,
 #: then 3 to each).
 HAND_SLOTS = tuple(
     tuple(p for start in range(4 + 3 * i, 52, 13) for p in range(start, start + 3))
     for i in range(3)
+)
+#: HORN-5 as a :class:`Dealing`: deck position ``p`` goes to hand ``i`` (L, R, D) when ``p``
+#: is one of ``HAND_SLOTS[i]``, else to the Manni.
+HAND_DEALING: Final = Dealing(
+    [next((i for i, slots in enumerate(HAND_SLOTS) if p in slots), -1) for p in range(52)], 3
 )
 
 OPTIONS = (
@@ -62,9 +68,9 @@ class HornState(ManniState):
         self.contract, self.contract_trump = horn_contract(self.contract_card, table)
         # HORN-5: four cycles of 4 to the Manni, then 3 to L, 3 to R, 3 to D.
         left = (self.dealer + 1) % 3
-        bits = CARD_BITS  # distinct cards: their bits sum to their set
-        for i, slots in enumerate(HAND_SLOTS):
-            self.hands[(left + i) % 3] = sum([bits[deck[j]] for j in slots])
+        dealt = HAND_DEALING.masks(deck)
+        for i in range(3):
+            self.hands[(left + i) % 3] = dealt[i]
         # Drawn from its top: the last card dealt comes first.
         self.manni = [*deck[42:38:-1], *deck[29:25:-1], *deck[16:12:-1], *deck[3::-1]]
         self.exchanges: list[int] = []
@@ -89,12 +95,14 @@ class HornState(ManniState):
     def _apply_other(self, seat: int, action: int) -> None:
         if action != DRAW:
             card = action - DISCARD
-            self.hands[seat] ^= 1 << card
-            self.out[seat] |= 1 << card
+            self.hands[seat] = self.hands[seat] ^ 1 << card
+            self.out[seat] = self.out[seat] | 1 << card
             self.discards += 1
             return
+        hand = self.hands[seat]  # a local int: compiled, no int object made per card
         for card in self.manni[: self.discards]:
-            self.hands[seat] |= 1 << card
+            hand |= 1 << card
+        self.hands[seat] = hand
         del self.manni[: self.discards]
         self.exchanges.append(self.discards)
         if len(self.exchanges) < 3:
@@ -109,33 +117,34 @@ class HornState(ManniState):
         The legal list is the seat's discards in card order, then ``draw``: the hand's
         list is kept and each discard taken out of it (the order stays), and a discard
         is applied here as ``_apply_other`` applies it."""
-        append = self.history.append
+        history = self.history
         while self.phase == P_EXCHANGE:
             seat = self.to_move
             cards = hand_cards(self.hands[seat])
             hand, out, discards, limit = self.hands[seat], self.out[seat], self.discards, self.limit
             while discards < limit:
-                k = int(random() * (len(cards) + 1))  # the discards, then draw
+                k = int(random() * FLOATS[len(cards) + 1])  # the discards, then draw
                 if k == len(cards):
                     break
                 card = cards.pop(k)
-                append(seat << 8 | (DISCARD + card))
+                history.append(seat << 8 | (DISCARD + card))
                 hand ^= 1 << card
                 out |= 1 << card
                 discards += 1
             else:
                 random()  # at the limit the legal list is [draw]: its draw still counts
             self.hands[seat], self.out[seat], self.discards = hand, out, discards
-            append(seat << 8 | DRAW)
+            history.append(seat << 8 | DRAW)
             self._apply_other(seat, DRAW)
 
     def _score_deal(self) -> bool:
+        plus, minus, won = self.plus, self.minus, self.won
         for seat in range(3):
-            plus, minus = horn_tally(self.contract, self.won[seat])  # HORN-8
-            self.plus[seat] += plus
-            self.minus[seat] += minus
-        self.totals = [p - m for p, m in zip(self.plus, self.minus, strict=True)]
-        return self.deal >= MAX_DEALS or max(self.plus) >= TARGET  # HORN-9, LIMIT-3
+            gained, lost = horn_tally(self.contract, won[seat])  # HORN-8
+            plus[seat] = plus[seat] + gained
+            minus[seat] = minus[seat] + lost
+        self.totals = [plus[0] - minus[0], plus[1] - minus[1], plus[2] - minus[2]]
+        return self.deal >= MAX_DEALS or max(plus) >= TARGET  # HORN-9, LIMIT-3
 
     def _observe_variant(self, seat: int, obs: dict[str, Any]) -> None:
         obs["contract_card"] = FRENCH_NAMES[self.contract_card]

@@ -8,7 +8,7 @@ great-call sequence of LAUG-7 may make another player the declarer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from games.cards import packet_masks
 from games.core import Option, parse_bool, parse_int
@@ -34,9 +34,10 @@ from games.manni.state import (
     discard_ids,
     hand_cards,
 )
+from games.tricks import FLOATS
 
-DEALS = 18  # LAUG-5, LIMIT-5
-GREAT_TYPES = range(LAUG_GRAND, 6)
+DEALS: Final = 18  # LAUG-5, LIMIT-5
+GREAT_TYPES: Final = tuple(range(LAUG_GRAND, 6))
 
 OPTIONS = (
     Option(
@@ -67,9 +68,14 @@ OPTIONS = (
 )
 
 # Steps of the great-call sequence (LAUG-7): who answers, and after what.
-B_FIRST, A_AFTER_B, D_OVER_B, D_FIRST, A_AFTER_D, B_OVER_D = range(6)
+B_FIRST: Final = 0
+A_AFTER_B: Final = 1
+D_OVER_B: Final = 2
+D_FIRST: Final = 3
+A_AFTER_D: Final = 4
+B_OVER_D: Final = 5
 #: Steps where the answer must outrank the great call standing (LAUG-7 steps 2 and 3).
-OVERCALL_STEPS = (D_OVER_B, B_OVER_D)
+OVERCALL_STEPS: Final = (D_OVER_B, B_OVER_D)
 
 
 class LaugState(ManniState):
@@ -86,11 +92,14 @@ class LaugState(ManniState):
         "great",
         "great_used",
         "manni",
+        "skat",
         "step",
         "used",
     )
+    skat: bool
 
     def _init_game(self) -> None:
+        self.skat = self.game.options["laug.exchange"] == "skat"  # LAUG-8
         self.used = [0, 0, 0]  # bitmask of contracts each player has announced (LAUG-5)
         self.great_used = [False, False, False]  # LAUG-6: one great call per game
 
@@ -133,14 +142,14 @@ class LaugState(ManniState):
             above = self._rank_standing() if self.step in OVERCALL_STEPS else 0
             return [GREAT + t - 1 for t in self._eligible(seat, above)] + [PASS]
         # LAUG-8 / ACTION-3: the declarer's exchange.
-        if self.game.options["laug.exchange"] == "skat":
+        if self.skat:
             return discard_ids(self.hands[seat])
         return [*discard_ids(self.hands[seat]), DRAW] if self.discards < 4 else [DRAW]
 
     def _is_legal_other(self, action: object) -> bool:
         if self.phase != P_EXCHANGE:
             return action in self._legal_other()
-        if self.game.options["laug.exchange"] == "skat":
+        if self.skat:
             return action != DRAW and self._discard_legal(action, True)
         return self._discard_legal(action, self.discards < 4)
 
@@ -200,36 +209,40 @@ class LaugState(ManniState):
         self.phase = P_EXCHANGE
         self.to_move = seat
         self.discards = 0
-        if self.game.options["laug.exchange"] == "skat":
+        if self.skat:
+            hand = self.hands[seat]  # a local int: compiled, no int object made per card
             for card in self.manni:
-                self.hands[seat] |= 1 << card
+                hand |= 1 << card
+            self.hands[seat] = hand
             self.manni = []
 
     def _exchange(self, seat: int, action: int) -> None:
         if action == DRAW:
+            hand = self.hands[seat]
             for card in self.manni[: self.discards]:
-                self.hands[seat] |= 1 << card
+                hand |= 1 << card
+            self.hands[seat] = hand
             del self.manni[: self.discards]
             self._begin_play()
             return
         card = action - DISCARD
-        self.hands[seat] ^= 1 << card
-        self.out[seat] |= 1 << card
+        self.hands[seat] = self.hands[seat] ^ 1 << card
+        self.out[seat] = self.out[seat] | 1 << card
         self.discards += 1
-        if self.discards == 4 and self.game.options["laug.exchange"] == "skat":
+        if self.discards == 4 and self.skat:
             self._begin_play()
 
     def _play_out_exchange(self, random: Callable[[], float]) -> None:
         """LAUG-8 at random: the declarer's whole exchange (the draws of ``playout``)."""
-        seat = self.to_move
-        skat = self.game.options["laug.exchange"] == "skat"
-        append = self.history.append
+        seat, skat, history = self.to_move, self.skat, self.history
+        cards = hand_cards(self.hands[seat])  # a discard is taken out of it (the order stays)
         while self.phase == P_EXCHANGE:
-            cards = hand_cards(self.hands[seat]) if skat or self.discards < 4 else []
+            if not skat and self.discards >= 4:
+                cards = []
             # The legal list: the discards, then draw (never in skat).
-            k = int(random() * (len(cards) + (not skat)))
-            action = DISCARD + cards[k] if k < len(cards) else DRAW
-            append(seat << 8 | action)
+            k = int(random() * FLOATS[len(cards) if skat else len(cards) + 1])
+            action = DISCARD + cards.pop(k) if k < len(cards) else DRAW
+            history.append(seat << 8 | action)
             self._exchange(seat, action)
 
     def _begin_play(self) -> None:

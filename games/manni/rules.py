@@ -6,25 +6,32 @@ Everything here is a plain function or table over integer cards (see
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.cards import FRENCH_INDEX, FRENCH_NAMES
 from games.tricks import FRENCH_LAYOUT, NO_TRUMP, trick_keys
 
-SPADES, HEARTS, DIAMONDS, CLUBS = range(4)
-SUIT_MASKS: tuple[int, ...] = FRENCH_LAYOUT.masks
-FULL_PACK = (1 << 52) - 1
+SPADES: Final = 0
+HEARTS: Final = 1
+DIAMONDS: Final = 2
+CLUBS: Final = 3
+SUIT_MASKS: Final[tuple[int, ...]] = FRENCH_LAYOUT.masks
+FULL_PACK: Final = (1 << 52) - 1
 #: MANNI-BASIC-2: the 48-card pack without the four 2s (rank 0).
-PACK_WITHOUT_TWOS = FULL_PACK & ~sum(FRENCH_LAYOUT.with_suit(1, s) for s in range(4))
+PACK_WITHOUT_TWOS: Final = FULL_PACK & ~sum(FRENCH_LAYOUT.with_suit(1, s) for s in range(4))
 #: The small deck (``manni.ranks``, not a rule of the real game): the ranks per suit a
 #: manni-basic deck may keep, its highest ones; 12 (3 to A) is the real game's pack.
 BASIC_RANKS = (3, 6, 9, 12)
 
 #: ``SUIT_CARDS[s][m]``: cards of the 13-bit pattern ``m`` of suit ``s``, ascending.
-SUIT_CARDS = FRENCH_LAYOUT.cards
+SUIT_CARDS: Final = FRENCH_LAYOUT.cards
 
 #: MANNI-BASIC-3: trump of deal k is ``BASIC_TRUMPS[(k - 1) % 4]``.
-BASIC_TRUMPS = (HEARTS, SPADES, DIAMONDS, CLUBS)
+BASIC_TRUMPS: Final = (HEARTS, SPADES, DIAMONDS, CLUBS)
 
-NULLO, SUIT, GRAND = "nullo", "suit", "grand"
+NULLO: Final = "nullo"
+SUIT: Final = "suit"
+GRAND: Final = "grand"
 
 
 def card_name(card: int) -> str:
@@ -45,7 +52,7 @@ ACE_LOW_STRENGTH = (*range(1, 13), 0)
 
 #: ``TRICK_KEYS[(trump, ace_low)][led][c]``: the strength of card ``c`` (COMMON-5):
 #: trumps beat the led suit, which beats everything else; within a suit the rank decides.
-TRICK_KEYS: dict[tuple[int, bool], tuple[tuple[int, ...], ...]] = {
+TRICK_KEYS: Final[dict[tuple[int, bool], tuple[tuple[int, ...], ...]]] = {
     (trump, ace_low): trick_keys(
         FRENCH_LAYOUT, trump, ACE_LOW_STRENGTH if ace_low else RANK_STRENGTH
     )
@@ -119,12 +126,13 @@ def horn_tally(contract: str, tricks: int) -> tuple[int, int]:
 
 
 # Laugavatnsmanni contracts (LAUG-4), in label order.
-LAUG_CONTRACTS = ("nullo", "grand", "hearts", "spades", "diamonds", "clubs")
-LAUG_NULLO, LAUG_GRAND = 0, 1
+LAUG_CONTRACTS: Final = ("nullo", "grand", "hearts", "spades", "diamonds", "clubs")
+LAUG_NULLO: Final = 0
+LAUG_GRAND: Final = 1
 #: Trump suit of each contract.
-LAUG_TRUMP = (NO_TRUMP, NO_TRUMP, HEARTS, SPADES, DIAMONDS, CLUBS)
+LAUG_TRUMP: Final = (NO_TRUMP, NO_TRUMP, HEARTS, SPADES, DIAMONDS, CLUBS)
 #: LAUG-4 rank for great calls: Grand > Hearts > Spades > Diamonds > Clubs.
-LAUG_RANK = (0, 5, 4, 3, 2, 1)
+LAUG_RANK: Final = (0, 5, 4, 3, 2, 1)
 
 
 def laug_deal_scores(tricks: list[int], declarer: int, contract: int, great: bool) -> list[int]:

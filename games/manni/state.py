@@ -24,14 +24,23 @@ from games.core import forfeit_view
 from games.manni.rules import LAUG_CONTRACTS, NO_TRUMP, SUIT_CARDS, SUIT_MASKS, TRICK_KEYS
 from games.tricks import (
     FIRST_FAMILY_PHASE,
+    FLOATS,
     FRENCH_LAYOUT,
+    P_DEALING,
     P_OVER,
     P_PLAY,
     TrickState,
 )
 
-PLAY, DISCARD, DRAW, KEEP, TAKE, ANNOUNCE, GREAT, PASS = 0, 52, 104, 105, 106, 107, 113, 118
-LABELS: tuple[str, ...] = (
+PLAY: Final = 0
+DISCARD: Final = 52
+DRAW: Final = 104
+KEEP: Final = 105
+TAKE: Final = 106
+ANNOUNCE: Final = 107
+GREAT: Final = 113
+PASS: Final = 118
+LABELS: Final[tuple[str, ...]] = (
     tuple(f"play {c}" for c in FRENCH_NAMES)
     + tuple(f"discard {c}" for c in FRENCH_NAMES)
     + ("draw", "keep", "take")
@@ -42,28 +51,47 @@ LABELS: tuple[str, ...] = (
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
 
 # Phases: trick play and the end are the core's (games.tricks), the rest the family's.
-P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT = range(FIRST_FAMILY_PHASE, FIRST_FAMILY_PHASE + 4)
-PHASE_NAMES = ("play", "over", "manni", "exchange", "announce", "great")
+P_CHOICE: Final = FIRST_FAMILY_PHASE
+P_EXCHANGE: Final = FIRST_FAMILY_PHASE + 1
+P_ANNOUNCE: Final = FIRST_FAMILY_PHASE + 2
+P_GREAT: Final = FIRST_FAMILY_PHASE + 3
+#: ``PHASE_NAMES[P_DEALING]`` (-1, the last) is "dealing": between deals, waiting for a deck.
+PHASE_NAMES: Final = ("play", "over", "manni", "exchange", "announce", "great", "dealing")
 #: The phases before trick play.
-BEFORE_PLAY = (P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT)
+BEFORE_PLAY: Final = (P_CHOICE, P_EXCHANGE, P_ANNOUNCE, P_GREAT)
 
 # Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
 _FULL: Final = FRENCH_LAYOUT.full  # a whole suit's pattern
 _SHIFTS: Final = FRENCH_LAYOUT.shifts  # where each suit starts in a hand mask
 _SUIT: Final = FRENCH_LAYOUT.suits
-_SUIT_RANGE: Final = range(len(_SHIFTS))
+_SHIFT_1: Final = _SHIFTS[1]
+_SHIFT_2: Final = _SHIFTS[2]
+_SHIFT_3: Final = _SHIFTS[3]
 _NEXT: Final = (1, 2, 0)  # the seat after each seat, clockwise (COMMON-2)
 #: ``PLAY_LABELS[s][m]``: the ``play`` labels of suit pattern ``m`` of suit ``s``.
-PLAY_LABELS = FRENCH_LAYOUT.mapped(LABELS[PLAY : PLAY + 52])
+PLAY_LABELS: Final = FRENCH_LAYOUT.mapped(LABELS[PLAY : PLAY + 52])
 
-#: ``hand_cards(mask)``: the cards of a hand mask in legal-list order (S H D C, 2..A).
-hand_cards = FRENCH_LAYOUT.cards_of
 #: ``play_labels(mask)``: the ``play`` labels of the cards of a mask, in legal-list order.
-play_labels = FRENCH_LAYOUT.lister(PLAY_LABELS)
+play_labels: Final = FRENCH_LAYOUT.lister(PLAY_LABELS)
 #: ``discard_ids(mask)``: ``discard`` action ids of the cards of a mask, in legal-list order.
-discard_ids = FRENCH_LAYOUT.lister(FRENCH_LAYOUT.mapped(range(DISCARD, DRAW)))
+discard_ids: Final = FRENCH_LAYOUT.lister(FRENCH_LAYOUT.mapped(range(DISCARD, DRAW)))
 #: ``names(mask)``: the card labels of a mask, in legal-list order.
-names = FRENCH_LAYOUT.names_of
+names: Final = FRENCH_LAYOUT.names_of
+_S0: Final = SUIT_CARDS[0]
+_S1: Final = SUIT_CARDS[1]
+_S2: Final = SUIT_CARDS[2]
+_S3: Final = SUIT_CARDS[3]
+
+
+def hand_cards(mask: int) -> list[int]:
+    """The cards of a hand mask in legal-list order (S H D C, 2..A): ``FRENCH_LAYOUT.cards_of``
+    as a plain function, which compiled code calls directly."""
+    return [
+        *_S0[mask & _FULL],
+        *_S1[mask >> _SHIFT_1 & _FULL],
+        *_S2[mask >> _SHIFT_2 & _FULL],
+        *_S3[mask >> _SHIFT_3],
+    ]
 
 
 class ManniState(TrickState):
@@ -110,7 +138,7 @@ class ManniState(TrickState):
                     return list(SUIT_CARDS[led][follow >> _SHIFTS[led]])
             self.legal_mask = hand
             return hand_cards(hand)
-        if self.phase == P_OVER:
+        if self.phase == P_OVER or self.phase == P_DEALING:
             return []
         return self._legal_other()
 
@@ -142,18 +170,15 @@ class ManniState(TrickState):
         elif phase == P_CHOICE:
             self._play_out_choice(random)
         else:
-            ids = self.legal_ids()
-            self.apply_id(ids[int(random() * len(ids))])
+            TrickState._play_out_other(self, random)
 
     def _play_out_choice(self, random: Callable[[], float]) -> None:
         """Hook: random Manni choices (at least one), as ``playout`` draws them."""
-        ids = self.legal_ids()
-        self.apply_id(ids[int(random() * len(ids))])
+        TrickState._play_out_other(self, random)
 
     def _play_out_exchange(self, random: Callable[[], float]) -> None:
         """Hook: random exchange decisions (at least one), as ``playout`` draws them."""
-        ids = self.legal_ids()
-        self.apply_id(ids[int(random() * len(ids))])
+        TrickState._play_out_other(self, random)
 
     def _play_out_tricks(self, random: Callable[[], float]) -> None:
         """Play the deal's remaining tricks at random, from a trick's lead, and score it.
@@ -161,43 +186,51 @@ class ManniState(TrickState):
         The same choices, history and state as ``apply_id`` of ``legal_ids()[k]`` for
         each card (MANNI-BASIC-6, HORN-7, LAUG-9: follow suit if you can; COMMON-5).
         Hands are held here as four sorted suit lists, so following is one pop.
+        A choice among ``n`` is ``int(random() * n)`` with ``n`` a float (``size``,
+        ``FLOATS``): the same number, and compiled a product of two C doubles.
         """
-        won, keys_of = self.won, self.keys
-        append = self.history.append
-        size = self.hands[self.leader].bit_count()  # every hand has this many cards
+        won, keys_of, history, floats, suit_cards = (
+            self.won,
+            self.keys,
+            self.history,
+            FLOATS,
+            SUIT_CARDS,
+        )
+        count = self.hands[self.leader].bit_count()  # every hand has this many cards
+        size = floats[count]
         # FRENCH_LAYOUT.suit_lists, inlined.
         hands = [
-            [list(SUIT_CARDS[s][h >> _SHIFTS[s] & _FULL]) for s in _SUIT_RANGE] for h in self.hands
+            [list(suit_cards[s][h >> _SHIFTS[s] & _FULL]) for s in range(4)] for h in self.hands
         ]
         seat = self.leader
-        while size:
+        for _ in range(count):
             k = int(random() * size)  # the lead: card k of the hand (pop_nth, inlined)
             for cards in hands[seat]:
                 if k < len(cards):
                     break
                 k -= len(cards)
             c0 = cards.pop(k)
-            append(seat << 8 | c0)
+            history.append(seat << 8 | c0)
             led = _SUIT[c0]
             s1 = _NEXT[seat]
             cards = hands[s1][led]
             if cards:
-                c1 = cards.pop(int(random() * len(cards)))
+                c1 = cards.pop(int(random() * floats[len(cards)]))
             else:
                 c1 = pop_nth(hands[s1], int(random() * size))
-            append(s1 << 8 | c1)
+            history.append(s1 << 8 | c1)
             s2 = _NEXT[s1]
             cards = hands[s2][led]
             if cards:
-                c2 = cards.pop(int(random() * len(cards)))
+                c2 = cards.pop(int(random() * floats[len(cards)]))
             else:
                 c2 = pop_nth(hands[s2], int(random() * size))
-            append(s2 << 8 | c2)
+            history.append(s2 << 8 | c2)
             keys = keys_of[led]
             k0, k1, k2 = keys[c0], keys[c1], keys[c2]
             seat = (seat if k0 > k2 else s2) if k0 > k1 else (s1 if k1 > k2 else s2)
-            won[seat] += 1
-            size -= 1
+            won[seat] = won[seat] + 1  # compiled, a C addition (``+=`` is a generic one)
+            size -= 1.0
         self.hands = [0, 0, 0]
         self.led = -1
         self.win_seat = seat

@@ -15,24 +15,57 @@ Ids, and therefore legal lists, are in this order (ACTION-7):
 A :class:`Planner` answers "which purchase steps are legal" from the money
 positions (packed sets, see ``games.money.sets``) and two numeral counts, and
 memoises the answers: money positions repeat a great deal within and across
-games, so a purchase decision is usually one dictionary lookup.
+games, so a purchase decision is usually one dictionary lookup (its key one
+int: :func:`position_key`). The parts of an answer (the ground buys, the
+opponent buys, the exchanges with each place) are memoised too, on the
+fewer arguments each depends on, so that a position not seen before costs a
+few lookups rather than a search.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.money.sets import MoneySystem
 
-TURN, CAPTURE, DECLINE = 0, 1, 2
-K_TURN, K_CAPTURE, K_DECLINE, K_GROUND, K_OPPONENT, K_EXCHANGE, K_CHANGE = range(7)
+# Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
+TURN: Final = 0
+CAPTURE: Final = 1
+DECLINE: Final = 2
+K_TURN: Final = 0
+K_CAPTURE: Final = 1
+K_DECLINE: Final = 2
+K_GROUND: Final = 3
+K_OPPONENT: Final = 4
+K_EXCHANGE: Final = 5
+K_CHANGE: Final = 6
 
 # Places and purchase sources.
-GROUND, OPPONENT, ANY, STUCK = 0, 1, 2, 3
+GROUND: Final = 0
+OPPONENT: Final = 1
+ANY: Final = 2
+STUCK: Final = 3
 PLACE_NAMES = ("ground", "opponent", "any", "stuck")
 
 #: MONEY-JO-9: with fewer numerals than this in the pile, Jordan buys from the opponent.
 GROUND_THRESHOLD = 5
 
-_CACHE_LIMIT = 400_000
+_CACHE_LIMIT: Final = 400_000
+#: Bits of a packed money set (four per denomination, at most four denominations) and of
+#: a numeral count clamped at the highest value (at most 30) in :func:`position_key`.
+_SET_BITS: Final = 16
+_COUNT_BITS: Final = 5
+
+
+def position_key(bank: int, other: int, under: int, g: int, s: int) -> int:
+    """One int for the money position and the two clamped numeral counts (memo keys).
+
+    The fields are folded into the low bits (``x ^ x >> 20 ^ x >> 40``, one to one),
+    where a dictionary first looks: left as they are, the low bits would hold only
+    the counts and the money under the pile, and most keys would collide there.
+    """
+    x = (((bank << _SET_BITS | other) << _SET_BITS | under) << _COUNT_BITS | g) << (_COUNT_BITS) | s
+    return x ^ x >> 20 ^ x >> 40
 
 
 class ActionTable:
@@ -101,10 +134,13 @@ class Planner:
     def __init__(self, system: MoneySystem) -> None:
         self.system = system
         self.table = ActionTable(system)
-        self._purchase: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._purchase: dict[int, tuple[int, ...]] = {}
+        self._free: dict[int, tuple[int, ...]] = {}
         self._source: dict[tuple[int, ...], int] = {}
         self._changes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._exchanges: dict[tuple[int, int, int], tuple[tuple[int, int, int], ...]] = {}
+        self._ground: dict[tuple[int, int, int], list[int]] = {}
+        self._opponent: dict[tuple[int, int, int], list[int]] = {}
 
     # -- single buys --------------------------------------------------------------
     def ground_buys(self, bank: int, under: int, g: int) -> list[int]:
@@ -189,11 +225,25 @@ class Planner:
 
     # -- whole purchase decisions -----------------------------------------------
     def _buys(self, bank: int, other: int, under: int, g: int, s: int, source: int) -> list[int]:
-        out = []
+        """Ground buys then opponent buys from ``source``, each part memoised."""
+        top = self.system.max_value
+        out: list[int] = []
         if source != OPPONENT:
-            out += self.ground_buys(bank, under, g)
+            key = (bank, under, min(g, top))
+            ground = self._ground.get(key)
+            if ground is None:
+                ground = self._ground[key] = self.ground_buys(bank, under, g)
+                if len(self._ground) >= _CACHE_LIMIT:
+                    self._ground.clear()
+            out += ground
         if source != GROUND:
-            out += self.opponent_buys(bank, other, s)
+            key = (bank, other, min(s, top))
+            opponent = self._opponent.get(key)
+            if opponent is None:
+                opponent = self._opponent[key] = self.opponent_buys(bank, other, s)
+                if len(self._opponent) >= _CACHE_LIMIT:
+                    self._opponent.clear()
+            out += opponent
         return out
 
     def _exchange_ids(
@@ -229,17 +279,46 @@ class Planner:
         unless one was made (LIMIT-2), filtered when the buy is compulsory.
         """
         top = self.system.max_value
-        key = (bank, other, under, min(g, top), min(s, top), source, compulsory, exchanged)
+        flags = source << 2 | int(compulsory) << 1 | int(exchanged)
+        key = position_key(bank, other, under, min(g, top), min(s, top)) << 4 | flags
         found = self._purchase.get(key)
         if found is None:
-            ids = self._buys(bank, other, under, g, s, source)
-            if not exchanged:
-                ids += self._exchange_ids(bank, other, under, g, s, source, compulsory)
-            found = tuple(ids)  # the parts come in table order: already ascending
+            found = self._find_purchase(bank, other, under, g, s, source, compulsory, exchanged)
             if len(self._purchase) >= _CACHE_LIMIT:
                 self._purchase.clear()
             self._purchase[key] = found
         return found
+
+    def free_purchase(
+        self, bank: int, other: int, under: int, g: int, s: int, exchanged: bool
+    ) -> tuple[int, ...]:
+        """MONEY-EG-2, MONEY-EG-3: ``turn``, then :meth:`purchase` from either source
+        (not compulsory), as one memoised tuple."""
+        top = self.system.max_value
+        key = position_key(bank, other, under, min(g, top), min(s, top)) << 1 | int(exchanged)
+        found = self._free.get(key)
+        if found is None:
+            found = (TURN, *self._find_purchase(bank, other, under, g, s, ANY, False, exchanged))
+            if len(self._free) >= _CACHE_LIMIT:
+                self._free.clear()
+            self._free[key] = found
+        return found
+
+    def _find_purchase(
+        self,
+        bank: int,
+        other: int,
+        under: int,
+        g: int,
+        s: int,
+        source: int,
+        compulsory: bool,
+        exchanged: bool,
+    ) -> tuple[int, ...]:
+        ids = self._buys(bank, other, under, g, s, source)
+        if not exchanged:
+            ids += self._exchange_ids(bank, other, under, g, s, source, compulsory)
+        return tuple(ids)  # the parts come in table order: already ascending
 
     def jordan_source(self, bank: int, other: int, under: int, g: int, s: int) -> int:
         """MONEY-JO-9, MONEY-JO-14: GROUND, OPPONENT or STUCK for a compulsory purchase.

@@ -24,11 +24,12 @@ a loop for callers that do not need to see them.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final, cast
 
 from games import rng
 from games.cards import parse_deck
-from games.core import RECORD_FORMAT, Game, IllegalAction, State, competition_ranks
+from games.core import Game, IllegalAction, RandomSource, competition_ranks
+from games.money import views
 from games.money.plans import (
     ANY,
     CAPTURE,
@@ -40,56 +41,37 @@ from games.money.plans import (
     K_GROUND,
     K_OPPONENT,
     K_TURN,
-    OPPONENT,
     PLACE_NAMES,
     STUCK,
     TURN,
 )
-from games.money.rules import INDEX, NAMES, RANK, Ruleset, check_deck, deal, ground_packet
+from games.money.rules import INDEX, Ruleset, check_deck, deal
+from games.money.table import (
+    P_CAPTURE,
+    P_CHANGE,
+    P_OVER,
+    P_PURCHASE,
+    P_TURN,
+    MoneyTable,
+)
+from games.money.views import PHASE_NAMES
 
-P_TURN, P_PURCHASE, P_CHANGE, P_CAPTURE, P_OVER = range(5)
-PHASE_NAMES = ("turn", "purchase", "change", "capture", "over")
-_TURN_ONLY = (TURN,)
+# Final: constants to mypyc (build_engines.py), which then reads them without a lookup.
+_TURN_ONLY: Final = (TURN,)
+_CAPTURE_OR_DECLINE: Final = (CAPTURE, CAPTURE + 1)
+_NONE: Final[tuple[int, ...]] = ()
 
 
-class PublicHistory:
-    """The public history entries of one state (``MoneyState._public_history``)."""
+class MoneyState(MoneyTable):
+    """A Money game for two players. Subclasses only name their variant kind.
 
-    __slots__ = ("entries", "owner")
-
-    def __init__(self, owner: list[int]) -> None:
-        self.owner = owner  # the state's history list this view follows
-        self.entries: list[list[Any]] = []
-
-
-class MoneyState(State):
-    """A Money game for two players. Subclasses only name their variant kind."""
+    Its fields, and what a turn and a purchase do to them, are :class:`MoneyTable`'s
+    (``games.money.table``); this class adds the decisions, the moves' dispatch,
+    the results, the views and the copy."""
 
     KIND: ClassVar[str] = ""
 
-    __slots__ = (
-        "banks",
-        "compulsory",
-        "dealer",
-        "deck",
-        "end",
-        "exchanged",
-        "forfeited",
-        "game",
-        "history",
-        "loser",
-        "pending",
-        "phase",
-        "pile",
-        "plays",
-        "rules",
-        "seed",
-        "source",
-        "stacks",
-        "to_move",
-        "under",
-        "view_cache",
-    )
+    __slots__ = ()
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -155,14 +137,16 @@ class MoneyState(State):
         self.under = under
         self.to_move = to_move
         self.plays = plays
-        self.history: list[int] = []
-        self.view_cache: PublicHistory | None = None  # see _public_history
-        self.pending: int | None = None
-        self.forfeited: tuple[int, str] | None = None
-        self.loser: int | None = None
-        self.end: str | None = None
+        self.history = []
+        self.view_cache = None  # see views.public_history
+        self.pending = -1  # the denomination an opponent buy paid, while its change is due
+        self.forfeited = None
+        self.loser = None
+        self.end = None
         self.compulsory = self.exchanged = False
         self.source = ANY
+        self.phase = P_TURN
+        self.legal = None
         self._start_turn()  # MONEY-JO-5: the non-dealer plays first
         return self
 
@@ -180,48 +164,6 @@ class MoneyState(State):
         dealer, stacks, pile, banks, under, to_move, plays = parse_position(rules, **position)
         return cls._build(game, rules, 0, dealer, None, stacks, pile, banks, under, to_move, plays)
 
-    # -- turn structure -------------------------------------------------------------
-    def _start_turn(self) -> None:
-        """MONEY-JO-6 step 1, MONEY-JO-16, MONEY-EG-2: what the mover must decide."""
-        p = self.to_move
-        rules = self.rules
-        self.exchanged = False
-        if self.stacks[p]:
-            self.compulsory = False
-            if rules.free_purchases and self.banks[p]:
-                self.source = ANY
-                self.phase = P_PURCHASE
-            else:
-                self.phase = P_TURN
-            return
-        if not self.banks[p]:
-            self._finish("loss", loser=p)  # MONEY-JO-16
-            return
-        self.compulsory = True
-        self.phase = P_PURCHASE
-        bank, other, under = self.banks[p], self.banks[1 - p], self.under
-        g, s = len(self.pile), len(self.stacks[1 - p])
-        planner = rules.planner
-        if rules.free_purchases:
-            found = planner.purchase(bank, other, under, g, s, ANY, True, False)
-            self.source = ANY if found else STUCK
-        else:
-            self.source = planner.jordan_source(bank, other, under, g, s)
-
-    def _finish(self, reason: str, loser: int | None = None) -> None:
-        self.phase = P_OVER
-        self.end = reason
-        self.loser = loser
-        self.pending = None
-
-    def _pass_turn(self, p: int) -> None:
-        """MONEY-JO-6 step 4, LIMIT-1: the cap ends the game after the capping play."""
-        if self.plays >= self.rules.max_plays:
-            self._finish("cap")
-            return
-        self.to_move = 1 - p
-        self._start_turn()
-
     # -- queries ----------------------------------------------------------------
     def current_player(self) -> int | None:
         return None if self.phase == P_OVER else self.to_move
@@ -230,20 +172,28 @@ class MoneyState(State):
         return self.phase == P_OVER
 
     def legal_ids(self) -> list[int]:
+        return list(self._legal())
+
+    def _legal(self) -> tuple[int, ...]:
+        """The legal ids, kept in ``legal`` until the next action."""
+        legal = self.legal
+        if legal is None:
+            legal = self.legal = self._find_legal()
+        return legal
+
+    def _find_legal(self) -> tuple[int, ...]:
         phase = self.phase
         if phase == P_TURN:
-            return [TURN]
+            return _TURN_ONLY
         if phase == P_PURCHASE:
-            return list(self._purchase_ids())
+            return self._purchase_ids()
         if phase == P_CHANGE:
             seller = self.to_move
             full = self.rules.system.values[self.pending]
-            return list(
-                self.rules.planner.changes(self.banks[seller], full, len(self.stacks[seller]))
-            )
+            return self.rules.planner.changes(self.banks[seller], full, len(self.stacks[seller]))
         if phase == P_CAPTURE:
-            return [CAPTURE, CAPTURE + 1]
-        return []
+            return _CAPTURE_OR_DECLINE
+        return _NONE
 
     def _purchase_ids(self) -> tuple[int, ...]:
         p = self.to_move
@@ -251,17 +201,13 @@ class MoneyState(State):
         g, s = len(self.pile), len(self.stacks[1 - p])
         if self.source == STUCK:
             return (planner.stuck_action(self.banks[p], g, s),)
-        ids = planner.purchase(
-            self.banks[p],
-            self.banks[1 - p],
-            self.under,
-            g,
-            s,
-            self.source,
-            self.compulsory,
-            self.exchanged,
-        )
-        return ids if self.compulsory else (TURN, *ids)
+        banks = self.banks
+        if self.compulsory:
+            return planner.purchase(
+                banks[p], banks[1 - p], self.under, g, s, self.source, True, self.exchanged
+            )
+        # MONEY-EG-2: a free purchase, or the turn.
+        return planner.free_purchase(banks[p], banks[1 - p], self.under, g, s, self.exchanged)
 
     def legal_actions(self) -> list[str]:
         labels = self.rules.table.labels
@@ -273,15 +219,20 @@ class MoneyState(State):
         action = self.rules.table.ids.get(label) if isinstance(label, str) else None
         if action is None:
             self._reject(label)
+            return
         self.apply_id(action)
 
     def apply_id(self, action: int) -> None:
-        phase = self.phase
-        if phase == P_TURN and type(action) is int and action == TURN:
+        if self.phase == P_TURN and type(action) is int and action == TURN:
             self._turn()
             return
-        if phase == P_OVER or type(action) is not int or action not in self.legal_ids():
+        if self.phase == P_OVER or type(action) is not int or action not in self._legal():
             self._reject_id(action)
+        self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        """Apply the legal id ``action`` (checked by the caller)."""
+        self.legal = None
         table = self.rules.table
         kind, args = table.kind[action], table.args[action]
         if kind == K_TURN:
@@ -290,111 +241,48 @@ class MoneyState(State):
         p = self.to_move
         self.history.append(action << 1 | p)
         if kind == K_GROUND:
-            self._buy_ground(p, *args)
+            self._buy_ground(p, args[0], args[1])
         elif kind == K_OPPONENT:
-            self._buy_opponent(p, *args)
+            self._buy_opponent(p, args[0])
         elif kind == K_EXCHANGE:
-            self._exchange(p, *args)
+            self._exchange(p, args[0], args[1], args[2])
         elif kind == K_CHANGE:
-            self._change(p, *args)
+            self._change(p, args[0])
         elif kind == K_CAPTURE:
             self._capture(p)
             self._pass_turn(p)
         elif kind == K_DECLINE:
             self._pass_turn(p)  # MONEY-JO-7: a decline is final
 
+    def playout(self, rng: RandomSource, *, deal_only: bool = False) -> None:
+        """``State.playout`` (one deal per game: ``deal_only`` changes nothing), with the
+        legal ids found once a decision and a lone ``turn`` applied at once (its draw
+        still made): the very same actions and draws as the loop over ``legal_ids``."""
+        random = rng.random
+        while True:
+            phase = self.phase
+            if phase == P_TURN:
+                random()
+                self._turn()
+            elif phase == P_OVER:
+                return
+            else:
+                legal = self._legal()
+                self._apply(legal[int(random() * len(legal))])
+
     def _reject_id(self, action: object) -> None:
         labels = self.rules.table.labels
-        ok = type(action) is int and 0 <= action < len(labels)
-        self._reject(labels[action] if ok else action)
-
-    def _turn(self) -> None:
-        """MONEY-JO-6 steps 2-4, MONEY-JO-7, MONEY-EG-7."""
-        p = self.to_move
-        card = self.stacks[p].popleft()
-        self.history.append(~(card << 1 | p))  # a turn: negative, with the card turned
-        pile = self.pile
-        self.plays += 1
-        if pile and (RANK[card] == RANK[pile[-1]] or card == self.rules.seven_diamonds):
-            pile.append(card)
-            if self.rules.capture_choice:
-                self.phase = P_CAPTURE
-                return
-            self._capture(p)
-        else:
-            pile.append(card)
-        self._pass_turn(p)
-
-    def _capture(self, p: int) -> None:
-        """MONEY-JO-7, MONEY-JO-4: the pile goes under the stack, oldest card first."""
-        self.stacks[p].extend(self.pile)
-        self.pile = []
-        self.banks[p] += self.under
-        self.under = 0
-
-    def _buy_ground(self, p: int, d: int, change: int) -> None:
-        """MONEY-JO-11, MONEY-SY-2, MONEY-EG-4, MONEY-JO-14 (stuck: the whole pile)."""
-        system = self.rules.system
-        paid = system.units[d]
-        if self.source == STUCK:
-            n = len(self.pile)
-        else:
-            n = system.values[d] - system.value[change]
-        self.banks[p] += change - paid
-        self.under += paid - change
-        self.stacks[p].extend(ground_packet(self.pile, n, self.rules.ground_top))
-        self.phase = P_TURN  # MONEY-JO-19, MONEY-EG-8: a turn follows in the same turn
-
-    def _buy_opponent(self, p: int, d: int) -> None:
-        """MONEY-JO-12 (the seller decides next), MONEY-JO-14 (stuck: his whole stack)."""
-        paid = self.rules.system.units[d]
-        self.banks[p] -= paid
-        self.banks[1 - p] += paid
-        if self.source == STUCK:
-            seller = self.stacks[1 - p]
-            self.stacks[p].extend(seller)
-            seller.clear()
-            self.phase = P_TURN
-            return
-        self.pending = d
-        self.phase = P_CHANGE
-        self.to_move = 1 - p
-
-    def _change(self, seller: int, change: int) -> None:
-        """MONEY-JO-12 (top of the seller's stack), MONEY-EG-4 (bottom), order kept."""
-        system = self.rules.system
-        buyer = 1 - seller
-        n = system.values[self.pending] - system.value[change]
-        self.banks[seller] -= change
-        self.banks[buyer] += change
-        stack = self.stacks[seller]
-        if self.rules.seller_bottom:
-            packet = [stack.pop() for _ in range(n)]
-            packet.reverse()
-        else:
-            packet = [stack.popleft() for _ in range(n)]
-        self.stacks[buyer].extend(packet)
-        self.pending = None
-        self.to_move = buyer
-        self.phase = P_TURN
-
-    def _exchange(self, p: int, place: int, give: int, take: int) -> None:
-        """MONEY-JO-10: the given cards go to the place the received ones came from."""
-        self.banks[p] += take - give
-        if place == OPPONENT:
-            self.banks[1 - p] += give - take
-        else:
-            self.under += give - take
-        self.exchanged = True  # LIMIT-2, MONEY-EG-8
+        ok = type(action) is int and 0 <= cast(int, action) < len(labels)
+        self._reject(labels[cast(int, action)] if ok else action)
 
     def play_forced(self) -> int:
         """Apply actions while exactly one is legal; return how many were applied."""
         count = 0
         while self.phase != P_OVER:
-            legal = self.legal_ids()
+            legal = self._legal()
             if len(legal) != 1:
                 break
-            self.apply_id(legal[0])
+            self._apply(legal[0])
             count += 1
         return count
 
@@ -404,6 +292,7 @@ class MoneyState(State):
         if self.phase == P_OVER:
             raise IllegalAction("the game is already over")
         self.forfeited = (seat, str(reason))
+        self.legal = None
         self._finish("forfeit", loser=seat)
 
     # -- results ------------------------------------------------------------------
@@ -420,132 +309,65 @@ class MoneyState(State):
             return [2 if p == self.loser else 1 for p in (0, 1)]
         return competition_ranks(self.scores())
 
-    # -- views ----------------------------------------------------------------------
+    # -- views (games/money/views.py) --------------------------------------------------
     def action_labels(self) -> list[str]:
         """Every applied label in order, forced ones included."""
-        labels = self.rules.table.labels
-        return ["turn" if e < 0 else labels[e >> 1] for e in self.history]
+        return views.action_labels(self)
 
     def history_entries(self) -> list[list[Any]]:
         """Every applied action as ``[seat, label]``; a ``turn`` adds the card it
         turned face up (public, MONEY-JO-15): ``[seat, "turn", "7H"]``."""
-        return self._entries(self.history)
+        return views.entries(self, self.history)
 
     def _entries(self, history: list[int]) -> list[list[Any]]:
-        labels = self.rules.table.labels
-        out: list[list[Any]] = []
-        for e in history:
-            if e < 0:
-                e = ~e
-                out.append([e & 1, "turn", NAMES[e >> 1]])
-            else:
-                out.append([e & 1, labels[e >> 1]])
-        return out
+        return views.entries(self, history)
 
     def _public_history(self) -> list[list[Any]]:
-        """``history_entries()``, kept in ``view_cache`` and extended in place (shared).
-
-        The entries of the actions applied since the last call are added, the
-        others are never made again. The cache belongs to this state's
-        ``history`` list: a clone (whose history is a copy) builds its own on
-        first use. The list returned is new; its entries are the cache's:
-        read-only.
-        """
-        view = self.view_cache
-        if view is None or view.owner is not self.history:
-            view = self.view_cache = PublicHistory(self.history)
-        entries = view.entries
-        if len(entries) < len(self.history):
-            entries += self._entries(self.history[len(entries) :])
-        return entries[:]
+        return views.public_history(self)
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Public information only (MONEY-JO-15): stack contents are never shown."""
         self._check_seat(seat)
-        return self._view(seat, self.history_entries())
+        return views.view(self, seat, self.history_entries())
 
     def shared_observation(self, seat: int) -> dict[str, Any]:
         """``observation(seat)`` whose history entries are the state's own (``State``)."""
         self._check_seat(seat)
-        return self._view(seat, self._public_history())
-
-    def _view(self, seat: int, history: list[list[Any]]) -> dict[str, Any]:
-        """What ``seat`` sees (MONEY-JO-3, MONEY-JO-15, COMMON-6; fields in
-        docs/games/money.md): everything is public but the order of the face-down
-        stacks, which nobody sees, the owner included: the banks, the pile in order,
-        the money under it, stack sizes and the full ``history`` (each ``turn`` with
-        the card it turned face up), never a stack's contents."""
-        system = self.rules.system
-        label = system.label
-        phase = self.phase
-        purchase = None
-        if phase == P_PURCHASE:
-            purchase = {
-                "compulsory": self.compulsory,
-                "exchanged": self.exchanged,
-                "source": PLACE_NAMES[self.source],
-            }
-        pending = None
-        if phase == P_CHANGE:
-            d = self.pending
-            pending = {
-                "buyer": 1 - self.to_move,
-                "seller": self.to_move,
-                "paid": system.letters[d],
-                "value": system.values[d],
-            }
-        result = None
-        if phase == P_OVER:
-            result = {"reason": self.end, "loser": self.loser, "ranking": self.ranking()}
-        return {
-            "variant": self.game.id,
-            "seat": seat,
-            "players": 2,
-            "dealer": self.dealer,
-            "phase": PHASE_NAMES[phase],
-            "current_player": self.current_player(),
-            "money_values": system.describe(),
-            "banks": [label[self.banks[0]], label[self.banks[1]]],
-            "under_pile": label[self.under],
-            "pile": [NAMES[c] for c in self.pile],
-            "stack_sizes": [len(self.stacks[0]), len(self.stacks[1])],
-            "plays": self.plays,
-            "max_plays": self.rules.max_plays,
-            "capture_mode": "choice" if self.rules.capture_choice else "auto",
-            "purchase": purchase,
-            "pending_purchase": pending,
-            "scores": self.scores(),
-            "forfeit": None
-            if self.forfeited is None
-            else {"seat": self.forfeited[0], "reason": self.forfeited[1]},
-            "result": result,
-            "history": history,
-        }
+        return views.view(self, seat, views.public_history(self))
 
     def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "variant": self.game.id,
-            "options": dict(self.game.options),
-            "seed": self.seed,
-            "dealer": self.dealer,
-            "decks": [] if self.deck is None else [[NAMES[c] for c in self.deck]],
-            "actions": self.action_labels(),
-        }
-        if self.deck is None:
-            rec["position"] = True
-        if self.forfeited is not None:
-            rec["forfeit"] = {"seat": self.forfeited[0], "reason": self.forfeited[1]}
-        return rec
+        return views.record(self)
 
     def clone(self) -> MoneyState:
-        other = object.__new__(type(self))
-        for name in MoneyState.__slots__:
-            setattr(other, name, getattr(self, name))
+        """An independent copy (every field; the stacks, pile, banks and history copied)."""
+        other = type(self).__new__(type(self))
+        other.game, other.rules, other.seed, other.dealer = (
+            self.game,
+            self.rules,
+            self.seed,
+            self.dealer,
+        )
+        other.deck, other.under, other.to_move, other.plays = (
+            self.deck,
+            self.under,
+            self.to_move,
+            self.plays,
+        )
         other.stacks = [self.stacks[0].copy(), self.stacks[1].copy()]
-        other.pile = self.pile.copy()
-        other.banks = self.banks.copy()
-        other.history = self.history.copy()
+        other.pile, other.banks = self.pile.copy(), self.banks.copy()
+        other.history, other.view_cache = self.history.copy(), self.view_cache
+        other.pending, other.forfeited, other.loser, other.end = (
+            self.pending,
+            self.forfeited,
+            self.loser,
+            self.end,
+        )
+        other.compulsory, other.exchanged, other.source = (
+            self.compulsory,
+            self.exchanged,
+            self.source,
+        )
+        other.phase, other.legal = self.phase, self.legal
         return other
 
 
@@ -568,8 +390,14 @@ __all__ = [
     "GROUND",
     "PHASE_NAMES",
     "PLACE_NAMES",
+    "P_CAPTURE",
+    "P_CHANGE",
+    "P_OVER",
+    "P_PURCHASE",
+    "P_TURN",
     "EgyptState",
     "JordanState",
     "MoneyState",
+    "MoneyTable",
     "SyriaState",
 ]

@@ -143,14 +143,15 @@ def test_version_tests_are_refused_past_the_open_tests_and_the_games_of_the_day(
     body = {"new": 2, "old": 1, "variant": "manni-basic", "max_games": 10_000}
 
     first, second, third = (as_alice.post(url, body, format="json") for _ in range(3))
-    VersionTest.objects.update(status=VersionTest.Status.DONE)  # both finished
-    too_many_games = as_alice.post(url, {**body, "max_games": 10_001}, format="json")
-    fits = as_alice.post(url, body, format="json")
+    # Both finished, each after 3,000 deals of three games: 18,000 games played.
+    VersionTest.objects.update(status=VersionTest.Status.DONE, trials=3_000)
+    too_many_games = as_alice.post(url, {**body, "max_games": 12_001}, format="json")
+    fits = as_alice.post(url, {**body, "max_games": 12_000}, format="json")
 
     assert (first.status_code, second.status_code, fits.status_code) == (201, 201, 201)
     assert_refused(third, "open_version_tests", used=2, limit=2)
-    assert_refused(too_many_games, "version_test_games_per_day", used=20_000, limit=30_000)
-    assert "this request needs 10001" in too_many_games.json()["detail"]
+    assert_refused(too_many_games, "version_test_games_per_day", used=18_000, limit=30_000)
+    assert "this request needs 12001" in too_many_games.json()["detail"]
 
 
 @pytest.mark.parametrize("value", ["-1", "lots", "10000000000000"])
@@ -198,3 +199,54 @@ def test_the_challenge_allowances_count_the_challenges_asked_for(alice, settings
     assert used["open_challenges"] == (2, 0)
     with pytest.raises(allowances.AllowanceExceeded, match="open_challenges reached: 2 of 2"):
         challenge_allowed(user=alice, games=1)
+
+
+def test_uploads_and_version_tests_wait_a_day_once_the_users_lane_seconds_are_used(
+    as_alice, alice, as_bob, bob, settings
+):
+    import time
+
+    from bots.links import linked_owners_forget
+    from bots.models import AccountLink
+    from config import fairshare
+
+    settings.CARDROOM_ALLOWANCE_WORKER_SECONDS_PER_DAY = 600
+    bot = make_bot(alice, "hog")
+    second = BotVersion.objects.create(
+        bot=bot, number=2, sha256="1" * 64, runtime="python", status="ready", entry_point="b.py"
+    )
+    passed(second, "manni-basic")
+    sprt = {"new": 2, "old": 1, "variant": "manni-basic", "max_games": 100}
+    first = upload(as_alice, bot.pk)
+    # Her validations and tests held the users' lane ten minutes and a second today.
+    fairshare.begin([fairshare.owner(alice.pk)], day_of=fairshare.owner(alice.pk))
+    fairshare._unit = (*fairshare._unit[:1], time.time() - 601, fairshare._unit[2])
+    fairshare.end()
+    try:
+        refused = upload(as_alice, bot.pk, FIRST_LEGAL_BOT + b"# again\n")
+        test = as_alice.post(f"/api/bots/{bot.pk}/sprt/", sprt, format="json")
+        # Bob's account is linked to hers as one person: his day is hers.
+        AccountLink.objects.create(
+            user=min(alice, bob, key=lambda u: u.pk), other=max(alice, bob, key=lambda u: u.pk),
+            reason=AccountLink.Reason.SIGNUP_ADDRESS, evidence="one address",
+        )  # fmt: skip
+        linked_owners_forget()
+        his = upload(as_bob, make_bot(bob, "other").pk)
+        from tournaments.allowances import usage_for_user
+
+        usage = {row["name"]: row for row in usage_for_user(user=alice)}
+    finally:
+        fairshare.reset()
+        from config import redis_client
+
+        client = redis_client.client()
+        for key in client.scan_iter(f"{settings.CARDROOM_QUEUE_PREFIX}{fairshare.DAY_PREFIX}*"):
+            client.delete(key)
+        linked_owners_forget()
+
+    assert first.status_code == 201, first.content
+    assert_refused(refused, "worker_seconds_per_day", used=601, limit=600)
+    assert_refused(test, "worker_seconds_per_day", used=601, limit=600)
+    assert his.status_code == 429 and his.json()["allowance"] == "worker_seconds_per_day"
+    assert bot.versions.count() == 3  # two made here, one uploaded: none for the refused
+    assert usage["worker_seconds_per_day"]["used"] == 601

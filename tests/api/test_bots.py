@@ -98,7 +98,7 @@ def test_upload_answers_at_once_with_a_validating_version(as_alice):
 def test_upload_is_validated_by_the_worker_task_after_commit(
     as_alice, django_capture_on_commit_callbacks, eager_celery, monkeypatch
 ):
-    from bots import services
+    from bots.services import validation_run as services
 
     def not_here(*args, **kwargs):
         raise AssertionError("the upload request played the validation match")

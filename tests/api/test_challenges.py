@@ -6,7 +6,7 @@ import pytest
 
 from bots.models import Bot, BotVersion
 from tests.api.conftest import results
-from tests.factories import builtin_version
+from tests.factories import builtin_version, passed
 from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry, RatingEvent
 
@@ -130,7 +130,7 @@ def test_a_bot_one_may_not_see_is_a_404_as_a_missing_one(as_alice, bob, learner)
         ({"opponents": ["builtin:greedy", "builtin:random"]}, "opponents", "name 1 opponent"),
         ({"variant": "poker"}, "variant", "unknown variant"),
         ({"games": 5}, "games", "multiple of 2"),
-        ({"games": 100_000}, "games", "less than or equal to 1000"),
+        ({"games": 100_000}, "games", "A challenge plays from 1 to 1,000 games"),
         ({"options": {"money.nope": 1}}, "options", "nope"),
     ],
 )
@@ -161,3 +161,51 @@ def test_an_organiser_cannot_make_a_challenge_competition(as_organiser):
     assert response.status_code == 400
     assert set(response.json()) == {"kind", "format"}
     assert not Competition.objects.filter(kind="challenge").exists()
+
+
+def test_a_variant_your_version_does_not_play_is_the_error_not_the_number_of_opponents(
+    as_alice, alice
+):
+    money_only = Bot.objects.create(owner=alice, name="dinar")
+    version = BotVersion.objects.create(
+        bot=money_only, number=1, sha256="d" * 64, runtime="python", status="ready"
+    )
+    passed(version, "money-jordan")
+
+    # laugavatnsmanni seats three: one opponent is short, but the version is the problem.
+    response = ask(as_alice, money_only, variant="laugavatnsmanni", games=6)
+
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"version"}
+    assert response.json()["version"] == [
+        "alice/dinar has no ready version that plays laugavatnsmanni"
+    ]
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_every_figure_of_a_seat_counts_games(as_alice, learner, duplicate):
+    """Games, wins, score and mean rank all count games: the wins and the mean rank are
+    those of the games' rankings, not of the match's."""
+    asked = ask(as_alice, learner, games=12, duplicate=duplicate, opponents=["builtin:random"])
+    play_all(asked.json()["id"])
+
+    seats = as_alice.get(f"/api/challenges/{asked.json()['id']}/").json()["progress"]["seats"]
+
+    match = Challenge.objects.get().competition.matches.get()
+    played = {s.entry.bot.name: s for s in match.seats.select_related("entry__bot")}
+    by_bot = {seat["bot"].split("/")[-1]: seat for seat in seats}
+    for name, seat in by_bot.items():
+        stored = played[name]
+        assert (seat["games"], seat["matches"]) == (12, 1)
+        assert seat["wins"] == stored.wins  # the games it ranked first, as the referee counted
+        assert seat["mean_match_rank"] == stored.rank
+    if not duplicate:  # player p sits at seat p of every game: its rank is ranking[p]
+        records = list(match.game_records.values_list("ranking", flat=True))
+        for name, seat in by_bot.items():
+            mine = [ranking[played[name].seat] for ranking in records]
+            assert seat["mean_rank"] == pytest.approx(sum(mine) / 12)
+            assert seat["wins"] == mine.count(1)
+    assert sum(s["mean_rank"] for s in seats) == pytest.approx(
+        sum(sum(r) for r in match.game_records.values_list("ranking", flat=True)) / 12
+    )

@@ -7,8 +7,8 @@ import io
 import pytest
 from django.test import override_settings
 
+from api.defaults import JSONParser, PayloadTooLarge
 from bots.models import Bot
-from config.api import JSONParser, PayloadTooLarge
 from tests.factories import make_competition
 from tournaments.models import Competition
 

@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from tests.factories import cli_rows, enter_copies
-from tournaments.dashboard.selectors import competition_snapshot
 from tournaments.models import Competition, Match
+from tournaments.watching.panels import competition_snapshot
 
 pytestmark = pytest.mark.django_db
 

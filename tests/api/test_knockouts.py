@@ -12,8 +12,8 @@ from django.core.management.base import CommandError
 
 from bots.models import Bot
 from tests.factories import cli_rows, enter_copies
-from tournaments.dashboard.selectors import competition_snapshot
 from tournaments.models import Competition, Entry, Match
+from tournaments.watching.panels import competition_snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -84,7 +84,7 @@ def test_a_private_bots_tests_answer_as_a_missing_bots_do(as_alice, as_bob, anon
 @pytest.mark.parametrize(
     ("change", "field", "words"),
     [
-        ({"old": 2}, "old", "same version"),
+        ({"old": 2}, "old", "v2 cannot be tested against itself"),
         ({"new": 7}, "new", "has no version 7"),
         ({"variant": "chess"}, "variant", "unknown variant"),
         ({"elo0": 10, "elo1": 5}, "elo1", "elo0 < elo1"),
@@ -157,3 +157,37 @@ def test_others_cannot_cancel_and_staff_can_in_the_admin(as_alice, as_bob, learn
 
     assert answer.status_code == 302
     assert VersionTest.objects.get(pk=test["id"]).status == "cancelled"
+
+
+def test_left_out_the_newest_ready_version_is_tested_against_the_one_before_it(
+    as_alice, learner, sent
+):
+    builtin_version(learner, 3, "greedy")
+    builtin_version(learner, 4, "greedy", status="validating")  # not ready: not the newest
+
+    newest = as_alice.post(
+        f"/api/bots/{learner.pk}/sprt/", {"variant": "manni-basic"}, format="json"
+    )
+    before_two = as_alice.post(
+        f"/api/bots/{learner.pk}/sprt/", {"new": 2, "variant": "manni-basic"}, format="json"
+    )
+
+    assert newest.status_code == 201, newest.content
+    assert (newest.json()["new"], newest.json()["old"]) == (3, 2)
+    assert (before_two.json()["new"], before_two.json()["old"]) == (2, 1)
+
+
+def test_a_version_with_nothing_older_to_meet_is_refused_saying_so(as_alice, alice, sent):
+    alone = Bot.objects.create(owner=alice, name="alone")
+    builtin_version(alone, 1, "random")
+
+    response = as_alice.post(
+        f"/api/bots/{alone.pk}/sprt/", {"variant": "manni-basic"}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["old"] == [
+        "alice/alone has no ready version older than v1 to test it against: a version "
+        "test needs two ready versions"
+    ]
+    assert not VersionTest.objects.exists()

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.django_db
 def rates(settings):
     settings.CARDROOM_THROTTLE_RATES = {
         "register": "3/min",
+        "signup": "100/min",  # accounts made: tests/api/test_signups.py
         "token": "5/min",
         "login-ip": "4/min",
         "login-user": "3/hour",

@@ -1,4 +1,4 @@
-"""Look-alike uploads of different accounts: same bytes, and near-identical sources."""
+"""Look-alike uploads of different accounts: same bytes, and near-identical contents."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from bots import similarity
 from bots.models import Bot
 from bots.selectors import near_identical_uploads, uploads_shared_across_accounts
 from bots.services import bot_version_upload
+from tests.factories import OTHER_ENTRY, SDK_ENTRY, SHARED_HELPER, renamed_helper
 
 SOURCE = b'''from bots.sdk import Bot, run
 
@@ -63,6 +64,22 @@ def test_renamed_and_reformatted_copies_are_near_identical_and_others_are_not():
     )
     assert same >= similarity.NEAR_IDENTICAL
     assert other < 0.3
+
+
+def test_a_helper_module_shared_behind_different_entry_points_is_near_identical():
+    """The logic moved out of the entry file: the entry points alone look nothing alike,
+    every text file of the two uploads together does."""
+    mine = [SDK_ENTRY, SHARED_HELPER]
+    theirs = [OTHER_ENTRY, renamed_helper()]
+
+    archives = similarity.similarity(
+        similarity.archive_sketch(mine), similarity.archive_sketch(theirs)
+    )
+    entries = similarity.similarity(similarity.sketch(mine[0]), similarity.sketch(theirs[0]))
+
+    assert renamed_helper() != SHARED_HELPER
+    assert archives >= similarity.NEAR_IDENTICAL
+    assert entries < 0.3
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from bots.services import (
     bot_version_upload,
     bot_version_validate,
     builtin_bots_ensure,
+    validation_run,
 )
 from bots.validation import report_lines
 from tournaments.models import Competition
@@ -249,7 +250,7 @@ def test_validation_marks_the_zipped_python_example_ready(bot):
     report = version.validation_report
     assert version.status == BotVersion.Status.READY, report
     assert report["ok"] is True
-    assert report["statuses"] == [{"status": "ok", "reason": ""}] * 2
+    assert report["statuses"] == [{"status": "ok", "reason": ""}] * 6  # a ladder match's
     assert report["reasons"] == []
     found = report["variants"]["manni-basic"]
     assert len(found["opponents"]) == 2
@@ -288,7 +289,7 @@ def test_a_declared_bot_is_validated_in_its_variants_only(bot):
     assert version_for_play(bot=bot, variant="manni-basic") is None
 
 
-def test_validation_plays_a_real_competitions_time_control_with_limits_from_it(bot):
+def test_validation_plays_a_real_competitions_time_control_and_limits(bot):
     version = bot_version_upload(
         bot=bot, filename="bot.py", content=(EXAMPLES / "python" / "bot.py").read_bytes()
     )
@@ -301,11 +302,67 @@ def test_validation_plays_a_real_competitions_time_control_with_limits_from_it(b
     assert found["time_control"]["bank_ms"] == new.bank_ms
     wall_ms = match_wall_ms(2)  # what a real two-seat match gives a bot
     assert found["time_control"]["match_wall_ms"] == wall_ms
-    assert found["limits"]["cpu_seconds"] == (10_000 + wall_ms) // 1000
+    assert found["limits"]["cpu_seconds"] == Limits().cpu_seconds  # a real match's
     lines = report_lines(version.validation_report)
-    assert lines[0].startswith("money-jordan: passed (2 games against ")
+    assert lines[0].startswith("money-jordan: passed (4 games against ")
     assert f"limits {found['limits']['cpu_seconds']} CPU seconds" in lines[0]
     assert "2,000 ms a move and a bank of 20,000 ms" in lines[-1]
+
+
+HAND_LOGGER = b"""import json, sys
+seen = set()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        if message["game"] not in seen:
+            seen.add(message["game"])
+            hand = sorted(message["observation"]["hand"])
+            print("HAND", message["game"], " ".join(hand), file=sys.stderr, flush=True)
+        print(json.dumps({"action": message["legal"][0]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def logged_hands(report: dict, variant: str) -> set[str]:
+    tail = report["variants"][variant]["stderr_tail"]
+    return {line for line in tail.splitlines() if line.startswith("HAND ")}
+
+
+def test_two_validations_of_one_upload_deal_different_games(bot):
+    version = bot_version_upload(bot=bot, filename="hands.py", content=HAND_LOGGER)
+
+    first = bot_version_validate(version=version, variant="manni-basic").validation_report
+    again = bot_version_validate(version=version, variant="manni-basic", revalidate=True)
+
+    second = again.validation_report
+    assert first["ok"] and second["ok"], (first["reasons"], second["reasons"])
+    assert len(logged_hands(first, "manni-basic")) == 6  # a hand a game, every game
+    assert logged_hands(first, "manni-basic").isdisjoint(logged_hands(second, "manni-basic"))
+    seeds = [report["variants"]["manni-basic"]["seed"] for report in (first, second)]
+    assert seeds[0] != seeds[1]
+
+
+def test_validation_deals_follow_from_the_servers_secret_and_a_fresh_nonce_only(
+    bot, settings, monkeypatch
+):
+    ours = bot_version_upload(bot=bot, filename="hands.py", content=HAND_LOGGER)
+    other = bot_version_upload(bot=bot, filename="crash.py", content=CRASHING_BOT)
+
+    def seed(version: BotVersion) -> int:
+        return services.validation_plans(version=version, variants=["manni-basic"])[0].seed
+
+    fresh = {seed(ours) for _ in range(5)}
+    monkeypatch.setattr(validation, "new_nonce", lambda: b"\x07" * validation.NONCE_BYTES)
+    same_nonce = [seed(ours), seed(ours), seed(other)]
+    settings.SECRET_KEY = "another installation's secret key"
+    elsewhere = seed(ours)
+
+    assert len(fresh) == 5  # a new nonce at every validation
+    assert len(set(same_nonce)) == 1  # the upload plays no part in it
+    assert elsewhere != same_nonce[0]  # the server's secret does
 
 
 SLOW_BOT = b"""import json, sys, time
@@ -385,7 +442,7 @@ def test_validation_rejects_a_crashing_bot_and_keeps_its_stderr(bot):
 
     report = version.validation_report
     assert version.status == BotVersion.Status.REJECTED
-    assert [s["status"] for s in report["statuses"]] == ["crash", "crash"]
+    assert [s["status"] for s in report["statuses"]] == ["crash"] * 6  # out of the match
     assert report["reasons"][0].startswith("manni-basic: game 1: crash:")
     assert "RuntimeError: this bot cannot count" in report["stderr_tail"]
     assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.REJECTED
@@ -397,7 +454,7 @@ def test_validation_rejects_a_bot_playing_illegal_actions(bot):
     version = bot_version_validate(version=version, variant="manni-basic")
 
     assert version.status == BotVersion.Status.REJECTED
-    assert [s["status"] for s in version.validation_report["statuses"]] == ["illegal", "illegal"]
+    assert [s["status"] for s in version.validation_report["statuses"]] == ["illegal"] * 6
     assert "play ZZ" in version.validation_report["reasons"][1]
 
 
@@ -413,7 +470,7 @@ def test_validation_plays_the_variant_it_is_given(bot):
 
 def test_without_a_sandbox_validation_rejects_and_says_why(bot, monkeypatch):
     version = bot_version_upload(bot=bot, filename="bot.py", content=ILLEGAL_BOT)
-    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+    monkeypatch.setattr(validation_run.sandbox, "available", lambda: False)
 
     version = bot_version_validate(version=version)
 
@@ -423,7 +480,7 @@ def test_without_a_sandbox_validation_rejects_and_says_why(bot, monkeypatch):
 
 def test_validation_runs_once_unless_asked_again(bot, monkeypatch):
     version = bot_version_upload(bot=bot, filename="bot.py", content=ILLEGAL_BOT)
-    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+    monkeypatch.setattr(validation_run.sandbox, "available", lambda: False)
     bot_version_validate(version=version)
     monkeypatch.undo()
 
@@ -431,7 +488,7 @@ def test_validation_runs_once_unless_asked_again(bot, monkeypatch):
     assert "the sandbox is unavailable" in again.validation_report["reasons"][0]
     forced = bot_version_validate(version=again, variant="manni-basic", revalidate=True)
 
-    assert [s["status"] for s in forced.validation_report["statuses"]] == ["illegal", "illegal"]
+    assert [s["status"] for s in forced.validation_report["statuses"]] == ["illegal"] * 6
 
 
 def test_an_error_of_the_platform_puts_the_version_back_to_pending(bot, monkeypatch):
@@ -495,7 +552,7 @@ def test_bots_for_user_lists_only_their_bots_with_their_latest_number(bot, user,
 def test_bot_version_report_separates_upload_and_validation(bot, monkeypatch):
     version = bot_version_upload(bot=bot, filename="bot.py", content=b"print(1)\n")
     assert bot_version_report(version=version)["validation"] is None
-    monkeypatch.setattr(services.sandbox, "available", lambda: False)
+    monkeypatch.setattr(validation_run.sandbox, "available", lambda: False)
     bot_version_validate(version=version)
 
     report = bot_version_report(version=version)

@@ -92,4 +92,4 @@ def test_every_page_links_the_icon(path):
     (href,) = link_targets(page, "icon")
     icon = static_get(href)
     assert icon.status == 200 and icon.content_type == "image/svg+xml"
-    assert icon.body == (ROOT / "tournaments" / "static" / "cardroom" / "favicon.svg").read_bytes()
+    assert icon.body == (ROOT / "web" / "static" / "cardroom" / "favicon.svg").read_bytes()

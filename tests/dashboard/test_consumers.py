@@ -123,6 +123,10 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
     competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)
     await comm.receive_json_from(timeout=2)  # the snapshot
+    # The start's own panels, if its notification reached the web tier after the
+    # snapshot (a loaded machine): they are not this match's.
+    while not await comm.receive_nothing(timeout=0.5):
+        await comm.receive_json_from(timeout=2)
 
     match = await database_sync_to_async(play_one)(competition)
 
@@ -137,7 +141,12 @@ async def test_a_recorded_result_reaches_the_socket_as_typed_events(organiser):
         frame = await comm.receive_json_from(timeout=2)
         stream.extend(frame if isinstance(frame, list) else [frame])
     kinds = [e["type"] for e in stream]
-    assert kinds[0] == "match.finished" and kinds.count("match.finished") == 1
+    assert kinds.count("match.finished") == 1
+    at = kinds.index("match.finished")
+    # Before it, only the start's own panels can come (sent late on a loaded machine,
+    # after the half second of quiet above); this match's panels all come after it.
+    assert set(kinds[:at]) <= {"standings.updated", "queue.status", "problems.updated"}, kinds
+    assert {"standings.updated", "round.finished", "competition.finished"} <= set(kinds[at:])
     assert set(kinds) == {
         "match.finished",
         "standings.updated",

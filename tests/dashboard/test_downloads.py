@@ -17,7 +17,14 @@ from tournaments.selectors import MATCH_COLUMNS, STANDINGS_COLUMNS
 
 pytestmark = pytest.mark.django_db
 
-DOWNLOADS = ("standings.csv", "standings.json", "matches.csv", "matches.json")
+DOWNLOADS = (
+    "standings.csv",
+    "standings.json",
+    "matches.csv",
+    "matches.json",
+    "crosstable.csv",
+    "crosstable.json",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +82,7 @@ def test_the_standings_csv_is_the_page_table_winner_first(played):
     for row, shown in zip(rows, table, strict=True):
         assert float(row["points"]) == shown["points"]
         assert int(row["games"]) == shown["games"]
-        assert float(row["rating"]) == pytest.approx(shown["rating"])
+        assert row["rating"] == f"{shown['rating']:.2f}"  # as the page draws it
         assert row["owner"] == "built-in" and row["status"] == "in"
 
 
@@ -87,7 +94,9 @@ def test_the_standings_json_holds_the_same_rows(played):
 
     assert body["competition"] == played.pk and body["name"] == played.name
     assert [row["bot"] for row in body["standings"]] == [row["bot"] for row in csv_body]
-    assert list(body["standings"][0]) == csv_header
+    # Every CSV column, in its order, then the fields kept for programs (docs: help page).
+    assert list(body["standings"][0])[: len(csv_header)] == csv_header
+    assert list(body["standings"][0])[len(csv_header) :] == ["division"]
     assert body["standings"][0]["rank"] == 1
 
 
@@ -106,11 +115,12 @@ def test_the_match_results_hold_every_seat_of_every_match(played):
     for match in done.prefetch_related("seats"):
         stored = {s.seat: s for s in match.seats.all()}
         mine = [r for r in rows if r["match"] == str(match.pk)]
-        assert {int(r["seat"]): int(r["rank"]) for r in mine} == {
-            seat: s.rank for seat, s in stored.items()
+        # Seats are counted from 1 in the file, as the pages count them.
+        assert {int(r["seat_number"]): int(r["place"]) for r in mine} == {
+            seat + 1: s.rank for seat, s in stored.items()
         }
-        assert {int(r["seat"]): float(r["points"]) for r in mine} == {
-            seat: s.points for seat, s in stored.items()
+        assert {int(r["seat_number"]): float(r["game_points"]) for r in mine} == {
+            seat + 1: s.points for seat, s in stored.items()
         }
     # The standings' points add up from the downloaded results: per match, 1 for each
     # opponent finished ahead of, a half for each level with it.
@@ -152,6 +162,7 @@ def test_a_private_competitions_downloads_are_its_organisers(organiser):
     urls = [f"/dashboard/competitions/{hidden.pk}/{name}" for name in DOWNLOADS] + [
         f"/api/competitions/{hidden.pk}/standings/?format=csv",
         f"/api/competitions/{hidden.pk}/results/",
+        f"/api/competitions/{hidden.pk}/crosstable/?format=csv",
     ]
     for url in urls:
         assert Client().get(url).status_code == 404, url
@@ -189,3 +200,37 @@ def test_an_anonymous_address_has_only_so_many_downloads_of_every_match_a_minute
     assert visitor.get(f"/dashboard/competitions/{hidden.pk}/matches.csv").status_code == 404
     assert signed_in.get(f"{site}/matches.json").status_code == 200
     assert Client(REMOTE_ADDR=an_address()).get(api).status_code == 200
+
+
+def test_the_crosstable_file_is_the_pages_table_and_only_round_robins_have_one(played, organiser):
+    """A round robin of four: a row per entry in standings order and a column per
+    opponent, the cell of A against B A's result against B; a Swiss has no crosstable."""
+    standings = Client().get(f"/dashboard/competitions/{played.pk}/standings.json").json()
+    order = [row["entry"] for row in standings["standings"]]
+    header, rows = csv_rows(Client().get(f"/dashboard/competitions/{played.pk}/crosstable.csv"))
+    body = Client().get(f"/dashboard/competitions/{played.pk}/crosstable.json").json()
+    api = Client().get(f"/api/competitions/{played.pk}/crosstable/?format=csv")
+    swiss = make_competition(
+        organiser,
+        format="swiss",
+        rounds_planned=2,
+        variant="money-jordan",
+        games=2,
+        start=True,
+        entries=4,
+    )
+
+    assert [int(r["entry"]) for r in rows] == order
+    assert [c for c in header if c.startswith("vs ")] == [
+        f"vs {e['name']}" for e in body["crosstable"]["entries"]
+    ]
+    results = Client().get(f"/dashboard/competitions/{played.pk}/matches.json").json()
+    for match in results["matches"]:
+        a, b = match["seats"]
+        row = next(r for r in rows if int(r["entry"]) == a["entry"])
+        name = next(e["name"] for e in body["crosstable"]["entries"] if e["entry"] == b["entry"])
+        ahead = 1 if a["place"] < b["place"] else 0.5 if a["place"] == b["place"] else 0
+        assert float(row[f"vs {name}"]) == ahead  # they met once
+    site = Client().get(f"/dashboard/competitions/{played.pk}/crosstable.csv")
+    assert api.content == site.content
+    assert Client().get(f"/dashboard/competitions/{swiss.pk}/crosstable.csv").status_code == 404

@@ -14,9 +14,9 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_competition, play_all, play_one
-from tournaments import events, execution, services
-from tournaments.dashboard import selectors as dashboard
+from tournaments import events, execution, relay, services
 from tournaments.models import Match, MatchSeat, RatingEvent
+from tournaments.watching import stream as dashboard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -388,21 +388,21 @@ def test_a_batch_of_notifications_folds_into_the_changes_like_each_one():
 
 
 def test_a_full_send_backlog_makes_the_writer_wait_for_the_oldest(monkeypatch, layer):
-    monkeypatch.setattr(events, "SEND_BACKLOG_MAX", 3)
+    monkeypatch.setattr(relay, "SEND_BACKLOG_MAX", 3)  # the sender's (re-exported by events)
 
     for match_id in range(10):
         events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
-        assert events._sender().pending <= 3
+        assert relay._sender().pending <= 3
 
     assert events.notifications_flush()
     assert layer.received == list(range(10))
 
 
 def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch, layer):
-    monkeypatch.setattr(events, "SEND_IDLE_TICKS", 2)
+    monkeypatch.setattr(relay, "SEND_IDLE_TICKS", 2)
     events.notify(competition_id=1, changes=["match.finished"], match_id=1)
     assert events.notifications_flush()
-    sender = events._sender()
+    sender = relay._sender()
     deadline = time.monotonic() + 2
     while not sender.parked and time.monotonic() < deadline:
         time.sleep(events.SEND_TICK_S)
@@ -416,7 +416,7 @@ def test_an_idle_sender_parks_and_wakes_for_the_next_notification(monkeypatch, l
 
 def test_a_notification_handed_over_while_the_sender_parks_is_not_stranded(monkeypatch, layer):
     """Writers racing the sender as it parks: every notification still leaves."""
-    monkeypatch.setattr(events, "SEND_IDLE_TICKS", 1)
+    monkeypatch.setattr(relay, "SEND_IDLE_TICKS", 1)
     for match_id in range(40):
         events.notify(competition_id=1, changes=["match.finished"], match_id=match_id)
         time.sleep(random.uniform(0, 2.5 * events.SEND_TICK_S))

@@ -15,8 +15,8 @@ from bots.referee import InProcessPlayer
 from bots.referee.match import play_match
 from tests.factories import make_competition, make_user
 from tournaments import execution, live, services
-from tournaments.dashboard.replay import public_view
 from tournaments.models import Match
+from tournaments.watching.replay import public_view
 
 pytestmark = pytest.mark.django_db
 

@@ -324,7 +324,7 @@ def test_the_first_paint_draws_every_panel_from_the_snapshot(painted, browser):
             assert text == "\N{EN DASH}"
         else:
             assert text == ("▲ " if row["trend"] > 0 else "▼ ") + f"{abs(row['trend']):.2f}"
-    assert page.locator("#standings th[title]").count() >= 7  # every number explained
+    assert page.locator("#standings th abbr[title]").count() >= 7  # every number explained
     # The header and the queue panel give one reading of the counts.
     assert page.inner_text("#progress").startswith("1 / 16 matches done, 1 running")
     assert page.inner_text("#queue-counts").startswith("0 waiting · 1 running · 1 done")

@@ -25,7 +25,7 @@ from tournaments.selectors import standings_for_competition
 
 pytestmark = pytest.mark.django_db
 
-STATIC = Path(__file__).resolve().parents[2] / "tournaments" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "web" / "static"
 
 
 def test_the_list_shows_what_each_user_may_watch(organiser, outsider):
@@ -233,7 +233,7 @@ def test_each_dashboard_page_loads_its_own_script_and_the_styles_as_static_files
 def test_the_old_script_addresses_are_gone_and_no_source_file_is_served():
     for old in ("/dashboard/live.js", "/dashboard/favicon.svg", "/dashboard/views.py"):
         assert Client().get(old).status_code == 404, old
-    for name in ("tournaments/dashboard/views.py", "..%2Fdashboard%2Fviews.py", "..%2Furls.py"):
+    for name in ("web/dashboard/views.py", "..%2Fdashboard%2Fviews.py", "..%2Furls.py"):
         served = static_get(f"{settings.STATIC_URL}{name}")
         assert served.status in (404, 500) and b"import" not in served.body, name
 

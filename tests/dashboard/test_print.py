@@ -15,7 +15,7 @@ from tests.factories import make_competition, play_all
 
 pytestmark = pytest.mark.django_db
 
-CSS = (Path(__file__).resolve().parents[2] / "tournaments/static/cardroom/site.css").read_text()
+CSS = (Path(__file__).resolve().parents[2] / "web/static/cardroom/site.css").read_text()
 
 
 def print_rules() -> str:

@@ -1,6 +1,6 @@
 """The replay viewer's data: every family's steps shaped as a card table, who sees every hand.
 
-The shaping (``tournaments.dashboard.replay``) is pure: the first tests replay
+The shaping (``tournaments.watching.replay``) is pure: the first tests replay
 seeded random games without a database. The rest go through the pages and the API.
 """
 
@@ -19,10 +19,10 @@ from bots.models import Bot
 from games.cards import FRENCH_INDEX, LATIN_INDEX
 from tests.factories import make_user, play_one
 from tournaments import services
-from tournaments.dashboard import replay
-from tournaments.dashboard.replay import common, replay_steps
-from tournaments.dashboard.replay.steps import TABLES
 from tournaments.models import Competition, GameRecord
+from tournaments.watching import replay
+from tournaments.watching.replay import common, replay_steps
+from tournaments.watching.replay.steps import TABLES
 
 MONEY_LABELS = {*FRENCH_INDEX, "X1", "X2"}
 PACK_LABELS = {"manni": set(FRENCH_INDEX), "maniglia": set(LATIN_INDEX), "money": MONEY_LABELS}

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from tests.factories import make_competition, make_user, play_one
-from tournaments.dashboard import replay_cache, views
+from web.dashboard import replay_cache, views
 
 pytestmark = pytest.mark.django_db
 

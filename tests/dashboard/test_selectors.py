@@ -9,15 +9,12 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_competition, play_all, play_one
-from tournaments.dashboard.selectors import (
-    progress_by_competition,
-    queue_status,
-    rating_series,
-    rounds_view,
-)
 from tournaments.events import worker_label
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import TREND_MATCHES, competition_progress, standings_for_competition
+from tournaments.watching.brackets import rounds_view
+from tournaments.watching.panels import rating_series
+from tournaments.watching.queue_panel import progress_by_competition, queue_status
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ from rest_framework.test import APIClient
 from bots.models import Bot
 from tests.factories import logged_in, make_user, play_one
 from tournaments import services
-from tournaments.dashboard.pages import level_words
-from tournaments.dashboard.replay import seat_names
 from tournaments.models import Competition, GameRecord
+from tournaments.watching.replay import seat_names
+from web.dashboard.pages import level_words
 
 
 def api(user=None) -> APIClient:
@@ -140,7 +140,7 @@ def test_the_match_page_shows_each_seats_time_and_slowest_decision_and_the_owner
 
 
 def test_the_match_page_totals_are_those_of_the_traces(world):
-    from tournaments.dashboard.pages import match_page
+    from web.dashboard.pages import match_page
 
     match = world["match"]
     rows = {r["name"].split("/")[-1]: r["times"] for r in match_page(match=match)["seats"]}

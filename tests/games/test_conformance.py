@@ -18,6 +18,8 @@ from tests.games.oracles import FAMILIES
 try:  # the training wrappers (the optional 'rl' extra): checked by the oracle when installed
     import games.envs.openspiel as spiel_wrapper
     from games.envs.encoding import Encoder
+    from games.envs.gymnasium import CardroomGymEnv
+    from games.envs.pettingzoo import CardroomEnv
 except ImportError:
     spiel_wrapper = None
 
@@ -147,10 +149,12 @@ def check_observations(state, module, oracle) -> list[str]:
 
 
 class Wrappers:
-    """The leak oracle over the training wrappers (games/envs): PettingZoo and OpenSpiel.
+    """The leak oracle over the training wrappers (games/envs): PettingZoo, Gymnasium
+    and OpenSpiel.
 
-    Every card bit of a seat's observation vector (the PettingZoo observation and the
-    OpenSpiel information-state and observation tensors are all this vector) and every
+    Every card bit of a seat's observation vector (the PettingZoo and Gymnasium
+    observations, as each environment builds it, and the OpenSpiel information-state
+    and observation tensors are all this vector) and every
     card named in the OpenSpiel strings must be one the seat may see; every world
     ``resample_from_infostate`` returns must show the seat exactly what it saw, and
     the hidden cards must be dealt again, not copied from the true state.
@@ -174,6 +178,8 @@ class Wrappers:
             for recall in (True, False)
         ]
         self.card_names = {i: name for name, i in self.encoder.cards.items()}
+        self.pettingzoo = CardroomEnv(game)
+        self.gymnasium = CardroomGymEnv(game, "random")
         self.resampled = 0
         self.changed = 0
 
@@ -188,12 +194,20 @@ class Wrappers:
 
     def check(self, state, module, oracle, *, resample: bool) -> None:
         spiel_state = self.spiel_game.new_initial_state()
-        spiel_state.apply_action(0)  # deal; then put the conformance state in its place
-        spiel_state._world = spiel_wrapper._World(state.clone())
+        world = spiel_wrapper._World(self.spiel_game.cardroom)  # the conformance state's
+        world.state, world.dealer = state.clone(), state.record()["dealer"]
+        spiel_state._world = world
         for seat in range(state.game.num_players):
             visible = oracle.visible(seat)
             leaked = self.hidden_bits(self.encoder.encode(state, seat), seat, visible)
             assert not leaked, f"seat {seat}'s observation vector sets hidden cards {leaked}"
+            self.pettingzoo.state = state
+            vector = self.pettingzoo.observe(f"player_{seat}")["observation"]
+            leaked = self.hidden_bits(vector, seat, visible)
+            assert not leaked, f"seat {seat}'s PettingZoo observation sets hidden cards {leaked}"
+            self.gymnasium.state, self.gymnasium.seat = state, seat
+            leaked = self.hidden_bits(self.gymnasium._observe()["observation"], seat, visible)
+            assert not leaked, f"seat {seat}'s Gymnasium observation sets hidden cards {leaked}"
             for observer in self.observers:
                 observer.set_from(spiel_state, seat)
                 leaked = self.hidden_bits(observer.tensor, seat, visible)

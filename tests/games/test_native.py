@@ -135,7 +135,8 @@ def test_the_pure_source_run_leaves_out_only_families_that_are_never_compiled():
 @pytest.mark.slow
 def test_pure_source_passes_the_engine_tests_beside_the_build():
     """The conformance suite, golden records and fast-path equivalence on the pure source,
-    for every family with a compiled module."""
+    for every family with a compiled module (the training libraries' wrappers, which add
+    no engine code, run on the build in the main run only)."""
     if not native.BUILT.exists():
         pytest.skip("no compiled build here: the main run already tested the pure source")
     modules = json.loads(native.BUILT.read_text())["modules"]
@@ -151,6 +152,7 @@ def test_pure_source_passes_the_engine_tests_beside_the_build():
             "-m",
             "not slow",
             *pure_only_deselection(modules),
+            "--ignore=tests/games/envs",
             "tests/games",
         ],
         cwd=ROOT,
@@ -163,7 +165,9 @@ def test_pure_source_passes_the_engine_tests_beside_the_build():
 
 
 def test_the_sandbox_copy_of_games_is_the_pure_source(tmp_path):
-    """Bots get a copy of ``games/`` alone (bots/sandbox/isolation.py): no build beside it."""
+    """A copy of ``games/`` alone, without a build beside it, is the pure source: what bots
+    get where no build fits their Python (bots/sandbox/engine.py, which copies the build
+    that fits: tests/bots/sandbox/test_sandbox_engine.py)."""
     from bots.sandbox import isolation
 
     isolation._copy_package(ROOT / "games", tmp_path / "games")
@@ -175,3 +179,67 @@ def test_the_sandbox_copy_of_games_is_the_pure_source(tmp_path):
     probe = json.loads(out.stdout)
     assert all(origin.startswith(str(tmp_path)) for origin in probe["files"].values())
     check_sources(probe["active"], probe["files"], [])
+
+
+#: Played by both engines: every variant, and the Money options that change its money,
+#: captures or the seven of diamonds. Money games stop at 300 plays (LIMIT-1): a random
+#: Egypt game runs to the cap, 10,000 plays by default.
+SHORT = {"money.max_plays": 300}
+CONFIGURATIONS = [
+    *((v, SHORT if games.variant_info(v).family == "money" else {}) for v in games.variants()),
+    ("money-jordan", {**SHORT, "money.capture": "choice", "money.jokers": True}),
+    ("money-egypt", {**SHORT, "money.eg_aces_money": True, "money.eg_seven_diamonds": True}),
+    ("money-egypt", {**SHORT, "money.eg_values": "10-15-20", "money.jokers": True}),
+]
+DIGEST = """
+import hashlib, json, random, sys
+import games
+
+def digest(variant, options, seeds):
+    game = games.load(variant, **options)
+    h = hashlib.sha256()
+    for seed in range(seeds):
+        state, draw = game.new_game(seed), random.Random(seed)
+        if seed % 2:  # the fast path
+            state.playout(draw)
+        else:  # the step path, its legal lists, and an observation now and then
+            while not state.is_over():
+                ids = state.legal_ids()
+                h.update(repr(ids).encode())
+                if len(ids) > 1 and draw.random() < 0.1:
+                    h.update(json.dumps(state.observation(state.current_player())).encode())
+                state.apply_id(ids[int(draw.random() * len(ids))])
+        h.update(json.dumps([state.record(), state.ranking(), state.scores()]).encode())
+    return h.hexdigest()
+
+configurations, seeds = json.loads(sys.argv[1]), int(sys.argv[2])
+print(json.dumps({"modules": list(games.native.MODULES),
+                  "digests": [digest(v, o, seeds) for v, o in configurations]}))
+"""
+
+
+def engine_digests(pure: bool, seeds: int) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE}
+    if pure:
+        env[native.PURE_VARIABLE] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", DIGEST, json.dumps(CONFIGURATIONS), str(seeds)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout)
+
+
+def test_the_build_plays_every_game_as_the_pure_source():
+    """Every variant (Money's option sets too) over many seeds, on the fast path and the
+    step path: the same legal lists, observations, records, rankings and scores."""
+    compiled = engine_digests(pure=False, seeds=40)
+    pure = engine_digests(pure=True, seeds=40)
+
+    build = native.built()  # whether this run itself is asked to be pure or not
+    assert compiled["modules"] == (list(build["modules"]) if build else [])
+    assert pure["modules"] == []
+    assert compiled["digests"] == pure["digests"]

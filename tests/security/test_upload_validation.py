@@ -20,6 +20,8 @@ from bots.services import (
     bot_version_upload,
     bot_version_validate,
     bot_versions_requeue,
+    validation_queue,
+    validation_run,
 )
 from bots.tasks import version_validate, versions_requeue
 
@@ -44,13 +46,21 @@ def queued(version, django_capture_on_commit_callbacks) -> tuple[BotVersion, lis
 
 
 def shift(version: BotVersion, **ago_s: float) -> None:
-    """Move the queue's timestamps (``queued_at``, ``started_at``) into the past."""
+    """Move the queue's timestamps (``queued_at``, ``started_at``) into the past; a
+    ``started_at`` is a worker's claim taken then (``config.leases``), by another process
+    (one that never beat: only its lease ends it) unless the version is claimed already."""
     version.refresh_from_db()
     queue = dict(version.validation_report[QUEUE_KEY])
+    claim = {}
     for key, seconds in ago_s.items():
-        queue[key] = (timezone.now() - timedelta(seconds=seconds)).isoformat()
+        at = timezone.now() - timedelta(seconds=seconds)
+        queue[key] = at.isoformat()
+        if key == "started_at":
+            lease_s = validation_queue.validation_lease_s(queue)
+            claimed_by = version.claimed_by or "another-host/1"
+            claim = {"claimed_by": claimed_by, "lease_until": at + timedelta(seconds=lease_s)}
     report = {**version.validation_report, QUEUE_KEY: queue}
-    BotVersion.objects.filter(pk=version.pk).update(validation_report=report)
+    BotVersion.objects.filter(pk=version.pk).update(validation_report=report, **claim)
 
 
 def test_queueing_marks_the_version_validating_and_sends_it_after_commit(
@@ -73,7 +83,7 @@ def test_a_validation_already_started_is_not_run_twice(
     def played(*args, **kwargs):
         raise AssertionError("validated twice")
 
-    monkeypatch.setattr(services, "_validation_match", played)
+    monkeypatch.setattr(validation_run, "_validation_match", played)
     assert bot_version_validate(version=BotVersion.objects.get(pk=version.pk)).status == (
         "validating"
     )
@@ -95,10 +105,12 @@ def test_requeue_sends_lost_and_stale_validations_only(version, django_capture_o
     hard_s = limit_s + services.TASK_HARD_LIMIT_EXTRA_S
     shift(version, started_at=hard_s - 5)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == []
-    assert not services._claimable(BotVersion.objects.get(pk=version.pk))  # nor taken by another
+    assert not validation_run._claimable(
+        BotVersion.objects.get(pk=version.pk)
+    )  # nor taken by another
     shift(version, started_at=hard_s + services.LOST_AFTER_HARD_LIMIT_S + 10)
     assert bot_versions_requeue(older_than_s=60, send=sent.append) == [version.pk]
-    assert services._claimable(BotVersion.objects.get(pk=version.pk))
+    assert validation_run._claimable(BotVersion.objects.get(pk=version.pk))
     assert sent == [version.pk, version.pk]
 
 
@@ -122,7 +134,7 @@ def test_owners_take_turns_in_the_validations_queue(
     alice = bot_create(owner=users.create_user("alice", password="pw-123456789"), name="a")
     bob = bot_create(owner=users.create_user("bob", password="pw-123456789"), name="b")
     sent: list[int] = []
-    monkeypatch.setattr(services, "send_validation_task", sent.append)  # top-ups' default
+    monkeypatch.setattr(validation_queue, "send_validation_task", sent.append)  # top-ups' default
 
     def upload(bot, n: int) -> BotVersion:
         content = BOT + f"# {n}\n".encode()
@@ -147,7 +159,7 @@ def test_owners_take_turns_in_the_validations_queue(
     assert bot_versions_requeue(older_than_s=3600, send=sent.append) == []
 
     # A worker starts her first: her second is sent, not her third.
-    monkeypatch.setattr(services, "_validation_match", passed)
+    monkeypatch.setattr(validation_run, "_validation_match", passed)
     with django_capture_on_commit_callbacks(execute=True):
         done = bot_version_validate(version=BotVersion.objects.get(pk=hers[0].pk))
     assert done.status == "ready"
@@ -156,7 +168,7 @@ def test_owners_take_turns_in_the_validations_queue(
     # Her second starts on a worker that dies before its top-up: the requeuing sends her
     # third once the second has started, not before.
     second = BotVersion.objects.get(pk=hers[1].pk)
-    assert services._version_claim(second, revalidate=False, limit_s=600)
+    assert validation_run._version_claim(second, revalidate=False, limit_s=600)
     assert held() == [hers[2].pk]
     with django_capture_on_commit_callbacks(execute=True):
         assert bot_versions_requeue(older_than_s=3600, send=sent.append) == [hers[2].pk]
@@ -192,7 +204,7 @@ def test_a_soft_time_limit_counts_as_a_failed_attempt_and_says_so(
     def too_long(*args, **kwargs):
         raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(services, "_validation_match", too_long)
+    monkeypatch.setattr(validation_run, "_validation_match", too_long)
     for attempt in range(1, VALIDATION_MAX_ATTEMPTS + 1):
         with pytest.raises(SoftTimeLimitExceeded):
             bot_version_validate(version=BotVersion.objects.get(pk=version.pk))
@@ -224,7 +236,7 @@ def test_a_platform_error_queues_again_then_rejects(
     def broken(*args, **kwargs):
         raise RuntimeError("referee bug")
 
-    monkeypatch.setattr(services, "_validation_match", broken)
+    monkeypatch.setattr(validation_run, "_validation_match", broken)
     for _ in range(VALIDATION_MAX_ATTEMPTS):
         assert BotVersion.objects.get(pk=version.pk).status == "validating"
         with pytest.raises(RuntimeError):

@@ -202,7 +202,7 @@ def test_my_bots_and_the_token_belong_to_the_logged_in_user_only():
     "name",
     [
         "..%2Furls.py",
-        "..%2F..%2Fconfig%2Fsettings.py",
+        "..%2F..%2Fconfig%2Fsettings%2F__init__.py",
         "%2Fetc%2Fpasswd",
         "dashboard%2F..%2F..%2Fdashboard%2Fviews.py",
         "bots%2F..%2F..%2Fweb%2Fviews.py",
@@ -658,14 +658,12 @@ def test_the_worker_cache_keeps_nothing_that_does_not_match_its_hash(tmp_path):
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = sorted(
     [
-        *(ROOT / "bots").rglob("templates/**/*.html"),
-        *(ROOT / "tournaments").rglob("templates/**/*.html"),
+        *(ROOT / "web").rglob("templates/**/*.html"),
     ]
 )
 SCRIPTS = sorted(
     [
-        *(ROOT / "tournaments" / "static").rglob("*.js"),
-        *(ROOT / "bots" / "static").rglob("*.js"),
+        *(ROOT / "web" / "static").rglob("*.js"),
     ]
 )
 

@@ -148,8 +148,8 @@ def test_open_challenges_are_capped_and_staff_may_raise_the_cap(ada, learner, se
         ({"opponents": ["builtin:shark"]}, "opponents", "no built-in bot 'shark'"),
         ({"variant": "manni-nope"}, "variant", "unknown variant"),
         ({"games": 3}, "games", "multiple of 2"),
-        ({"games": 0}, "games", "from 1 to 1000"),
-        ({"games": 5000}, "games", "from 1 to 1000"),
+        ({"games": 0}, "games", "A challenge plays from 1 to 1,000 games"),
+        ({"games": 5000}, "games", "A challenge plays from 1 to 1,000 games"),
     ],
 )
 def test_bad_requests_are_refused_naming_the_field(ada, learner, kw, field, words):

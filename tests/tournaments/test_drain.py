@@ -94,7 +94,7 @@ def test_a_stopping_worker_finishes_the_match_it_plays_within_its_grace_period(s
 @pytest.mark.slow
 def test_a_stopping_worker_gives_back_the_match_it_cannot_finish_in_time(start, slow_match):
     worker = start(CARDROOM_DRAIN_GRACE_S="1")
-    comp = slow_match(games=3)  # several seconds: far more than the grace period
+    comp = slow_match(games=12)  # several seconds, compiled Money too: far more than the grace
     services.competition_start(competition=comp)
     playing(comp)
 
@@ -115,7 +115,7 @@ def test_a_stopping_worker_gives_back_the_match_it_cannot_finish_in_time(start, 
 def test_a_worker_killed_during_its_drain_loses_nothing(start, slow_match, settings):
     # The lease outlives a game or two; the reaper (run here) requeues the match after it.
     worker = start(CARDROOM_DRAIN_GRACE_S="600", CARDROOM_MATCH_LEASE_S="10")
-    comp = slow_match(games=3)
+    comp = slow_match(games=12)  # not over before the kill, compiled Money too
     services.competition_start(competition=comp)
     held = playing(comp)
 

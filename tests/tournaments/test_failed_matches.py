@@ -9,11 +9,11 @@ from django.test import Client
 from django.urls import reverse
 
 from bots.models import Bot
-from bots.web.once import FIELD
 from tests.api.conftest import client_for
 from tests.factories import make_user, process_metric
 from tournaments import execution, services
 from tournaments.models import Competition, Match, Round
+from web.once import FIELD
 
 pytestmark = pytest.mark.django_db
 

@@ -1,26 +1,33 @@
 """Faults during match execution: bots, infrastructure, killed workers, a restarted broker.
 
 A bot's fault is a result; the platform's fault is retried and never charged to
-a bot; a killed worker or a lost broker loses no match and doubles none.
+a bot; a killed worker or a lost broker loses no match and doubles none, nor any of
+the users' lane's work: a validation, a challenge, a quick game, a version test.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import uuid
 
 import pytest
-from django.db import OperationalError
+from django.contrib.auth import get_user_model
+from django.db import OperationalError, transaction
 
 from bots import builtin
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from bots.sdk import Bot as SdkBot
+from config.task_sending import queue_lengths
 from tests.factories import make_competition
 from tests.workers import (
     SERVICES,
+    WORKER_ENV,
+    Worker,
     assert_ratings_equal_a_recompute,
     assert_recorded_exactly_once,
     finished,
@@ -298,3 +305,197 @@ def test_a_task_ending_after_the_reconnect_acknowledges_on_the_torn_down_channel
 
     message.ack()
     assert message.acknowledged and not channel.qos._delivered and not channel.qos._dirty
+
+
+#: An uploaded bot that thinks half a second per decision: its validation holds the users'
+#: worker's one slot long enough for the work asked after it to wait in the broker.
+THINKER = """import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"ready": True}), flush=True)
+    elif message["type"] == "act":
+        time.sleep(%s)
+        print(json.dumps({"action": message["legal"][0]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+@pytest.fixture
+def publishing_to():
+    """``publishing_to(url)``: this process's services send their tasks to the broker at
+    ``url`` (the app's connection and producer pools made anew), until the test ends."""
+    from celery import current_app
+
+    conf, before = current_app.conf, current_app.conf.broker_url
+
+    def renew(url: str) -> None:
+        conf.broker_url = url
+        current_app._pool = None
+        current_app.amqp._producer_pool = None
+
+    yield renew
+    renew(before)
+
+
+def users_lane(tmp_path, broker: str, tag: str, **env: str) -> tuple[Worker, Worker]:
+    """The deployed users' lane on private queues: a worker of one slot on the validations,
+    challenges, version tests and default queues (no periodic one), and the periodic
+    worker, with beat, on the periodic queue alone (docs/queues.md "Lanes")."""
+    names = {
+        "CARDROOM_PERIODIC_QUEUE": f"test-periodic-{tag}",
+        "CARDROOM_MATCH_QUEUE": f"test-matches-{tag}",
+        "CARDROOM_LADDER_QUEUE": f"test-ladders-{tag}",
+        "CARDROOM_VALIDATE_QUEUE": f"test-validations-{tag}",
+        "CARDROOM_CHALLENGE_QUEUE": f"test-challenges-{tag}",
+        "CARDROOM_VERSION_TEST_QUEUE": f"test-version-tests-{tag}",
+        "CARDROOM_DEFAULT_QUEUE": f"test-celery-{tag}",
+    }
+    env = {**names, **env}
+    periodic = Worker(tmp_path, broker, (names["CARDROOM_PERIODIC_QUEUE"],), **env)
+    queues = tuple(names[k] for k in list(names)[3:])
+    users = Worker(tmp_path, broker, queues, **env)
+    users.listen = queues  # the users' lane: no periodic queue
+    return periodic, users
+
+
+@pytest.fixture
+def users_workers(tmp_path, private_redis, publishing_to, settings):
+    """The users' lane and its periodic worker on the private Redis, this process sending
+    there too; short deadlines, as :data:`WORKER_ENV`'s for matches, so that a lost message
+    is sent again within seconds, not after the production grace (ten minutes for a
+    validation, an hour for a match or a version test)."""
+    env = {
+        "CARDROOM_VALIDATE_GRACE_S": "3",
+        "CARDROOM_REQUEUE_EVERY_S": "1",
+        "CARDROOM_TASK_LOG_LEVEL": "INFO",  # a line per task that ends
+    }
+    periodic, users = users_lane(tmp_path, private_redis.url, uuid.uuid4().hex[:8], **env)
+    for name, queue in users.env.items():
+        if name.startswith("CARDROOM_") and name.endswith("_QUEUE"):
+            setattr(settings, name, queue)
+    settings.CARDROOM_QUEUE_GRACE_S = int(WORKER_ENV["CARDROOM_QUEUE_GRACE_S"])
+    publishing_to(private_redis.url)
+    try:
+        yield periodic.start(concurrency=1, beat=True), users.start(concurrency=1, beat=False)
+    finally:
+        users.kill(signal.SIGKILL)
+        periodic.kill(signal.SIGKILL)
+
+
+def upload(owner, name: str, think_s: float) -> BotVersion:
+    """An upload of :data:`THINKER` queued for validation, as the API's upload does."""
+    from bots import services as bot_services
+
+    bot = bot_services.bot_create(owner=owner, name=name)
+    with transaction.atomic():
+        version = bot_services.bot_version_upload(
+            bot=bot, filename="bot.py", content=(THINKER % think_s).encode(),
+            variants=["money-jordan"],
+        )  # fmt: skip
+        return bot_services.bot_version_queue(version=version)
+
+
+def ask_users_work(owner) -> tuple[list, object]:
+    """A challenge of 24 games, a quick game and a version test of 40 games at most,
+    of built-in versions of ``owner``'s, asked as the API's and the site's views do."""
+    from tests.factories import builtin_version
+    from tournaments import challenges, version_tests
+
+    mine = Bot.objects.create(owner=owner, name="house", builtin="random")
+    builtin_version(mine, 1, "random")
+    builtin_version(mine, 2, "random")
+    asked = []
+    for games in (24, challenges.QUICK_GAME):
+        with transaction.atomic():
+            asked.append(
+                challenges.challenge_create(
+                    bot=mine,
+                    by=owner,
+                    opponents=["builtin:greedy"],
+                    variant="money-jordan",
+                    version=1,
+                    games=games,
+                )  # fmt: skip
+            )
+    with transaction.atomic():
+        test = version_tests.version_test_create(
+            bot=mine, new=2, old=1, variant="money-jordan", max_games=40, by=owner
+        )
+    return asked, test
+
+
+def requeue_runs(worker: Worker) -> int:
+    """How many runs of the validations' requeuing ``worker`` logged."""
+    ended = r"Task bots\.versions_requeue\[[^\]]+\] succeeded"
+    return len(re.findall(ended, worker.log.read_text()))
+
+
+@pytest.mark.slow
+def test_a_broker_restart_loses_and_doubles_no_validation_challenge_or_version_test(
+    private_redis, users_workers, settings
+):
+    """Two uploads (one validating, one waiting in the broker), a challenge, a quick game
+    and a version test waiting behind them: the broker stops, losing every message, and
+    starts again. Each validation ends once, ready with its report; every game is played
+    once; no allowance is charged twice."""
+    from tournaments.allowances import usage_for_user
+    from tournaments.models import Challenge, GameRecord, VersionTest
+
+    periodic, _ = users_workers
+    ada = get_user_model().objects.create_user("ada", password="pw-123456789")
+    bob = get_user_model().objects.create_user("bob", password="pw-123456789")
+    slow = upload(ada, "thinker", 0.5)
+    claimed = BotVersion.objects.filter(pk=slow.pk).exclude(claimed_by="")
+    wait_for(claimed.exists, 120, "the first validation to start")
+    quick = upload(bob, "quick", 0.0)  # another owner's: sent, it waits in the broker
+    asked, test = ask_users_work(ada)
+    lost = [
+        settings.CARDROOM_VALIDATE_QUEUE,
+        settings.CARDROOM_CHALLENGE_QUEUE,
+        settings.CARDROOM_VERSION_TEST_QUEUE,
+    ]
+    waits = queue_lengths(private_redis.url, lost, timeout_s=2.0)
+    assert all(waits.values()), waits  # the messages the restart loses wait in the broker
+    assert claimed.filter(status="validating").exists()  # the first one is mid-run
+
+    private_redis.stop()  # every message with it, waiting or unacknowledged
+    time.sleep(1.0)
+    private_redis.start()
+
+    versions = BotVersion.objects.filter(pk__in=[slow.pk, quick.pk])
+    # Liveness bounds, not speed figures: the lost messages come back through the periodic
+    # requeuing and the reaper, later on a loaded machine.
+    wait_for(lambda: not versions.filter(status="validating").exists(), 300, "validations")
+    ended = {v.pk: (v.status, v.validation_report) for v in versions}
+    for status, report in ended.values():
+        assert status == "ready" and report["ok"] and report["passed"] == ["money-jordan"]
+        assert "queue" not in report  # ended: nothing waits to be validated again
+    done = Challenge.objects.filter(pk__in=[c.pk for c in asked], status=Challenge.Status.DONE)
+    wait_for(lambda: done.count() == 2, 300, "the challenge and the quick game to end")
+    test_done = VersionTest.objects.filter(pk=test.pk, status=VersionTest.Status.DONE)
+    wait_for(test_done.exists, 300, "the version test to end")
+    runs = requeue_runs(periodic)
+    wait_for(
+        lambda: requeue_runs(periodic) >= runs + 5,
+        120,
+        "more requeuing runs (a validation sent twice would run again meanwhile)",
+    )
+
+    for version in versions:  # each validation ended once: the outcome written stands
+        assert (version.status, version.validation_report) == ended[version.pk]
+    for challenge in asked:
+        matches = list(challenge.competition.matches.all())
+        assert matches and all(m.status == "done" for m in matches)
+        for match in matches:  # played once: its games stored once
+            assert match.game_records.count() == challenge.competition.games_per_match
+        played = GameRecord.objects.filter(match__competition=challenge.competition)
+        assert played.count() == challenge.games
+    test.refresh_from_db()
+    assert sum(test.counts.values()) == test.trials and 0 < test.trials * 2 <= 40
+    used = {row["name"]: row["used"] for row in usage_for_user(user=ada)}
+    assert used["challenge_games_per_day"] == 25 and used["open_challenges"] == 0
+    assert used["version_test_games_per_day"] == test.trials * 2
+    assert used["open_version_tests"] == 0
+    assert {row["name"]: row["used"] for row in usage_for_user(user=bob)}["versions_per_day"] == 1

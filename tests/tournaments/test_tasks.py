@@ -21,6 +21,7 @@ from tests.workers import (
     finished,
     wait_for,
 )
+from tournaments import claims as claims_module
 from tournaments import execution, services, tasks
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
 from tournaments.services import queue
@@ -310,17 +311,18 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
     ids = _first_round(comp)
     assert len(ids) == 8
     claims: list[int] = []
-    claim = execution.match_claim_with_seats
+    statement = claims_module.claim_statement
 
-    def counted(*, match_id, claimed_by, lease_s=None):
+    def counted(*, match_id, claimed_by, **kwargs):
+        # (every claim's statement: on its own, or sent with the last recording)
         if claimed_by == "w":
             claims.append(match_id)
             if match_id == ids[2]:  # meanwhile the other worker took ids[2] to ids[4]
                 for taken in ids[2:5]:
-                    assert claim(match_id=taken, claimed_by="other") is not None
-        return claim(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
+                    assert execution.match_claim(match_id=taken, claimed_by="other") is not None
+        return statement(match_id=match_id, claimed_by=claimed_by, **kwargs)
 
-    monkeypatch.setattr(execution, "match_claim_with_seats", counted)
+    monkeypatch.setattr(claims_module, "claim_statement", counted)
     drained = execution.matches_execute(
         match_ids=ids,
         start=0,

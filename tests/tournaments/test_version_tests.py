@@ -108,7 +108,7 @@ def test_the_task_is_sent_after_commit(bot, owner, django_capture_on_commit_call
 @pytest.mark.parametrize(
     ("change", "field", "words"),
     [
-        ({"old": 2}, "old", "same version"),
+        ({"old": 2}, "old", "v2 cannot be tested against itself"),
         ({"new": 9}, "new", "has no version 9"),
         ({"variant": "chess"}, "variant", "unknown variant"),
         ({"elo0": 5.0, "elo1": 0.0}, "elo1", "elo0 < elo1"),
@@ -170,6 +170,33 @@ def test_a_version_that_cannot_be_run_fails_the_test_saying_why(bot, owner):
     assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
 
 
+def test_a_version_test_whose_message_was_lost_is_sent_again_once_its_deadline_passes(
+    bot, owner, monkeypatch, settings
+):
+    """Sent, then lost with the broker: no worker takes it. The reaper sends it again once
+    its requeue deadline passed, with a new one; not before, and not a running test."""
+    from tournaments import tasks
+
+    settings.CARDROOM_QUEUE_GRACE_S = 3600
+    settings.CARDROOM_ALLOWANCE_OPEN_VERSION_TESTS = 5
+    sent: list = []
+    monkeypatch.setattr(version_tests, "send_task", lambda name, args, **kw: sent.append(args))
+    lost, waiting, running = (create(bot, owner) for _ in range(3))
+    for test in (lost, waiting, running):
+        version_tests.send_version_test_task(test.pk)  # its message, lost for ``lost``
+    sent.clear()
+    gone = timezone.now() - timedelta(seconds=1)
+    VersionTest.objects.filter(pk=lost.pk).update(lease_until=gone)
+    VersionTest.objects.filter(pk=running.pk).update(status="running", lease_until=gone)
+
+    reaped = tasks.matches_reap()  # the periodic task
+
+    assert reaped["version_tests_resent"] == [lost.pk] and [lost.pk] in sent
+    lost.refresh_from_db()
+    assert lost.status == "pending" and lost.lease_until > timezone.now() + timedelta(minutes=50)
+    assert tasks.matches_reap()["version_tests_resent"] == []  # once per deadline
+
+
 def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_off(
     bot, owner, monkeypatch
 ):
@@ -199,7 +226,8 @@ def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_o
         drain.reset()
 
     test.refresh_from_db()
-    assert (test.status, test.lease_until, test.trials) == ("pending", None, 1)
+    assert (test.status, test.trials) == ("pending", 1)
+    assert test.lease_until > timezone.now()  # not claimed: its requeue deadline
     assert sent == [(version_tests.VERSION_TEST_TASK, [test.pk])]  # sent again
     monkeypatch.setattr(version_tests, "_save", save)
     assert version_tests.version_test_play(test_id=test.pk, slice_s=0.0, send=None) in (

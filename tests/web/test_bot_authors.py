@@ -69,10 +69,17 @@ def test_an_author_signs_up_uploads_sees_it_validated_and_enters_it(
     assert version.number == 1 and version.status == BotVersion.Status.READY
 
     status = browser.get(reverse("bots-web:version-status", args=[bot.pk, 1])).json()
-    assert status == {"number": 1, "status": "ready", "words": "ready to play", "finished": True}
+    assert status == {
+        "number": 1,
+        "status": "ready",
+        "words": "ready to play",
+        "finished": True,
+        "queue": None,  # no longer waiting
+        "waiting": "",
+    }
     page = browser.get(reverse("bots-web:bot-detail", args=[bot.pk])).content.decode()
     assert "ready to play" in page and "Validation passed" in page
-    assert "manni-basic: passed (2 games against" in page  # and so on, per variant
+    assert "manni-basic: passed (6 games against" in page  # and so on, per variant
     assert "thinking" in page  # the stderr tail, shown to its owner
 
     page_text = page[page.index('id="enter-form"') :]

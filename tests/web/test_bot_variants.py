@@ -60,7 +60,7 @@ def test_an_upload_declares_its_variants_and_the_page_says_what_passed(
     version = bot.versions.get()
     assert version.variants == ["money-jordan"] and version.status == "ready"
     page = page_of(browser, bot)
-    assert "money-jordan: passed (2 games against" in page
+    assert "money-jordan: passed (4 games against" in page
     assert "Time control: 2,000 ms a move" in page
 
 
@@ -122,7 +122,7 @@ def test_the_organisers_form_offers_only_bots_that_play_its_variant():
 def test_an_owner_validates_an_old_version_in_more_variants(
     django_capture_on_commit_callbacks, eager_celery, monkeypatch
 ):
-    from bots import services
+    from bots.services import validation_run as services
 
     ada = make_user("ada")
     bot = legacy_bot(ada)

@@ -89,7 +89,7 @@ def test_an_author_drops_a_bot_and_watches_it_validated(live_server, chromium, n
     assert in_thread(validate) == "ready"  # as the worker would, while the page is open
     expect(badge).to_have_text("ready to play", timeout=15_000)
     expect(page.locator("#version-1")).to_contain_text("Validation passed")
-    expect(page.locator("#version-1")).to_contain_text("manni-basic: passed (2 games against")
+    expect(page.locator("#version-1")).to_contain_text("manni-basic: passed (6 games against")
 
     bot_id = in_thread(lambda: Bot.objects.get(name="first-legal").pk)
     fits_everywhere(page, f"{base}/bots/{bot_id}/", "bot-page.png")

@@ -3,13 +3,14 @@ the refusals as form errors, the opt-out, and who sees what."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
-from bots.models import Bot
-from tests.factories import builtin_version, logged_in, make_user
+from bots.models import Bot, BotVersion
+from tests.factories import builtin_version, logged_in, make_user, passed
 from tests.static_files import JAVASCRIPT, script_sources, static_get
 from tests.web.conftest import once_value
 from tournaments import execution
@@ -99,7 +100,7 @@ def test_the_bot_page_and_a_playing_challenge_load_their_scripts_as_static_files
         (src,) = script_sources(page.content.decode())
         served = static_get(src)
         assert served.status == 200 and served.content_type in JAVASCRIPT, src
-        assert served.body == (ROOT / "bots" / "static" / "bots" / script).read_bytes(), src
+        assert served.body == (ROOT / "web" / "static" / "bots" / script).read_bytes(), src
 
 
 def test_challenges_are_not_on_the_home_page_or_the_competition_list(ada, learner):
@@ -177,3 +178,91 @@ def test_the_author_cancels_a_challenge_from_its_page(ada, learner):
     challenge.refresh_from_db()
     assert challenge.status == Challenge.Status.CANCELLED
     assert "cancelled" in client.get(url).content.decode()
+
+
+def test_the_bot_page_plays_a_quick_game_now_and_its_page_says_where_it_waits(ada, learner):
+    client = logged_in(ada)
+    page = client.get(reverse("bots-web:bot-detail", args=[learner.pk])).content.decode()
+    assert "Play a quick game now" in page
+    asked = client.post(
+        reverse("bots-web:quick-game", args=[learner.pk]),
+        {
+            "quick-variant": "manni-basic",
+            "quick-opponent": "greedy",
+            "once": once_value(page, "quick-game"),
+        },
+    )
+
+    challenge = Challenge.objects.get()
+    assert asked.status_code == 302, asked.content.decode()[-2000:]
+    assert asked.url == reverse("bots-web:challenge-detail", args=[challenge.pk])
+    # One game, at a table of manni-basic's three seats: the bot and two greedy.
+    assert challenge.games == 1 and challenge.competition.games_per_match == 1
+    assert challenge.opponents == ["builtin:greedy", "builtin:greedy"]
+    shown = client.get(asked.url).content.decode()
+    assert "Waiting: next in the queue; starts within seconds." in shown
+    status = client.get(reverse("bots-web:challenge-status", args=[challenge.pk])).json()
+    assert status["waiting"] == "next in the queue; starts within seconds"
+
+    execution.match_execute(
+        match_id=challenge.competition.matches.get().pk, claimed_by="test", send=None
+    )
+    status = client.get(reverse("bots-web:challenge-status", args=[challenge.pk])).json()
+    assert status["waiting"] == "" and status["progress"]["games_played"] == 1
+
+
+def selected(html: str, name: str) -> str:
+    """The value a browser sends for the ``<select name=name>`` of the page: the option
+    selected, else the first."""
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S).group(1)
+    chosen = re.search(r'<option value="([^"]*)"[^>]*selected', select)
+    return (chosen or re.search(r'<option value="([^"]*)"', select)).group(1)
+
+
+def test_the_form_starts_from_a_variant_the_bot_plays_with_an_opponent_per_other_seat(ada):
+    dinar = Bot.objects.create(owner=ada, name="dinar")
+    only = BotVersion.objects.create(
+        bot=dinar, number=1, sha256="d" * 64, runtime="python", status="ready"
+    )
+    passed(only, "money-egypt", "money-jordan")
+    client = logged_in(ada)
+
+    page = client.get(reverse("bots-web:bot-detail", args=[dinar.pk])).content.decode()
+    form = page[page.index('id="challenge-form"') :].split("</form>")[0]
+    defaults = {
+        "version": selected(form, "version"),
+        "variant": selected(form, "variant"),
+        "games": re.search(r'name="games" value="(\d+)"', form).group(1),
+        "duplicate": "on",
+        "once": once_value(page, "challenge-form"),
+        **{f"opponent_{i}": selected(form, f"opponent_{i}") for i in range(1, 5)},
+    }
+    asked = client.post(reverse("bots-web:challenge-start", args=[dinar.pk]), defaults)
+
+    assert defaults["variant"] == "money-jordan"  # the usual Money game, which it passed
+    assert [defaults[f"opponent_{i}"] for i in range(1, 5)] == ["builtin:greedy", "", "", ""]
+    assert 'value="laugavatnsmanni"' not in form  # no version of it plays that
+    assert "money-egypt (2 seats; passed by v1)" in form
+    assert "From 1 to 1,000 games a challenge" in form
+    assert asked.status_code == 302, asked.content.decode()
+    assert Challenge.objects.get().competition.variant == "money-jordan"
+
+
+def test_a_challenge_page_says_every_figure_counts_games(ada, learner):
+    client = logged_in(ada)
+    asked = ask(client, learner, games=12, duplicate="", opponent_1="builtin:random")
+    challenge = Challenge.objects.get()
+    for match_id in challenge.competition.matches.values_list("pk", flat=True):
+        execution.match_execute(match_id=match_id, claimed_by="test", send=None)
+
+    page = client.get(asked.url).content.decode()
+
+    match = challenge.competition.matches.get()
+    seat = match.seats.get(entry__bot=learner)
+    ranks = [r[seat.seat] for r in match.game_records.values_list("ranking", flat=True)]
+    row = page[page.index('<tr class="challenge-seat"><td>ada/learner') :].split("</tr>")[0]
+    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', row)
+    assert cells[0] == "12" and cells[1] == str(ranks.count(1))
+    assert cells[3] == f"{sum(ranks) / 12:.2f}"  # the mean rank of its twelve games
+    assert "Mean rank a game" in page and "Games won" in page
+    assert "Every figure counts games" in page

@@ -13,6 +13,7 @@ import games
 from bots import builtin
 from bots.models import UserAllowance
 from tests.factories import logged_in, make_user
+from tournaments import challenges
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +56,27 @@ def test_a_signed_in_author_reads_their_own_allowances(settings):
 
     assert limit_of(page, "open_challenges") == 9  # staff raised it for her
     assert "(yours; staff may change them)" in page
+
+
+def test_the_help_says_how_to_seed_close_early_and_team_up_with_another_member():
+    page = Client().get(reverse("site:help")).content.decode()
+
+    leagues = page[page.index('<section id="leagues">') : page.index('<section id="teams">')]
+    teams = page[page.index('<section id="teams">') :]
+    assert all(
+        f"<strong>{way}</strong>" in leagues for way in ("by rating", "by hand", "at random")
+    )
+    assert "asks whether its standings so far apply promotion and" in leagues
+    assert "names the entries that have played no game yet" in leagues
+    assert "two teams when partners are fixed teams" in leagues
+    assert "<em>Team invitation</em>" in teams and "accepts or declines it" in teams
+
+
+def test_the_help_says_a_challenges_cap_and_where_an_entry_stands():
+    page = re.sub(r"\s+", " ", Client().get(reverse("site:help")).content.decode())
+
+    assert f"A challenge plays from 1 to {challenges.GAMES_MAX:,} games" in page
+    assert "every figure of a seat counts games" in page
+    assert "waits for its version's validation and starts playing once it passes" in page
+    assert "a version is never tested against itself" in page
+    assert "rejected and plays no variant at all" in page

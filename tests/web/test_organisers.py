@@ -21,7 +21,7 @@ from tests.web.conftest import (
 )
 from tournaments import execution
 from tournaments.models import Competition, Entry, Match
-from tournaments.organise.forms import option_field_name
+from web.organise.forms import option_field_name
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +103,7 @@ def test_the_new_competition_page_loads_its_script_as_a_static_file():
     (src,) = script_sources(page.content.decode())
     served = static_get(src)
     assert served.status == 200 and served.content_type in JAVASCRIPT
-    script = ROOT / "tournaments" / "static" / "organise" / "organise.js"
+    script = ROOT / "web" / "static" / "organise" / "organise.js"
     assert served.body == script.read_bytes()
 
 

@@ -90,6 +90,7 @@ def test_every_main_page_fits_a_phone_and_a_wide_screen(live_server, chromium):
         "replay": f"{base}/dashboard/games/{night['game']}/",
         "bot": f"{base}/bots/{night['bot']}/",
         "organise": f"{base}/organise/{night['competition']}/",
+        "help": f"{base}/help/",
     }
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})

@@ -12,12 +12,12 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from bots.web.words import version_test_outcome
 from tests.factories import builtin_version, logged_in, make_user, passed, play_to_the_end
 from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
 from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
+from web.words import version_test_outcome
 
 pytestmark = pytest.mark.django_db
 
@@ -170,7 +170,7 @@ def test_posting_the_form_starts_a_test_the_api_shows_with_its_parameters(
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
     [
-        ({"old": 2}, "old", "new and old are the same version (2)"),
+        ({"old": 2}, "old", "v2 cannot be tested against itself"),
         ({"new": 9}, "new", "learner has no version 9"),
         ({"new": 3}, "new", "is rejected, not ready to play"),
         ({"new": 4}, "variant", "has not passed its validation in manni-basic"),

@@ -11,6 +11,7 @@ division below; the two must be equal so that division sizes stay.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 
 from tournaments.formats.common import (
@@ -56,6 +57,15 @@ def league_divisions(
         out.append(tuple(items[start : start + size]))
         start += size
     return out
+
+
+def league_shuffle(entries: Sequence[Entry], seed: int) -> list[Entry]:
+    """``entries`` in a random order that follows from ``seed`` alone (a first season
+    seeded at random): the same entries, given in the same order, with the same seed
+    come out in the same order."""
+    items = check_entries(entries, minimum=0)
+    random.Random(derive_seed(seed, "league/seeding")).shuffle(items)
+    return items
 
 
 def division_sizes(entries: int, division_size: int) -> list[int]:

@@ -71,12 +71,17 @@ def tally(found: Iterable[Chance]) -> list[list[int]]:
     return [[seat, winner, *row] for (seat, winner), row in sorted(counts.items())]
 
 
+def has_signal(variant: str, options: dict[str, Any] | None = None) -> bool:
+    """Whether the games of ``variant`` (with ``options``) keep a tally: three seats or
+    more, so that a seat has at least two opponents to compare (a game without tricks
+    keeps an empty one)."""
+    return games.load(variant, **(options or {})).num_players >= 3
+
+
 def game_tally(record: dict[str, Any]) -> list[list[int]] | None:
-    """:func:`tally` of a game's :func:`chances` where the signal means something (a
-    game with tricks and at least two opponents a seat: three seats or more), else
-    None."""
-    game = games.load(record["variant"], **record["options"])
-    if game.num_players < 3:
+    """:func:`tally` of a game's :func:`chances` where the signal means something
+    (:func:`has_signal`), else None."""
+    if not has_signal(record["variant"], record["options"]):
         return None
     return tally(chances(record))
 

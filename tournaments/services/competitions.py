@@ -12,7 +12,7 @@ import games
 from tournaments import deals
 from tournaments.models import Competition
 from tournaments.permissions import require_manager
-from tournaments.services.leagues import check_league_settings
+from tournaments.services.leagues import check_league_settings, check_seeding
 
 Format = Competition.Format
 KIND_FORMATS = {
@@ -41,7 +41,10 @@ def is_partnership(variant: str) -> bool:
 
 
 def _check_table(game, *, format: str, seats_per_table: int | None, playoff_games_cap: int):
-    """``ValidationError`` naming a seat count or play-off cap the competition cannot use."""
+    """``ValidationError`` naming a seat count or play-off cap the competition cannot use:
+    ``seats_per_table``, if given, must be the variant's number of players;
+    ``playoff_games_cap`` (0..:data:`PLAYOFF_GAMES_MAX`) bounds the play-off games of a
+    level knockout match."""
     if seats_per_table is not None and seats_per_table != game.num_players:
         raise ValidationError(
             {
@@ -69,6 +72,46 @@ def _check_table(game, *, format: str, seats_per_table: int | None, playoff_game
         )
 
 
+def _checked_game(variant: str, options: dict[str, Any] | None, *, kind: str, format: str):
+    """The variant's game with ``options``, once the variant, its options, the kind and
+    the kind's format are known to be right (a ``ValidationError`` naming the field
+    otherwise)."""
+    if variant not in games.variants():
+        known = ", ".join(games.variants())
+        raise ValidationError({"variant": f"unknown variant {variant!r} (known: {known})"})
+    try:
+        game = games.load(variant, **(options or {}))
+    except ValueError as exc:  # the variant is known: its options are wrong
+        raise ValidationError({"options": str(exc)}) from None
+    if kind not in KIND_FORMATS:  # a challenge's competition is made by its challenge only
+        known = ", ".join(KIND_FORMATS)
+        raise ValidationError({"kind": f"unknown kind {kind!r} (known: {known})"})
+    if format not in KIND_FORMATS[kind]:
+        allowed = ", ".join(sorted(KIND_FORMATS[kind]))
+        raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})
+    return game
+
+
+def _check_match_settings(
+    num_players: int,
+    *,
+    games_per_match: int,
+    duplicate: bool,
+    same_owner_tables: bool,
+    is_public: bool,
+) -> None:
+    """Duplicate matches deal every deal once per seat rotation; only a private
+    competition may seat two bots of one owner at a table."""
+    if duplicate and games_per_match % num_players:
+        raise ValidationError(
+            {"games_per_match": f"duplicate matches need a multiple of " f"{num_players} games"}
+        )
+    if same_owner_tables and is_public:
+        raise ValidationError(
+            {"same_owner_tables": "only a private competition may waive one bot per owner a table"}
+        )
+
+
 def competition_create(
     *,
     created_by,
@@ -93,61 +136,44 @@ def competition_create(
     promote: int = 0,
     relegate: int | None = None,
     partnerships: str | None = None,
+    seeding: str | None = None,
+    seeding_seed: int | None = None,
 ) -> Competition:
-    """A new competition in ``draft``; its settings are checked against the variant.
-
-    League seasons only: ``division_size`` (the most entries a division holds; None for
-    one division) and ``promote``, how many go up from each division and down from the
-    one above between seasons; ``relegate``, if given, must equal it (docs/leagues.md).
-
-    ``seats_per_table``, if given, must be the variant's number of players.
-    ``partnerships`` (partnership variants only, :func:`_check_partnerships`):
-    ``rotating`` (the default) or ``fixed`` (entries are teams).
-    ``playoff_games_cap`` (0..:data:`PLAYOFF_GAMES_MAX`) bounds the play-off games of a
-    level knockout match (docs/competitions.md).
+    """A new competition in ``draft``; its settings are checked against the variant: the
+    table's and the play-off cap's by :func:`_check_table`, the partnerships' by
+    :func:`_check_partnerships` (docs/competitions.md), a league season's divisions by
+    :func:`check_league_settings` and its first season's ``seeding`` (``rating``, ``manual``
+    or ``random``, shuffled from ``seeding_seed`` or a seed drawn at the start) by
+    :func:`check_seeding` (docs/leagues.md).
 
     Without ``seed`` its deals are drawn from a fresh secret (``tournaments.deals``),
     hidden until it ends. With ``seed`` they follow from that seed and public values,
     so they are reproducible, and predictable to whoever knows the seed.
     """
-    if variant not in games.variants():
-        known = ", ".join(games.variants())
-        raise ValidationError({"variant": f"unknown variant {variant!r} (known: {known})"})
-    try:
-        game = games.load(variant, **(options or {}))
-    except ValueError as exc:  # the variant is known: its options are wrong
-        raise ValidationError({"options": str(exc)}) from None
-    if kind not in KIND_FORMATS:  # a challenge's competition is made by its challenge only
-        known = ", ".join(KIND_FORMATS)
-        raise ValidationError({"kind": f"unknown kind {kind!r} (known: {known})"})
-    if format not in KIND_FORMATS[kind]:
-        allowed = ", ".join(sorted(KIND_FORMATS[kind]))
-        raise ValidationError({"format": f"a {kind} uses one of: {allowed}; got {format!r}"})
+    game = _checked_game(variant, options, kind=kind, format=format)
     _check_table(
         game, format=format, seats_per_table=seats_per_table, playoff_games_cap=playoff_games_cap
     )
     if format == Format.SWISS and not rounds_planned:
         raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
     partnerships = _check_partnerships(variant, format, partnerships)
-    if duplicate and games_per_match % game.num_players:
-        raise ValidationError(
-            {
-                "games_per_match": f"duplicate matches need a multiple of "
-                f"{game.num_players} games"
-            }
-        )
-    if same_owner_tables and is_public:
-        raise ValidationError(
-            {"same_owner_tables": "only a private competition may waive one bot per owner a table"}
-        )
+    _check_match_settings(
+        game.num_players,
+        games_per_match=games_per_match,
+        duplicate=duplicate,
+        same_owner_tables=same_owner_tables,
+        is_public=is_public,
+    )
     check_league_settings(
-        kind, game.num_players, division_size=division_size, promote=promote, relegate=relegate
+        kind,
+        game.num_players,
+        division_size=division_size,
+        promote=promote,
+        relegate=relegate,
+        partnerships=partnerships,
     )
-    if games_per_match < 1 or move_ms < 1 or bank_ms < 0 or pace_ms < 0:
-        raise ValidationError("games per match and the time control must be positive")
-    _check_decision_budget(
-        game.num_players, games_per_match=games_per_match, move_ms=move_ms, bank_ms=bank_ms
-    )
+    seeding = check_seeding(kind, seeding, seeding_seed)
+    _check_time_control(game.num_players, games_per_match, move_ms, bank_ms, pace_ms)
     competition = Competition.objects.create(
         name=name,
         kind=kind,
@@ -171,6 +197,8 @@ def competition_create(
         division_size=division_size,
         promote=promote,
         partnerships=partnerships,
+        seeding=seeding,
+        seeding_seed=seeding_seed,
     )
     if created_by is not None:
         competition.organisers.add(created_by)
@@ -185,12 +213,17 @@ def match_wall_ms(players: int) -> int:
     return settings.CARDROOM_MATCH_TIME_LIMIT_S * 1000 // (2 * max(1, players))
 
 
-def _check_decision_budget(seats: int, *, games_per_match: int, move_ms: int, bank_ms: int) -> None:
-    """Refuse a time control a bot cannot keep to within its match's decision budget
-    (:func:`match_wall_ms`): its whole bank and one move's free time in each game at
-    least. Past the budget a bot is out of time (bots/protocol/PROTOCOL.md "Time
-    control"), so under such a control a bot keeping to its clock could lose on time.
-    The error goes on the larger of the two terms."""
+def _check_time_control(
+    seats: int, games_per_match: int, move_ms: int, bank_ms: int, pace_ms: int
+) -> None:
+    """Refuse games per match or a time control that is not positive, and a time control
+    a bot cannot keep to within its match's decision budget (:func:`match_wall_ms`): its
+    whole bank and one move's free time in each game at least. Past the budget a bot is
+    out of time (bots/protocol/PROTOCOL.md "Time control"), so under such a control a
+    bot keeping to its clock could lose on time. The error goes on the larger of the two
+    terms."""
+    if games_per_match < 1 or move_ms < 1 or bank_ms < 0 or pace_ms < 0:
+        raise ValidationError("games per match and the time control must be positive")
     budget, moves = match_wall_ms(seats), games_per_match * move_ms
     if bank_ms + moves <= budget:
         return
@@ -213,8 +246,9 @@ TEAM_FORMATS = frozenset({Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN, Format.
 
 def _check_partnerships(variant: str, format: str, partnerships: str | None) -> str:
     """The ``partnerships`` a competition of ``variant`` stores: ``rotating`` unless
-    ``fixed`` is asked for in a partnership variant, "" in any other; ``ValidationError``
-    naming the field for a choice the variant or format cannot take."""
+    ``fixed`` is asked for in a partnership variant (entries are then teams), "" in any
+    other; ``ValidationError`` naming the field for a choice the variant or format cannot
+    take."""
     Partnerships = Competition.Partnerships
     if not is_partnership(variant):
         if partnerships:

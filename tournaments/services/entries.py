@@ -7,8 +7,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 
+from bots import accounts
 from bots.models import Bot, BotVersion
-from bots.selectors import bot_will_play, version_will_play
+from bots.selectors import CANNOT_PLAY, bot_will_play, play_outlook, version_will_play
 from tournaments import allowances, events, pairing
 from tournaments.models import Competition, Entry, TableExclusion
 from tournaments.permissions import can_manage, require_manager
@@ -31,15 +32,21 @@ def entry_create(
 
     In a competition of fixed teams the entry is a team: ``bot`` and its ``partner``
     (by default ``bot`` itself, which then plays both seats of its side); any other
-    competition refuses a ``partner``. No bot plays in two entries.
+    competition refuses a ``partner``. No bot plays in two entries. A ``partner`` of
+    another member is invited: the entry waits (``partner_pending``) until its owner
+    accepts (:func:`entry_partner_accept`) or declines it (:func:`entry_partner_decline`),
+    and the competition does not start with a team still waiting.
 
     An entry ``by`` a user into an open ladder they do not manage counts against the
-    owner's ``ladder_entries`` allowance (``tournaments.allowances``).
+    owner's ``ladder_entries`` allowance (``tournaments.allowances``); into a public one,
+    it waits until the account may play in public
+    (``bots.accounts.public_play_check``: ``PublicPlayRefused`` says from when).
 
     A shared built-in bot belongs to nobody: only the competition's organisers (and
     staff) enter one, so nobody puts a strong built-in into a competition they do not run.
     Raises ``PermissionDenied`` saying which of the two was refused."""
-    for member in (bot, partner):
+    invited = partner is not None and partner_needs_consent(partner, by)
+    for member in (bot, None if invited else partner):
         if member is not None:
             _require_may_enter(competition, member, by)
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
@@ -66,8 +73,11 @@ def entry_create(
             raise ValidationError({field: f"{member} is already entered{where}"})
         _require_version_to_come(member, pinned, field)
         _require_variant(member, pinned, competition.variant, field)
+        _require_outlook(member, pinned, competition.variant, field)
     if by is not None and bot.owner_id is not None:  # a user's entry: their allowance
         manages = can_manage(competition=competition, user=by)
+        if competition.format == Format.LADDER and competition.is_public and not manages:
+            accounts.public_play_check(user=by)  # old enough, and confirmed, to sit with others
         allowances.ladder_entry_allowed(user=bot.owner, competition=competition, manages=manages)
     order = competition.entries.count()
     # A later season's divisions come from the last one; a newcomer starts at the bottom.
@@ -76,10 +86,70 @@ def entry_create(
         competition=competition,
         bot=bot,
         partner=partner,
+        partner_pending=invited,
         pinned_version=pinned_version,
         seed_order=order,
         division=bottom if competition.previous_season_id else 0,
     )
+
+
+def partner_needs_consent(partner: Bot, by) -> bool:
+    """Whether ``partner`` joins a team ``by`` enters only once its owner accepts: it
+    belongs to another member (a built-in bot belongs to nobody; staff, and a call
+    without a user, need nobody's consent)."""
+    return (
+        by is not None
+        and not by.is_staff
+        and partner.owner_id is not None
+        and partner.owner_id != by.pk
+    )
+
+
+@transaction.atomic
+def entry_partner_accept(*, entry: Entry, by) -> Entry:
+    """The partner's owner accepts the invitation of ``entry``: the team plays from the
+    start. Only that owner may; once only; while the competition is a draft. Raises
+    ``PermissionDenied`` for anyone else, ``ValidationError`` otherwise."""
+    entry = _invitation(entry, by)
+    entry.partner_pending = False
+    entry.save(update_fields=["partner_pending"])
+    return entry
+
+
+@transaction.atomic
+def entry_partner_decline(*, entry: Entry, by) -> Entry:
+    """The partner's owner declines the invitation of ``entry``: the team is not entered
+    (the entry is deleted). Same rules as :func:`entry_partner_accept`."""
+    entry = _invitation(entry, by)
+    entry.delete()
+    return entry
+
+
+def _invitation(entry: Entry, by) -> Entry:
+    """``entry``, locked, if ``by`` owns its partner and it still waits for an answer."""
+    Competition.objects.select_for_update().get(pk=entry.competition_id)
+    locked = (
+        Entry.objects.select_for_update(of=("self",))
+        .select_related("competition", "bot__owner", "partner__owner")
+        .filter(pk=entry.pk)
+        .first()
+    )
+    if locked is None:  # declined (or removed) meanwhile
+        raise ValidationError(f"{entry.name} is no longer entered: nothing to answer")
+    entry, partner = locked, locked.partner
+    if partner is None or by is None or partner.owner_id != by.pk:
+        raise PermissionDenied(
+            f"only the owner of {partner or 'its partner'} may answer the invitation of "
+            f"{entry.name}"
+        )
+    if not entry.partner_pending:
+        raise ValidationError(f"{entry.name}: the invitation was already accepted")
+    if entry.competition.status != Competition.Status.DRAFT:
+        raise ValidationError(
+            f"{entry.competition.name} is {entry.competition.status}: invitations are "
+            "answered before the start"
+        )
+    return entry
 
 
 def _require_may_enter(competition: Competition, bot: Bot, by) -> None:
@@ -105,9 +175,19 @@ def _require_version_to_come(bot: Bot, pinned: BotVersion | None, field: str = "
         if pinned.status == rejected:
             raise ValidationError({"pinned_version": f"version {pinned.number} was rejected"})
         return
+    rejected_numbers = list(
+        bot.versions.filter(status=rejected).order_by("number").values_list("number", flat=True)
+    )
     if not bot.versions.exclude(status=rejected).exists():
+        failed = ", ".join(f"v{n}" for n in rejected_numbers)
+        why = (
+            f" ({failed} failed validation: a rejected version plays no variant, not even "
+            "one it passed)"
+            if failed
+            else ""
+        )
         raise ValidationError(
-            {field: f"{bot} has no version to play: upload one (and let it pass validation)"}
+            {field: f"{bot} has no version to play{why}: upload one that passes validation"}
         )
 
 
@@ -130,6 +210,14 @@ def _require_variant(bot: Bot, pinned: BotVersion | None, variant: str, field: s
         )
 
 
+def _require_outlook(bot: Bot, pinned: BotVersion | None, variant: str, field: str) -> None:
+    """Refuse a bot none of whose versions will ever play ``variant`` as it stands: the
+    one its owner pinned cannot (``bots.selectors.play_outlook`` says why)."""
+    outlook = play_outlook(bot=bot, variant=variant, pinned=pinned)
+    if outlook.state == CANNOT_PLAY:
+        raise ValidationError({field: f"{bot} cannot play {variant}: {outlook.words}"})
+
+
 def entries_open_statuses(format: str) -> tuple[str, ...]:
     """The statuses in which a competition of ``format`` takes entries."""
     if format == Format.LADDER:
@@ -138,9 +226,11 @@ def entries_open_statuses(format: str) -> tuple[str, ...]:
 
 
 def _require_withdrawer(entry: Entry, by) -> None:
+    partner_owner = entry.partner.owner_id if entry.partner_id is not None else None
     if by is not None and not (
         by.is_staff
         or entry.bot.owner_id == by.pk
+        or (partner_owner is not None and partner_owner == by.pk)
         or can_manage(competition=entry.competition, user=by)
     ):
         raise PermissionDenied("only the bot's owner or the organisers may withdraw it")

@@ -10,6 +10,7 @@ from django.utils import timezone
 from tournaments import events, pairing
 from tournaments.models import Challenge, Competition, Match, Round
 from tournaments.permissions import require_manager
+from tournaments.selectors import entries_without_games
 from tournaments.services.leagues import league_divisions_at_start
 from tournaments.services.notify import notify_on_commit
 from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
@@ -29,7 +30,9 @@ def competition_start(
     require_manager(competition, by)
     if competition.status != Competition.Status.DRAFT:
         raise ValidationError(f"the competition is {competition.status}, not a draft")
-    entries = list(competition.entries.filter(withdrawn=False))
+    entries = list(
+        competition.entries.filter(withdrawn=False).select_related("bot__owner", "partner__owner")
+    )
     if competition.fixed_teams and len(entries) < len(pairing.seat_teams(competition)):
         raise ValidationError(
             f"{competition.variant} with fixed teams needs at least "
@@ -39,6 +42,12 @@ def competition_start(
         raise ValidationError(
             f"{competition.variant} needs at least "
             f"{competition.seats_per_table} entries, got {len(entries)}"
+        )
+    invited = [e.name for e in entries if e.partner_pending]
+    if invited:
+        raise ValidationError(
+            f"teams waiting for their partner's owner to accept: {', '.join(invited)} (they "
+            "play once accepted; or remove them)"
         )
     if competition.format != Format.LADDER:  # a ladder pairs an entry once it can play
         waiting = competition.entries.filter(withdrawn=False).exclude(
@@ -93,26 +102,60 @@ def challenge_close_if_settled(*, competition_id: int) -> bool:
 
 
 @transaction.atomic
-def competition_close(*, competition: Competition, by=None) -> Competition:
-    """End a competition now (a ladder or a cancelled event); pending matches are dropped."""
+def competition_close(
+    *, competition: Competition, by=None, apply_promotion: bool | None = None
+) -> Competition:
+    """End a competition now (a ladder or a cancelled event); pending matches are dropped.
+
+    A league season closed before its schedule ended needs ``apply_promotion``: whether
+    its standings so far move entries up and down into the next season (False: nobody
+    moves, ``Competition.promotion_applies``). Left out there, a ``ValidationError``
+    naming ``apply_promotion`` and the entries that have played no game; given for any
+    other kind, one naming it too."""
     competition = Competition.objects.select_for_update().get(pk=competition.pk)
     require_manager(competition, by)
     if competition.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
         raise ValidationError(f"the competition is already {competition.status}")
+    in_play = competition.status in (Competition.Status.RUNNING, Competition.Status.PAUSED)
+    _check_apply_promotion(competition, apply_promotion, in_play)
     competition.matches.filter(status__in=[Match.Status.PENDING, Match.Status.QUEUED]).delete()
-    competition.status = (
-        Competition.Status.FINISHED
-        if competition.status in (Competition.Status.RUNNING, Competition.Status.PAUSED)
-        else Competition.Status.CANCELLED
-    )
+    competition.status = Competition.Status.FINISHED if in_play else Competition.Status.CANCELLED
     finished = competition.status == Competition.Status.FINISHED
     # A tournament closed before its schedule ended; a ladder's close is its end.
     competition.closed_early = finished and competition.format != Format.LADDER
-    competition.save(update_fields=["status", "closed_early"])
+    fields = ["status", "closed_early"]
+    if finished and competition.kind == Competition.Kind.LEAGUE_SEASON:
+        competition.promotion_applies = bool(apply_promotion)
+        fields.append("promotion_applies")
+    competition.save(update_fields=fields)
     notify_on_commit(
         competition.pk, events.COMPETITION_FINISHED if finished else events.COMPETITION_STATUS
     )
     return competition
+
+
+def _check_apply_promotion(
+    competition: Competition, apply_promotion: bool | None, in_play: bool
+) -> None:
+    """``apply_promotion`` must be given to close a league season in play, and only there
+    (a draft's close cancels it: nothing to apply)."""
+    if competition.kind != Competition.Kind.LEAGUE_SEASON:
+        if apply_promotion is not None:
+            raise ValidationError(
+                {"apply_promotion": "promotion and relegation are for league seasons"}
+            )
+        return
+    if not in_play or apply_promotion is not None:
+        return
+    unplayed = entries_without_games(competition=competition)
+    idle = f"; no game played yet by {', '.join(unplayed)}" if unplayed else ""
+    raise ValidationError(
+        {
+            "apply_promotion": f"{competition.name} has not finished: say whether its "
+            f"standings so far promote and relegate into the next season (apply_promotion "
+            f"true or false){idle}"
+        }
+    )
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from bots.referee import Player, TimeControl, play_match
 from bots.referee.match import GameResult
 from bots.referee.seating import seat_player
+from bots.sandbox import FULL_STDERR_BYTES
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
 from tournaments import deals
@@ -55,7 +56,11 @@ def _players(
         if version is None:
             raise ValidationError(f"{bot} has no ready version that passed {variant}")
         path = bot_version_path(version=version)
-        players.append(seat_player(path=path, seed=seed, seat=seat.seat))
+        players.append(
+            seat_player(
+                path=path, seed=seed, seat=seat.seat, stderr_archive_bytes=FULL_STDERR_BYTES
+            )
+        )
         versions.append(version.pk)
     return players, versions
 
@@ -90,7 +95,7 @@ def match_play(
         competition, players, competition.games_per_match, match.seed,
         **_watchers(on_game, on_action, 0, 0),
     )  # fmt: skip
-    out = PlayedMatch(result, versions, [], list(result.logs))
+    out = PlayedMatch(result, versions, [], list(result.logs), list(result.full_stderr))
     if competition.format not in KNOCKOUTS:
         return out
     size, cap = playoff_set_size(competition), playoff_cap(competition)
@@ -109,6 +114,10 @@ def match_play(
             game.index = first + offset
             out.playoff.append(PlayoffGame(number, game))
         out.logs = [a + b for a, b in zip(out.logs, extra.logs, strict=True)]
+        out.full_stderr = [
+            b if a is None else a if b is None else a + b
+            for a, b in zip(out.full_stderr, extra.full_stderr, strict=True)
+        ]
     return out
 
 
@@ -119,7 +128,9 @@ def _watchers(on_game, on_action, first: int, playoff_set: int) -> dict[str, Any
         out["on_game"] = lambda game: on_game(
             dataclasses.replace(game, index=first + game.index), playoff_set
         )
-    if on_action is not None:
+    if on_action is not None and first == 0:
+        out["on_action"] = on_action  # (called after every action: no call more than needed)
+    elif on_action is not None:
         out["on_action"] = lambda index, state: on_action(first + index, state)
     return out
 

@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tournaments import events, recording
+from tournaments import chances, events, recording
 from tournaments.formats import match_result
 from tournaments.models import Competition, GameRecord, Match, MatchSeat
-from tournaments.ratings import PARTNER_SEATS, soft_play
+from tournaments.ratings import PARTNER_SEATS
 from tournaments.services.competitions import is_partnership
 from tournaments.services.lifecycle import challenge_close_if_settled
 from tournaments.services.notify import notify_on_commit
@@ -28,6 +28,7 @@ from tournaments.services.results import (
     match_ranks,
 )
 from tournaments.services.rounds import round_close_if_complete
+from tournaments.services.stderr_logs import match_stderr_logs_keep
 
 Format = Competition.Format
 
@@ -40,6 +41,7 @@ def match_record(
     claimed_seats: Sequence[ClaimedSeat] | None = None,
     send: Sender | None = send_match_tasks,
     synchronous_commit: bool = True,
+    then: recording.Then | None = None,
 ) -> bool:
     """Record ``played``, what :func:`match_play` returned for ``match``, once: its games,
     its seats and the rating update in one transaction; then, once that has committed,
@@ -56,12 +58,20 @@ def match_record(
     (changing nothing) if the result does not fit the match's seats, ``TypeError`` if
     ``played`` is not a :class:`PlayedMatch`.
 
-    After the commit: a challenge is closed if that was its last open match
+    After the commit: each uploaded bot's whole stderr, kept compressed by the sandbox, is
+    stored for its owner within their allowance (``services.stderr_logs``); a challenge
+    is closed if that was its last open match
     (:func:`challenge_close_if_settled`); otherwise the match's round is closed if it is
     complete (:func:`round_close_if_complete`, not asked again when the recording saw
     the round's other matches all done, not at all when it saw one waiting), its next
-    round's matches queued with ``send`` (None leaves them pending). Inside an outer
+    round's matches queued with ``send`` (None leaves them pending) and, if it closed,
+    the soft-play tallies of the competition's games counted in the background
+    (``tournaments.chances``: a game is stored without its tally). Inside an outer
     transaction the closing joins it.
+
+    ``then`` (a list's next claim, ``claims.ClaimAhead``) is sent with the recording
+    statement in one round trip when the result is stored in one statement
+    (``recording.match_store_rated``); otherwise it is never asked.
     """
     if not isinstance(played, PlayedMatch):
         raise TypeError(f"played must be a PlayedMatch, not {type(played).__name__}")
@@ -71,19 +81,24 @@ def match_record(
         claimed_by=claimed_by,
         claimed_seats=claimed_seats,
         synchronous_commit=synchronous_commit,
+        then=then,
     )
     if stored is None:
         return False
+    if any(full is not None for full in played.full_stderr):  # for the bots' owners
+        match_stderr_logs_keep(match_id=match.pk, full_stderr=played.full_stderr)
     competition = stored.competition
     if competition.kind == Competition.Kind.CHALLENGE:
         challenge_close_if_settled(competition_id=competition.pk)
     elif stored.round_complete is not False:  # False: other matches of it still wait
-        round_close_if_complete(
+        closed = round_close_if_complete(
             competition=competition,
             round_id=stored.round_id,
             known_complete=bool(stored.round_complete),
             send=send,
         )
+        if closed is not None and send is not None:  # the round's soft-play tallies
+            chances.count_later(competition)
     return True
 
 
@@ -94,6 +109,7 @@ def _match_store_played(
     claimed_by: str | None,
     claimed_seats: Sequence[ClaimedSeat] | None,
     synchronous_commit: bool,
+    then: recording.Then | None = None,
 ) -> Recording | None:
     """Store a played match, its records and the rating update, once, in one transaction
     (:func:`match_record`); None, changing nothing, when it is not stored.
@@ -135,7 +151,7 @@ def _match_store_played(
     if rated and connection.vendor == "postgresql" and claimed and len(claimed) == players:
         stored = _match_store_rated(
             match, done, claimed_by, games_, seats, synchronous_commit, claimed, ranks, teams,
-            played.versions,
+            played.versions, then,
         )  # fmt: skip
         if stored is None or isinstance(stored, Recording):
             return stored
@@ -173,7 +189,7 @@ def _game_rows(played: PlayedMatch) -> list[list[Any]]:
             g.ranking,
             g.statuses,
             GameRecord.pack(g.record),
-            soft_play.game_tally(g.record),
+            None,  # the soft-play tally: counted off the hot path (tournaments.chances)
         ]
         for playoff_set, g in games_
     ]
@@ -208,7 +224,17 @@ def _seat_rows(played: PlayedMatch, ranks: list[int], points: list[float]) -> li
 
 
 def _match_store_rated(
-    match, done, claimed_by, games_, seats, synchronous_commit, claimed, ranks, teams, versions
+    match,
+    done,
+    claimed_by,
+    games_,
+    seats,
+    synchronous_commit,
+    claimed,
+    ranks,
+    teams,
+    versions,
+    then,
 ) -> Recording | None | bool:
     """Store the result and its rating update in one statement, rated from the entries'
     ratings as the claim read them (``claimed``), if they are still those
@@ -230,6 +256,7 @@ def _match_store_rated(
         round_id=match.round_id,
         synchronous_commit=synchronous_commit,
         failed_settles=competition.format == Format.LADDER,
+        then=then,
     )
     if stored.refused:
         return None

@@ -86,6 +86,9 @@ class PlayedMatch:
     versions: list[int | None] = dataclasses.field(default_factory=list)
     playoff: list[PlayoffGame] = dataclasses.field(default_factory=list)
     logs: list[str] = dataclasses.field(default_factory=list)
+    #: Per player: its whole stderr over all of them, compressed (``bots.sandbox.FullStderr``),
+    #: None for a built-in; stored for its owner (``services.stderr_logs``).
+    full_stderr: list[Any] = dataclasses.field(default_factory=list)
 
     @property
     def players(self) -> list[str]:
@@ -112,8 +115,8 @@ def _game_json(game: GameResult) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ClaimedSeat:
     """A seat of a claimed match as the claim read it (``execution.match_claim_with_seats``): its
-    entry's rating then, and the entry's bot (its built-in player, if it is one, and
-    its name as ``str(bot)`` gives it)."""
+    entry's rating then, and the entry's bot (its built-in player, if it is one, its
+    name as ``str(bot)`` gives it, and its owner: None for a house bot)."""
 
     seat: int
     entry_id: int
@@ -121,6 +124,7 @@ class ClaimedSeat:
     sigma: float
     builtin: str
     bot_name: str
+    owner_id: int | None = None
 
 
 @dataclass

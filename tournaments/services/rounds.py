@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from tournaments import deals, events, pairing
 from tournaments.models import Competition, Match, MatchSeat, Round
+from tournaments.services.collusion import collusion_watch_run
 from tournaments.services.notify import notify_on_commit
 from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 
@@ -30,6 +31,8 @@ def pair_next(competition: Competition) -> list[Match]:
     number = (
         competition.rounds.order_by("-number").values_list("number", flat=True).first() or 0
     ) + 1
+    # A public ladder's pairs flagged by the batch just played sit apart in this one.
+    collusion_watch_run(competition=competition, round_number=number - 1)
     plan = pairing.next_round(competition, number)
     if plan is None:
         return []
@@ -178,6 +181,8 @@ def round_close_if_complete(
 def close_round(competition: Competition, closing: RoundClosing) -> None:
     if competition.format == Format.LADDER and settings.CARDROOM_LADDER_PAUSE_S > 0:
         return  # a paced ladder: the reaper pairs the next batch after the pause
+    if competition.format == Format.LADDER and house_only(competition):
+        return  # a standing ladder nobody entered rests: the reaper pairs it once someone does
     locked = locked_for_pairing(competition.pk)
     if locked.status != Competition.Status.RUNNING:
         return  # closed meanwhile
@@ -193,6 +198,17 @@ def close_round(competition: Competition, closing: RoundClosing) -> None:
         Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.FINISHED)
         competition.status = Competition.Status.FINISHED
         closing.competition_finished = True
+
+
+def house_only(competition: Competition) -> bool:
+    """Whether ``competition`` is a standing open ladder whose entries are all house bots
+    (owner-less built-ins, ``tournaments.ladders``): its first batch shows it playing, then
+    it rests until an author enters, so that ten ladders nobody entered do not hold the
+    workers with games no one looks at."""
+    return (
+        bool(competition.standing)
+        and not competition.entries.filter(bot__owner__isnull=False).exists()
+    )
 
 
 #: Formats whose next round never depends on results (the schedule is fixed at the

@@ -6,14 +6,16 @@ import json
 import os
 import secrets
 import sys
+import zipfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.referee import TimeControl, play_match
-from bots.referee.replay import replay_transcript, report_lines
+from bots.referee.replay import ReplayReport, replay_transcript, report_lines
+from bots.referee.replay_sources import transcript_sources
 from bots.referee.specs import parse_option, player_from_spec
-from bots.referee.transcript import TranscriptError, match_transcripts, parse_transcript
+from bots.referee.transcript import TranscriptError, match_transcripts, read_transcript
 
 
 class Command(BaseCommand):
@@ -63,9 +65,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--replay",
             type=Path,
-            metavar="TRANSCRIPT",
-            help="manage.py match --replay TRANSCRIPT BOT: send BOT the lines of a transcript "
-            "and say whether it answers as it did, or where it first answers differently",
+            metavar="PATH",
+            help="manage.py match --replay PATH BOT: send BOT the lines of a transcript "
+            "and say whether it answers as it did, or where it first answers differently; "
+            "PATH may also be a zip of transcripts (a match's, as the site gives them) or a "
+            "folder of transcripts and zips (searched recursively): each game is replayed "
+            "and a summary printed (exit status 0: all the same, 1: a difference, 2: a "
+            "file skipped or nothing to replay)",
         )
         parser.add_argument(
             "--unsandboxed",
@@ -213,11 +219,15 @@ class Command(BaseCommand):
         decision, 1 if not, 2 if the file is not a transcript."""
         bots = [opts["variant"], *opts["bots"]]
         if len(bots) != 1:
-            raise CommandError("--replay takes one bot: manage.py match --replay TRANSCRIPT BOT")
+            raise CommandError("--replay takes one bot: manage.py match --replay PATH BOT")
+        path = opts["replay"]
+        if path.is_dir() or (path.is_file() and zipfile.is_zipfile(path)):
+            return self._replay_run(path, bots[0], sandboxed=not opts["unsandboxed"])
         try:
-            transcript = parse_transcript(opts["replay"].read_bytes())
-        except (OSError, TranscriptError) as exc:
-            raise CommandError(f"{opts['replay']}: {exc}", returncode=2) from exc
+            transcript = read_transcript(opts["replay"])
+        except TranscriptError as exc:  # one line, whatever the file held
+            reason = " ".join(f"{opts['replay']}: {exc}".split())
+            raise CommandError(reason, returncode=2) from None
         if opts["unsandboxed"]:
             self.stderr.write(self.style.WARNING("WARNING: the bot runs WITHOUT a sandbox"))
         try:
@@ -230,3 +240,70 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(report_lines(transcript, report, bot=bots[0])))
         if not report.same:
             sys.exit(1)
+
+    def _replay_run(self, path: Path, bot: str, *, sandboxed: bool) -> None:
+        """``--replay FOLDER-OR-ZIP BOT``: replay every transcript found, one line per game
+        and a summary; exit status 0 if every decision was answered the same and no file
+        was skipped, 1 if one was not, 2 if a file was skipped or none was found."""
+        if not sandboxed:
+            self.stderr.write(self.style.WARNING("WARNING: the bot runs WITHOUT a sandbox"))
+        sources = list(transcript_sources(path))
+        if not sources:
+            raise CommandError(
+                f"{path}: it holds no file to replay (a transcript, a zip of them, or "
+                "folders of those)",
+                returncode=2,
+            )
+        games, compared, differing, games_differing = 0, 0, 0, 0
+        skipped: list[tuple[str, str]] = []
+        for source in sources:
+            try:
+                transcript = source.load()
+            except TranscriptError as exc:
+                skipped.append((source.name, " ".join(str(exc).split())))
+                continue
+            report = self._replay_one(transcript, bot, sandboxed=sandboxed)
+            games += 1
+            compared, differing = compared + report.compared, differing + report.differing
+            games_differing += not report.same
+            self.stdout.write(self._game_line(source.name, transcript.header, report))
+        for name, reason in skipped:
+            self.stderr.write(f"skipped {name}: {reason}")
+        self.stdout.write(
+            f"replayed {bot} on {games} game{'s' * (games != 1)} under {path}: "
+            f"{compared} decisions compared, {differing} answered differently "
+            f"(in {games_differing} game{'s' * (games_differing != 1)}), "
+            f"{len(skipped)} file{'s' * (len(skipped) != 1)} skipped"
+        )
+        if games_differing:
+            sys.exit(1)
+        if skipped:
+            raise CommandError(
+                f"{path}: {len(skipped)} of its {len(sources)} files skipped (not transcripts)",
+                returncode=2,
+            )
+
+    def _replay_one(self, transcript, bot: str, *, sandboxed: bool) -> ReplayReport:
+        """Replay one transcript against a fresh ``bot``, every decision compared."""
+        try:
+            player = player_from_spec(bot, seed=0, index=0, sandboxed=sandboxed)
+            return replay_transcript(transcript, player, keep_going=True)
+        except Exception as exc:  # a bad bot path or no sandbox, said in words
+            if isinstance(exc, ValueError | OSError) or type(exc).__name__ == "SandboxUnavailable":
+                raise CommandError(str(exc)) from exc
+            raise
+
+    @staticmethod
+    def _game_line(name: str, header: dict, report: ReplayReport) -> str:
+        """A game's outcome in one line: its decisions and its first difference."""
+        head = f"game {header.get('game')}, player {header.get('player')} ({name}): "
+        if report.not_ready:
+            return head + f"the bot did not start: {report.not_ready}"
+        if report.difference is None:
+            return head + f"{report.compared} decisions, all answered the same"
+        d = report.difference
+        ply = "" if d.ply is None else f" (ply {d.ply})"
+        return head + (
+            f"{report.compared} decisions, {report.differing} answered differently; "
+            f"first at decision {d.decision}{ply}: expected {d.expected}, got {d.answered}"
+        )

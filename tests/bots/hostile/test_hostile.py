@@ -203,7 +203,7 @@ def test_host_files_other_bots_and_secrets_are_invisible(hostile, tmp_path, monk
         str(ECHO_BOT.parent),
         str(HOSTILE / "writer.py"),
         str(SDK),
-        "/work/main/config/settings.py",
+        "/work/main/config/settings/__init__.py",
         f"{BOT_MOUNT}/writer.py",
     ]
     bot = hostile("snoop")

@@ -346,7 +346,7 @@ def test_usr_local_and_the_platform_code_are_not_visible(running):
     found = probe_paths(running, paths)
 
     assert found["/usr/local"] == "dir: "
-    assert found["/opt/cardroom/bots"] == "dir: __init__.py,sdk"
+    assert found["/opt/cardroom/bots"] == "dir: __init__.py,builtin,sdk"
     for path in (str(ROOT), str(venv), str(site), "/work"):
         assert found[path] == "missing", path
 

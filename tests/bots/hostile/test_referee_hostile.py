@@ -60,6 +60,10 @@ def after_check():
     players: list[ProcessPlayer] = []
     yield players.append
     for bot in players:
+        # Over as a match ends it: closed. Before that, a bot that exited by itself can
+        # leave its sandbox's init a moment longer (bwrap reports the bot's exit as
+        # soon as the bot is gone, before the namespace's init has finished exiting).
+        bot.close()
         assert bot.process is not None and bot.process.survivors() == [], "a bot process survived"
     assert tree_digest() == before, "the project tree changed"
     normal = ProcessPlayer.from_path(GOOD)

@@ -31,7 +31,7 @@ from bots.sandbox import (
     resolve,
     spawn,
 )
-from bots.sandbox.process import ALLOW_NO_CGROUP_ENV
+from bots.sandbox.launch import ALLOW_NO_CGROUP_ENV
 
 from ..sandbox.driver import ECHO_BOT, HOSTILE, act, hello, send_act
 

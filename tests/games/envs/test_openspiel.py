@@ -25,6 +25,22 @@ def load(variant: str) -> pyspiel.Game:
     return pyspiel.load_game(cardroom_spiel.game_name(variant), params)
 
 
+def deal(state, rnd: random.Random) -> None:
+    """Play chance outcomes (each with its probability) until a decision or the end."""
+    while state.is_chance_node():
+        outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(rnd.choices(outcomes, weights)[0])
+
+
+def play(state, rnd: random.Random, decisions: int) -> None:
+    """Deal and decide at random for ``decisions`` decisions (or to the end)."""
+    for _ in range(decisions):
+        deal(state, rnd)
+        if state.is_terminal():
+            return
+        state.apply_action(rnd.choice(state.legal_actions()))
+
+
 def test_every_variant_is_registered_under_its_name():
     registered = set(pyspiel.registered_names())
     for variant in games.variants():
@@ -44,19 +60,25 @@ def test_options_are_game_parameters_and_bad_ones_are_named():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", games.variants())
-def test_random_sim_test_passes(variant):
-    pyspiel.random_sim_test(load(variant), num_sims=1, serialize=False, verbose=False)
+def test_random_sim_test_passes_serialising_every_state(variant):
+    pyspiel.random_sim_test(load(variant), num_sims=1, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("variant", games.variants())
 def test_a_random_game_matches_the_engine(variant):
+    """Chance deals the engine its decks; every decision, tensor and string is the
+    engine's, and the record replays to the same ranking."""
     game = load(variant)
     state = game.new_initial_state()
     assert state.is_chance_node()
-    state.apply_action(7)
-    engine = game.cardroom.new_game(7)
     rnd = random.Random(7)
+    deals = 0
     while not state.is_terminal():
+        if state.is_chance_node():
+            deal(state, rnd)
+            deals += 1
+            continue
+        engine = state.engine
         assert state.legal_actions() == engine.legal_ids()
         seat = state.current_player()
         tensor = np.array(state.observation_tensor(seat), dtype=np.float32)
@@ -64,10 +86,11 @@ def test_a_random_game_matches_the_engine(variant):
         text = json.loads(state.information_state_string(seat))
         assert text == engine.observation(seat)
         assert "history" not in json.loads(state.observation_string(seat))
-        action = rnd.choice(state.legal_actions())
-        state.apply_action(action)
-        engine.apply_id(action)
-    assert state.returns() == pytest.approx(cardroom_spiel.utilities(engine.ranking()))
+        state.apply_action(rnd.choice(state.legal_actions()))
+    record = state.engine.record()
+    assert len(record["decks"]) == deals  # one chance sequence per deal
+    replayed = games.replay(record)
+    assert state.returns() == pytest.approx(cardroom_spiel.utilities(replayed.ranking()))
     assert sum(state.returns()) == pytest.approx(0.0)
 
 
@@ -75,9 +98,9 @@ def test_a_random_game_matches_the_engine(variant):
 def test_resampled_states_keep_the_seats_information_state(variant):
     game = load(variant)
     state = game.new_initial_state()
-    state.apply_action(3)
     rnd = random.Random(3)
     for _ in range(25):
+        deal(state, rnd)
         if state.is_terminal():
             break
         seat = state.current_player()
@@ -85,8 +108,9 @@ def test_resampled_states_keep_the_seats_information_state(variant):
         world = state.resample_from_infostate(seat, sampler)
         assert world.information_state_string(seat) == state.information_state_string(seat)
         assert world.legal_actions() == state.legal_actions()
+        assert len(world.history()) == len(state.history())  # a history of the same shape
         world.apply_action(world.legal_actions()[0])  # the original is untouched
-        assert world.history() != state.history() or world.is_terminal()
+        assert len(world.history()) == len(state.history()) + 1
         state.apply_action(rnd.choice(state.legal_actions()))
 
 
@@ -172,7 +196,7 @@ def test_a_small_deck_is_a_game_parameter_and_a_bad_one_is_named():
 
 @pytest.mark.parametrize("variant", sorted(SMALL))
 def test_random_sim_test_passes_with_a_small_deck(variant):
-    pyspiel.random_sim_test(load_small(variant), num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(load_small(variant), num_sims=3, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("variant", sorted(SMALL))
@@ -180,10 +204,12 @@ def test_small_deck_resampling_deals_only_the_small_pack(variant):
     game = load_small(variant)
     pack = set(game.cardroom.new_game(0).record()["decks"][0])
     state = game.new_initial_state()
-    state.apply_action(5)
     rnd = random.Random(5)
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-    while not state.is_terminal():
+    while True:
+        deal(state, rnd)
+        if state.is_terminal():
+            break
         seat = state.current_player()
         world = state.resample_from_infostate(seat, sampler)
         assert world.information_state_string(seat) == state.information_state_string(seat)
@@ -205,7 +231,7 @@ def test_outcome_sampling_mccfr_runs_on_a_small_deck(variant):
     assert len(solver._infostates) > 30  # the solver's table
     policy = solver.average_policy()
     state = game.new_initial_state()
-    state.apply_action(0)
+    deal(state, random.Random(0))
     probabilities = policy.action_probabilities(state)
     assert set(probabilities) == set(state.legal_actions())
     assert sum(probabilities.values()) == pytest.approx(1.0)

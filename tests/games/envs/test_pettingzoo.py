@@ -192,3 +192,46 @@ def test_a_bad_small_deck_is_named():
         env("manni-basic", manni_ranks=5)
     with pytest.raises(ValueError, match=r"option maniglia\.ranks must be one of 5, 10, got 3"):
         env("maniglia-5", maniglia_ranks=3)
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_the_incremental_vector_is_the_rebuilt_one_at_every_step(variant):
+    """``Encoder.encode`` keeps each seat's vector up to date through card play; at every
+    step of a random game (a new deal, a bid, a forfeit included) it equals the vector
+    built afresh from the observation, for every seat."""
+    game = games.load(variant, **({"money.max_plays": 200} if "money" in variant else {}))
+    kept, fresh = Encoder(game), Encoder(game)
+    state = game.new_game(9)
+    rnd = random.Random(9)
+    for step in range(400):
+        for seat in range(game.num_players):
+            rebuilt = fresh._encode(state, state.shared_observation(seat), seat)
+            assert np.array_equal(kept.encode(state, seat), rebuilt), f"step {step} seat {seat}"
+        if state.is_over():
+            break
+        if step == 390:
+            state.forfeit(state.current_player())
+            continue
+        state.apply_id(rnd.choice(state.legal_ids()))
+    assert kept.incremental == (game.variant.family != "money")
+
+
+@pytest.mark.parametrize("variant", games.variants())
+def test_the_environment_pickles_to_an_equal_one_mid_game(variant):
+    import pickle
+
+    e = env(variant, **({"money_max_plays": 200} if "money" in variant else {}))
+    e.reset(seed=4)
+    for _ in range(12):
+        obs, *_ = e.last()
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    copy = pickle.loads(pickle.dumps(e))
+    assert copy.state.record() == e.state.record()
+    assert copy.agent_selection == e.agent_selection and copy.game_seed == e.game_seed
+    for _ in range(5):  # both go on alike
+        mine, theirs = e.last(), copy.last()
+        assert np.array_equal(mine[0]["observation"], theirs[0]["observation"])
+        assert np.array_equal(mine[0]["action_mask"], theirs[0]["action_mask"])
+        action = int(np.flatnonzero(mine[0]["action_mask"])[0])
+        e.step(action)
+        copy.step(action)

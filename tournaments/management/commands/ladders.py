@@ -1,10 +1,12 @@
 """``manage.py ladders ensure [--pending]``: the installation's standing open ladders.
 
-``ensure`` makes sure each game family (Manni, Maniglia, Money) has its open ladder
-running (``tournaments.ladders``): creates what is missing, starts a draft, leaves a
-running or paused one as it is, and prints one line per ladder. Idempotent: run it on
-every install or upgrade. ``--pending`` leaves a new ladder's first matches pending
-instead of sending them to the workers (the reaper sends them).
+``ensure`` makes sure every variant (``games.variants()``: all ten) has its open
+ladder running (``tournaments.ladders``): creates what is missing with a table of
+house bots, starts a draft, leaves a running or paused one as it is, and prints one
+line per ladder. Idempotent: run it after ``migrate`` on every install or upgrade (an
+older install's ladders, one per game family, are then their variants' ladders and
+are kept). ``--pending`` leaves a new ladder's first matches pending instead of
+sending them to the workers (the reaper sends them).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from tournaments.services import queue
 
 
 class Command(BaseCommand):
-    help = "ensure: one running open ladder per game family (idempotent)."
+    help = (
+        "ensure: one running open ladder per variant, with a table of house bots "
+        "(idempotent: keeps the ladders that run)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("action", choices=["ensure"], help="ensure: create what is missing")

@@ -1,0 +1,75 @@
+"""The collusion watch at work: in a public ladder, a pair the watch flags is kept
+apart from the next batch on, and its organisers find it on their page
+(docs/fair-play.md, "The watch")."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+
+from tournaments import pairing
+from tournaments.models import Competition, MatchSeat, TableExclusion
+from tournaments.selectors import collusion_watch_for_competition
+
+log = logging.getLogger(__name__)
+
+
+def watched(competition: Competition) -> bool:
+    """Whether the watch runs in ``competition``: a public ladder whose tables have a
+    third side (not fixed teams)."""
+    return (
+        competition.format == Competition.Format.LADDER
+        and competition.is_public
+        and not competition.fixed_teams
+    )
+
+
+def collusion_watch_run(*, competition: Competition, round_number: int) -> list[TableExclusion]:
+    """Look at the pairs that shared a table in batch ``round_number`` of a public ladder
+    (each is looked at once a batch, whatever its tables in it) and keep every pair the
+    watch flags apart from the next pairing on, with a note for the organisers; the new
+    exclusions. A pair the field cannot keep apart (``pairing.fair_play_problem``) is
+    left as it was and logged. Safe to run twice (a pair already kept apart is skipped).
+    Called in the pairing's transaction, before the next batch is paired."""
+    if not watched(competition) or round_number < 1:
+        return []
+    seated = _pairs_seated(competition, round_number)
+    if not seated:
+        return []
+    kept = {frozenset(p) for p in competition.table_exclusions.values_list("entry_id", "other_id")}
+    made = []
+    for row in collusion_watch_for_competition(competition=competition):
+        pair = frozenset((row.a, row.b))
+        if not row.flagged or pair not in seated or pair in kept:
+            continue
+        a, b = sorted(pair)
+        note = (
+            f"Flagged by the collusion watch after {row.tables_together} shared tables "
+            f"(soft play p {row.p_soft:.2g}, rank effect p {row.p_rank:.2g}, combined "
+            f"p {row.p:.2g}, {row.p_adjusted:.2g} corrected for every look and pair): "
+            f"kept apart from batch {round_number + 1} on."
+        )
+        with transaction.atomic():  # a savepoint: undone if the field cannot do it
+            exclusion = TableExclusion.objects.create(
+                competition=competition, entry_id=a, other_id=b, by_watch=True, note=note
+            )
+            problem = pairing.fair_play_problem(competition)
+            if problem:
+                transaction.set_rollback(True)
+                log.warning("the watch flagged %s in %s: %s", pair, competition.pk, problem)
+                continue
+        made.append(exclusion)
+    return made
+
+
+def _pairs_seated(competition: Competition, round_number: int) -> set[frozenset]:
+    rows = MatchSeat.objects.filter(
+        match__competition=competition, match__round__number=round_number
+    ).values_list("match_id", "entry_id")
+    tables: dict[int, list[int]] = {}
+    for match_id, entry_id in rows:
+        tables.setdefault(match_id, []).append(entry_id)
+    return {
+        frozenset((a, b)) for entries in tables.values() for a in entries for b in entries if a != b
+    }
