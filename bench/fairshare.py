@@ -459,7 +459,7 @@ def measure(args) -> dict[str, Any]:
         before = progress(sent)
         hogs_before = hog_progress(hogs_sent) if hogs_sent else None
         comp = round_robin(args, organiser, "flooded", again=comp)
-        with InPlay() as in_play:
+        with InPlay(waiting_in=comp.pk) as in_play:
             flooded, author_flooded = play_timing_author(args, comp, organiser, writer, tmp)
         after = progress(sent)
         hogs_after = hog_progress(hogs_sent) if hogs_sent else None
@@ -589,7 +589,7 @@ def report(r: dict[str, Any]) -> None:
     held = ", ".join(
         f"{name} {row['mean']:.2f} (at most {row['max']})" for name, row in r["in_play"].items()
     )
-    print(f"  matches in play on average while the round robin played flooded: {held}")
+    print(f"  matches in play on average while the round robin's matches waited: {held}")
     a = r["author"]
     for name in ("alone", "flooded"):
         row = a[name]

@@ -226,13 +226,19 @@ def waits_summary(waits: list[float]) -> dict[str, Any]:
 
 class InPlay:
     """Samples, every ``every_s`` seconds in a thread of its own, the matches in play by
-    competition: who held the competitions' slots while the round robin played."""
+    competition while a match of ``waiting_in`` (a competition's id) waits to be played
+    (pending or queued): who held the competitions' slots while its round waited on
+    them. Samples taken while none of its matches waits (its last ones in play, or
+    after it ended, the flood going on) are not counted: the lane is anyone's to fill
+    then."""
 
-    def __init__(self, every_s: float = 0.5) -> None:
+    def __init__(self, waiting_in: int, every_s: float = 0.5) -> None:
         import threading
 
+        self.waiting_in = waiting_in
         self.every_s = every_s
         self.samples: list[dict[str, int]] = []
+        self.skipped = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -251,23 +257,29 @@ class InPlay:
 
         from tournaments.models import Match
 
+        waits = (Match.Status.PENDING, Match.Status.QUEUED)
         try:
             while not self._stop.wait(self.every_s):
                 running = Match.objects.filter(status=Match.Status.RUNNING)
-                self.samples.append(
-                    dict(Counter(running.values_list("competition__name", flat=True)))
-                )
+                names = list(running.values_list("competition__name", flat=True))
+                waiting = Match.objects.filter(competition_id=self.waiting_in, status__in=waits)
+                if waiting.exists():
+                    self.samples.append(dict(Counter(names)))
+                else:
+                    self.skipped += 1
         finally:
             connection.close()
 
     def summary(self) -> dict[str, dict[str, float]]:
-        """Per competition: the most matches in play at once and the mean over the samples."""
+        """Per competition: the most matches in play at once and the mean over the samples
+        taken while a match of ``waiting_in`` waited."""
         names = {name for sample in self.samples for name in sample}
         n = max(1, len(self.samples))
         return {
             name: {
                 "max": max(s.get(name, 0) for s in self.samples),
                 "mean": sum(s.get(name, 0) for s in self.samples) / n,
+                "samples": len(self.samples),
             }
             for name in sorted(names)
         }

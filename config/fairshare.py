@@ -42,8 +42,10 @@ from collections.abc import Iterable, Sequence
 from config import redis_client
 from config.slots import (  # re-exported: the lanes' slots an owner's work holds
     COMPETITIONS_LANE,
+    USERS_LANE,  # noqa: F401 (re-exported: the lane of a challenge's match)
     owner_slots,
     release_slot,
+    slot_held,
     take_slot,
 )
 
@@ -128,13 +130,24 @@ _owed: dict[tuple[str, ...], float] = {}
 _owed_at = -1e9
 
 
-def begin(tenants: Iterable[str | None], *, day_of: str | None = None) -> None:
+def begin(
+    tenants: Iterable[str | None], *, day_of: str | None = None, lane: str | None = None
+) -> None:
     """This process starts a unit of ``tenants``: its seconds are charged as it plays (by
     :func:`tick`, from the heartbeat thread: ``config.liveness``) and when it ends
     (:func:`end`), so that a unit holding its slot for minutes weighs while it holds it.
     A unit of the users' lane also counts against ``day_of``'s seconds of today
-    (:func:`day_seconds`: the ``worker_seconds_per_day`` allowance)."""
+    (:func:`day_seconds`: the ``worker_seconds_per_day`` allowance).
+
+    With ``lane``, the slot this process plays it in counts as its owners' if no check
+    took it already (the unit started while nothing else waited, or was called
+    directly): a slot is counted whenever it is held, so that the next unit of the same
+    owners, started once others' work waits, sees it (:func:`take_slot`)."""
     global _unit
+    tenants = list(tenants)
+    if lane is not None and slot_held() is None:
+        owners = [t for t in tenants if t and t.startswith("owner:") and t != "owner:"]
+        take_slot(owners, most=None, lane=lane)
     with _unit_lock:
         _unit = (tuple(sorted({t for t in tenants if t})), time.time(), day_of)
 

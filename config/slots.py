@@ -106,6 +106,11 @@ def take_slot(
     return bool(taken)
 
 
+def slot_held() -> str | None:
+    """The lane whose slot this process counts as held (:func:`take_slot`), or None."""
+    return _slot_held
+
+
 def release_slot() -> None:
     """This process's slot (of whichever lane it took) is free again."""
     global _slot_held

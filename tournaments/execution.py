@@ -84,7 +84,7 @@ from tournaments.claims import (
     match_release,
     worker_name,
 )
-from tournaments.models import Match
+from tournaments.models import Competition, Match
 from tournaments.reaping import Reaped, matches_reap
 from tournaments.services.queue import TASK_LIST_MAX, Sender, send_match_tasks
 from tournaments.tenants import _day_of, match_tenants, tenants_of
@@ -163,7 +163,9 @@ def match_execute(
     metrics.inc(metrics.MATCHES_STARTED, kind)
     publisher = live.live_publisher(match=match)
     held = leases.watch(partial(match_held, match_id, claimed_by))
-    fairshare.begin(match_tenants(match, seats), day_of=_day_of(match))
+    users_lane = match.competition.kind == Competition.Kind.CHALLENGE
+    lane = fairshare.USERS_LANE if users_lane else fairshare.COMPETITIONS_LANE
+    fairshare.begin(match_tenants(match, seats), day_of=_day_of(match), lane=lane)
     try:
         watching = live.play_callbacks(publisher, held)
         result = services.match_play(match=match, claimed_seats=seats, **watching)

@@ -262,6 +262,39 @@ def test_a_match_whose_owner_is_at_a_table_of_another_slot_may_not_take_one_of_t
         client.delete(key)
 
 
+def test_a_match_that_started_while_nothing_waited_still_holds_its_owners_slot(monkeypatch):
+    """A unit that started uncapped (nothing else waited, so no check took its slot)
+    counts its slot all the same: the next match of the same owner, started once another
+    organiser's round waits, finds it and gives its turn, until the first one ends."""
+    from config import liveness
+
+    lane = fairshare.COMPETITIONS_LANE
+    here = liveness.process_name()
+    liveness.beat(here)
+
+    def elsewhere() -> str | None:
+        """The check of another worker process (this one's slot state kept aside)."""
+        held = slots._slot_held
+        monkeypatch.setattr(liveness, "process_name", lambda: "elsewhere/2")
+        try:
+            return fairshare.competition_unit_gives_turn(
+                ["competition:3", "owner:7"], yields=0, others_wait=True
+            )
+        finally:
+            fairshare.release_slot()
+            monkeypatch.setattr(liveness, "process_name", lambda: here)
+            slots._slot_held = held
+
+    try:
+        fairshare.begin(["competition:1", "owner:7", None], lane=lane)
+        # A moment later another organiser's round waits: owner 7's next match waits too.
+        assert elsewhere() == "owner:7 holds a slot"
+        fairshare.end()  # the first match ended: its slot is free again
+        assert elsewhere() is None
+    finally:
+        liveness.stop_beating(here)
+
+
 @pytest.mark.django_db
 def test_two_linked_accounts_are_one_owner_of_worker_seconds(django_user_model):
     from bots.models import AccountLink, Bot
