@@ -14,6 +14,8 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import IO
 
+from django.http import FileResponse
+
 import games
 from bots.referee.match import TimeControl, schedule
 from bots.referee.transcript import Transcript, game_transcript
@@ -130,6 +132,21 @@ class MatchTranscripts:
     file: IO[bytes]
     count: int
     left_out: list[int] = field(default_factory=list)
+    #: The match's id: the file's name to save it as.
+    match_id: int = 0
+
+    def download(self) -> FileResponse:
+        """The zip as a file to save (the site's and the API's answer alike), the games
+        left out named in a ``Cardroom-Games-Left-Out`` header."""
+        response = FileResponse(
+            self.file,
+            as_attachment=True,
+            filename=f"match-{self.match_id}-transcripts.zip",
+            content_type="application/zip",
+        )
+        if self.left_out:
+            response["Cardroom-Games-Left-Out"] = ",".join(map(str, self.left_out))
+        return response
 
 
 def match_transcripts_zip(*, match: Match, user) -> MatchTranscripts | None:
@@ -143,7 +160,7 @@ def match_transcripts_zip(*, match: Match, user) -> MatchTranscripts | None:
     if match.status != Match.Status.DONE or not players:
         return None
     file = tempfile.SpooledTemporaryFile(max_size=ZIP_IN_MEMORY_BYTES)  # noqa: SIM115 (its response closes it)
-    out = MatchTranscripts(file, 0)
+    out = MatchTranscripts(file, 0, match_id=match.pk)
     with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for game in match.game_records.select_related("match__competition").order_by("index"):
             try:

@@ -17,6 +17,7 @@ from django.utils.html import escape
 
 from bots.models import Bot
 from tests.factories import play_one, snapshot_of
+from tests.leagues import league_season
 from tournaments import selectors, services
 from tournaments.models import MatchSeat
 
@@ -34,19 +35,9 @@ def downloads_unlimited(settings):
 def league(organiser):
     """Ten bots in two divisions of five (a round robin each), played to the end; the
     page's standings (its snapshot) come with it."""
-    season = services.competition_create(
-        created_by=organiser,
-        name="Club league",
-        kind="league-season",
-        variant="money-jordan",
-        format="round-robin",
-        games_per_match=2,
-        division_size=5,
-        promote=1,
+    season = league_season(
+        organiser, entries=10, division_size=5, builtin=lambda i: "greedy" if i % 3 else "random"
     )
-    for i in range(10):
-        bot = Bot.objects.create(name=f"house-{i}", builtin="greedy" if i % 3 else "random")
-        services.entry_create(competition=season, bot=bot)
     call_command("run_competition", str(season.pk), "--inline")
     season.refresh_from_db()
     assert season.status == "finished"

@@ -13,9 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from bots.models import Bot
 from tests.browser import open_page
-from tournaments import services
+from tests.leagues import league_season
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -24,19 +23,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 def finished_league(organiser):
     """A finished league of two divisions of four, one up and one down: its page as HTML,
     its standings and its standings CSV (read before the browser starts)."""
-    league = services.competition_create(
-        created_by=organiser,
-        name="Club league",
-        kind="league-season",
-        variant="money-jordan",
-        format="round-robin",
-        games_per_match=2,
-        division_size=4,
-        promote=1,
+    league = league_season(
+        organiser, entries=8, division_size=4, builtin=lambda i: "greedy" if i % 2 else "random"
     )
-    for i in range(8):
-        bot = Bot.objects.create(name=f"house-{i}", builtin="greedy" if i % 2 else "random")
-        services.entry_create(competition=league, bot=bot)
     call_command("run_competition", str(league.pk), "--inline")
     client = Client()
     client.force_login(organiser)

@@ -12,8 +12,8 @@ import re
 import pytest
 from django.test import Client
 
-from bots.models import Bot
 from tests.factories import HEAD_TO_HEAD, make_competition, play_all, rig, snapshot_of
+from tests.leagues import league_season
 from tournaments import selectors, services
 from tournaments.models import Competition, Entry, MatchSeat
 
@@ -201,20 +201,7 @@ def test_a_private_competition_s_tables_are_hidden(organiser):
 
 
 def test_a_league_season_breaks_ties_within_each_division(organiser):
-    league = services.competition_create(
-        created_by=organiser,
-        name="Club league",
-        kind="league-season",
-        variant="money-jordan",
-        format="round-robin",
-        games_per_match=2,
-        division_size=4,
-        promote=1,
-    )
-    for i in range(8):
-        services.entry_create(
-            competition=league, bot=Bot.objects.create(name=f"house-{i}", builtin="random")
-        )
+    league = league_season(organiser, entries=8, division_size=4)
     services.competition_start(competition=league)
     play_all(league)
     # Every match level, every rating equal: each division is one shared place, though

@@ -355,15 +355,7 @@ def match_transcripts(request: HttpRequest, match_id: int) -> FileResponse:
     zipped = match_transcripts_zip(match=match, user=request.user)
     if zipped is None:
         raise Http404("No transcripts of this match are yours to download.")
-    response = FileResponse(
-        zipped.file,
-        as_attachment=True,
-        filename=f"match-{match.pk}-transcripts.zip",
-        content_type="application/zip",
-    )
-    if zipped.left_out:
-        response["Cardroom-Games-Left-Out"] = ",".join(map(str, zipped.left_out))
-    return response
+    return zipped.download()
 
 
 def _seat_logs(match: Match, user) -> list[dict[str, Any]]:

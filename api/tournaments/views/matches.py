@@ -162,7 +162,7 @@ class MatchViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         zipped = transcripts.match_transcripts_zip(match=match, user=request.user)
         if zipped is None:
             raise exceptions.NotFound("No transcripts of this match are yours to download.")
-        return transcripts_response(match, zipped)
+        return zipped.download()
 
     @extend_schema(
         parameters=[
@@ -314,19 +314,6 @@ class GameRecordViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         name = f"game-{game.pk}-seat-{seat}.jsonl"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
-
-
-def transcripts_response(match: Match, zipped: transcripts.MatchTranscripts) -> FileResponse:
-    """The zip of a match's transcripts, to save."""
-    response = FileResponse(
-        zipped.file,
-        as_attachment=True,
-        filename=f"match-{match.pk}-transcripts.zip",
-        content_type="application/zip",
-    )
-    if zipped.left_out:
-        response["Cardroom-Games-Left-Out"] = ",".join(map(str, zipped.left_out))
-    return response
 
 
 def _seat(value: str | None, players: int, of: str = "game") -> int:
