@@ -74,6 +74,7 @@ from tournaments.claims import (
     SKIPPED,
     YIELDED,
     ClaimAhead,
+    ClaimedSeat,
     InfrastructureFault,
     async_commit_allowed,
     match_claim,
@@ -147,15 +148,7 @@ def match_execute(
     ``claimed``: this match's claim sent with the recording before it (made here unless
     ``taken``); ``then``: the next one's, to send with this recording (:class:`ClaimAhead`).
     """
-    try:
-        if claimed is not None and claimed.taken:
-            claim = claimed.claim
-        else:
-            claim = match_claim_with_seats(
-                match_id=match_id, claimed_by=claimed_by, lease_s=lease_s
-            )
-    except INFRASTRUCTURE_ERRORS as exc:
-        raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
+    claim = _claim(match_id, claimed_by, lease_s=lease_s, claimed=claimed)
     if claim is None:
         return SKIPPED
     match, seats = claim
@@ -163,9 +156,7 @@ def match_execute(
     metrics.inc(metrics.MATCHES_STARTED, kind)
     publisher = live.live_publisher(match=match)
     held = leases.watch(partial(match_held, match_id, claimed_by))
-    users_lane = match.competition.kind == Competition.Kind.CHALLENGE
-    lane = fairshare.USERS_LANE if users_lane else fairshare.COMPETITIONS_LANE
-    fairshare.begin(match_tenants(match, seats), day_of=_day_of(match), lane=lane)
+    _begin_unit(match, seats)
     try:
         watching = live.play_callbacks(publisher, held)
         result = services.match_play(match=match, claimed_seats=seats, **watching)
@@ -207,6 +198,27 @@ def match_execute(
     outcome = RECORDED if recorded else REFUSED
     _match_observed(kind, outcome, started, recording_started)
     return outcome
+
+
+def _claim(
+    match_id: int, claimed_by: str, *, lease_s: float | None, claimed: ClaimAhead | None
+) -> tuple[Match, list[ClaimedSeat]] | None:
+    """The claim of ``match_id`` (sent with the recording before it if ``claimed`` took it,
+    else made now): the match and its seats, or None if it is not claimable."""
+    try:
+        if claimed is not None and claimed.taken:
+            return claimed.claim
+        return match_claim_with_seats(match_id=match_id, claimed_by=claimed_by, lease_s=lease_s)
+    except INFRASTRUCTURE_ERRORS as exc:
+        raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _begin_unit(match: Match, seats: list[ClaimedSeat]) -> None:
+    """The match's worker seconds count for its tenants from now, and the slot it plays
+    in for its owners, in the lane of its kind (``config.fairshare``)."""
+    users_lane = match.competition.kind == Competition.Kind.CHALLENGE
+    lane = fairshare.USERS_LANE if users_lane else fairshare.COMPETITIONS_LANE
+    fairshare.begin(match_tenants(match, seats), day_of=_day_of(match), lane=lane)
 
 
 def _match_observed(kind: str, outcome: str, started: float, recording_started: float) -> None:
