@@ -68,6 +68,7 @@ from bench.hogs import (
     hog_flood,
     hog_progress,
     hogs_ready,
+    validation_runs,
     validation_waits,
     waits_summary,
 )
@@ -427,7 +428,8 @@ def play_timing_author(args, comp, organiser, writer, tmp: Path):
     sender.start()
     played = play_round_robin(comp, organiser, args.timeout, tmp)
     sender.join()
-    return played, validation_waits(sent, args.author_timeout)
+    waits = validation_waits(sent, args.author_timeout)
+    return played, {"waits": waits, "runs": validation_runs(sent)}
 
 
 def measure(args) -> dict[str, Any]:
@@ -490,8 +492,11 @@ def measure(args) -> dict[str, Any]:
         "author": {
             "uploads": args.author_uploads,
             "every_s": args.author_every,
-            "alone": waits_summary(author_alone),
-            "flooded": waits_summary(author_flooded),
+            "alone": waits_summary(author_alone["waits"]),
+            "flooded": waits_summary(author_flooded["waits"]),
+            # of those seconds, the validations' own run (the rest: waiting for a slot)
+            "alone_runs": waits_summary(author_alone["runs"]),
+            "flooded_runs": waits_summary(author_flooded["runs"]),
         },
         "hogs": None
         if hogs is None
@@ -601,6 +606,12 @@ def report(r: dict[str, Any]) -> None:
                 f" {row['p95']:.1f} s, max {row['max']:.1f} s"
                 + ("  (target p95 <= 30 s)" if name == "flooded" else "")
             )
+            runs = a[f"{name}_runs"]
+            if runs["n"]:
+                print(
+                    f"    of which validating (the rest waited for a slot): p50"
+                    f" {runs['p50']:.1f} s, p95 {runs['p95']:.1f} s, max {runs['max']:.1f} s"
+                )
     h = r["hogs"]
     if h is not None:
         b, e = h["before"], h["after"]

@@ -187,7 +187,8 @@ def author_uploads(bot, variant: str, count: int, every_s: float, timeout_s: flo
 
 def validation_waits(version_ids: list[int], timeout_s: float) -> list[float]:
     """Each upload's seconds from its creation to its validation's end (waiting for
-    them up to ``timeout_s``; one not done by then counts as the seconds waited)."""
+    them up to ``timeout_s``; one not done by then counts as the seconds waited); of
+    those, the seconds it ran: :func:`validation_runs`."""
     from bots.models import BotVersion
 
     done = (BotVersion.Status.READY, BotVersion.Status.REJECTED)
@@ -208,6 +209,17 @@ def validation_waits(version_ids: list[int], timeout_s: float) -> list[float]:
             end = now
         waits.append(end - version.created_at.timestamp())
     return waits
+
+
+def validation_runs(version_ids: list[int]) -> list[float]:
+    """The seconds each finished validation of ``version_ids`` ran (its report's
+    ``duration_s``): what of its wait was the validation itself, not its turn."""
+    from bots.models import BotVersion
+
+    reports = BotVersion.objects.filter(pk__in=version_ids).values_list(
+        "validation_report", flat=True
+    )
+    return [r["duration_s"] for r in reports if r and r.get("duration_s") is not None]
 
 
 def waits_summary(waits: list[float]) -> dict[str, Any]:

@@ -416,7 +416,7 @@ def test_a_bot_spinning_past_its_cpu_limit_is_reported_killed_by_that_limit(bot)
     )
 
     report = version.validation_report
-    assert version.status == BotVersion.Status.REJECTED
+    assert version.status == BotVersion.Status.REJECTED, report
     assert report["reasons"] == [
         "money-jordan: game 1: killed: over its CPU limit of 2 CPU seconds"
     ]

@@ -40,6 +40,9 @@ def run_task_hooks(fixup: DjangoWorkerFixup) -> None:
 
 def test_two_tasks_of_a_worker_use_one_database_connection():
     fixup = DjangoWorkerFixup(app)
+    # A connection of its own: one an earlier test of this process opened may be past
+    # CONN_MAX_AGE already, and the fixup is right to close that one.
+    connection.close()
     connection.ensure_connection()
     first = connection.connection
 
@@ -55,6 +58,9 @@ def test_two_tasks_of_a_worker_use_one_database_connection():
 )
 def test_a_connection_that_failed_during_a_task_is_dropped_after_it():
     fixup = DjangoWorkerFixup(app)
+    # A connection of its own: one an earlier test of this process opened may be past
+    # CONN_MAX_AGE already, and the fixup is right to close that one.
+    connection.close()
     connection.ensure_connection()
     first = connection.connection
     connection.errors_occurred = True
