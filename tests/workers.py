@@ -160,14 +160,21 @@ def start_ready(argv: list[str], *, cwd: Path, env: dict, log: Path) -> subproce
     return proc
 
 
-def wait_for(predicate, timeout: float, what: str):
+def wait_for(predicate, timeout: float, what: str, *, logs: tuple[Worker, ...] = ()):
+    """``predicate()`` once it is true, polled for up to ``timeout`` seconds; else an
+    AssertionError naming ``what``, with the end of each of ``logs``' worker logs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    tails = "".join(
+        f"\n--- {w.log.name} ---\n{w.log.read_text(errors='replace')[-4000:]}"
+        for w in logs
+        if w.log.exists()
+    )
+    raise AssertionError(f"timed out waiting for {what}{tails}")
 
 
 def finished(comp: Competition) -> bool:

@@ -135,9 +135,9 @@ def test_a_version_test_whose_worker_was_killed_is_played_again_by_the_reaper(st
 
 def test_a_cancelled_challenge_stops_its_match_in_play_within_seconds(start, owner):
     worker = start()
-    bot = Bot.objects.create(owner=owner, name="strong", builtin="ismcts-strong")
-    builtin_version(bot, 1, "ismcts-strong")
-    opponents = ["builtin:ismcts-strong", "builtin:ismcts-strong"]
+    bot = Bot.objects.create(owner=owner, name="searcher", builtin="ismcts")
+    builtin_version(bot, 1, "ismcts")
+    opponents = ["builtin:ismcts", "builtin:ismcts"]
     challenge = challenges.challenge_create(
         bot=bot, by=owner, opponents=opponents, variant="manni-basic", games=36
     )  # three matches of twelve games
@@ -163,16 +163,16 @@ def test_a_cancelled_challenge_stops_its_match_in_play_within_seconds(start, own
 def test_a_quick_game_whose_worker_was_killed_is_played_again_at_once_and_once(start, owner):
     lease = {"CARDROOM_MATCH_LEASE_S": "1800"}  # half an hour, as deployed
     first = start(**lease)
-    bot = Bot.objects.create(owner=owner, name="strong", builtin="ismcts-strong")
-    builtin_version(bot, 1, "ismcts-strong")
-    opponents = ["builtin:ismcts-strong", "builtin:ismcts-strong"]
+    bot = Bot.objects.create(owner=owner, name="searcher", builtin="ismcts")
+    builtin_version(bot, 1, "ismcts")
+    opponents = ["builtin:ismcts", "builtin:ismcts"]
     with transaction.atomic():  # as the API's and the site's views do
         quick = challenges.challenge_create(
             bot=bot, by=owner, opponents=opponents, variant="manni-basic", games=1
         )  # a quick game: one game, played now
     match = quick.competition.matches.get()
     wait_for(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "play")
-    time.sleep(2)  # in the middle of its game (about a minute between these bots)
+    time.sleep(2)  # in the middle of its game (17 s between these bots on a quiet machine)
 
     first.kill(signal.SIGKILL)
     match.refresh_from_db()

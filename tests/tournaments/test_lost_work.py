@@ -168,7 +168,7 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_seconds_and_once(
         killed_at = time.monotonic()
         second = Worker(tmp_path, os.environ["REDIS_URL"], queues, **lease).start(concurrency=1)
         again = comp.matches.filter(pk=killed, attempts__gte=2)
-        wait_for(again.exists, 60, "the match to be claimed again")
+        wait_for(again.exists, 60, "the match to be claimed again", logs=(first, second))
         again_after = time.monotonic() - killed_at
         wait_for(lambda: finished(comp), 300, "the competition to finish")
         assert again_after < liveness.ALIVE_S + 20, again_after  # not the 30-minute lease
