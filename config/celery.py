@@ -158,6 +158,20 @@ def _beat_while_alive(**_: object) -> None:
     liveness.start(on_beat=fairshare.tick)  # the unit in play weighs while it plays
 
 
+@worker_process_init.connect
+def _join_the_users_lane(**_: object) -> None:
+    """A pool process of a worker that takes the users' lane's queues (or every queue)
+    counts as one of that lane's slots (``config.slots.join_lane``)."""
+    from django.conf import settings
+
+    from config import slots
+
+    consumed = set(app.amqp.queues.consume_from or ())
+    users = {queue for kind, queue in settings.CARDROOM_QUEUES if kind in slots.USERS_KINDS}
+    if not consumed or consumed & users:
+        slots.join_lane(slots.USERS_LANE)
+
+
 @worker_ready.connect
 def _recover_lost_work(**_: object) -> None:
     """A worker that starts looks at once for work a dead worker held: the reaper and the

@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from config import redis_client
+from config.ledger import HALF_LIFE_S, LEDGER_KEY
 from config.slots import (  # re-exported: the lanes' slots an owner's work holds
     COMPETITIONS_LANE,
     USERS_LANE,  # noqa: F401 (re-exported: the lane of a challenge's match)
@@ -51,8 +52,6 @@ from config.slots import (  # re-exported: the lanes' slots an owner's work hold
 
 log = logging.getLogger(__name__)
 
-#: Usage halves in this many seconds: the ledger measures the last several minutes.
-HALF_LIFE_S = 300.0
 #: A tenant charged within this long is active: its usage is compared (work that is
 #: being served is charged every few seconds; one that stopped has nothing waiting).
 ACTIVE_S = 60.0
@@ -65,8 +64,6 @@ MARGIN_S = 60.0
 MAX_YIELDS = 120
 YIELD_S = 5.0
 
-#: One hash: tenant -> "usage:timestamp" (usage in seconds, as of timestamp).
-LEDGER_KEY = "cardroom:fairshare:ledger"
 
 #: KEYS[1] the ledger; ARGV: now, half-life, seconds, then the tenants charged.
 _CHARGE = """
@@ -351,8 +348,8 @@ def users_unit_gives_turn(
     :func:`end`), or one of ``tenants`` used more than its share while others' work waits
     (:func:`should_yield`); None to play now. Past :data:`MAX_YIELDS` it plays."""
     capped = yields < MAX_YIELDS  # a slot is kept for the next person
-    if not take_slot(owner_tenant, most=owner_slots() if capped else None):
-        return f"{owner_tenant} holds a slot"
+    if not take_slot(owner_tenant, most=owner_slots() if capped else None, reserve=capped):
+        return f"{owner_tenant} holds a slot, or the last one free is kept for a light owner"
     over = should_yield(tenants, yields=yields, others_wait=others_wait, waiting=waiting)
     if over is None:
         return None

@@ -6,14 +6,25 @@ upload; the competitions' lane keeps one person's slow bots from every slot a ro
 another organiser's waits on. Slots of processes that stopped beating
 (``config.liveness``) are dropped on the way. Best effort: with Redis out of reach every
 slot is taken.
+
+The users' lane also keeps its **last free slot for a light owner** (:func:`take_slot`
+with ``reserve``): the owners who used more than :data:`LIGHT_S` seconds of worker slots
+lately (the ledger of ``config.fairshare``, read in the same script) hold at most all
+its slots but one, so that a person who uploads now finds a slot free however long the
+heavy owners' units last (a validation of a bot that sleeps through its budget holds
+one for minutes, and a unit that started cannot be stopped for another). Each worker
+process of the lane counts itself a member of it (:func:`join_lane`): the slots of the
+lane are its members alive. A lane of one slot keeps none back.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 
 from config import redis_client
+from config.ledger import HALF_LIFE_S, LEDGER_KEY
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +34,14 @@ SLOTS_KEY = "cardroom:fairshare:user-slots"
 #: The lanes whose slots an owner's work holds a bounded number of.
 USERS_LANE, COMPETITIONS_LANE = "users", "competitions"
 _SLOTS_KEYS = {USERS_LANE: SLOTS_KEY, COMPETITIONS_LANE: "cardroom:fairshare:competition-slots"}
+#: The kinds of work (``CARDROOM_QUEUES``) of the users' lane: a worker process that takes
+#: any of them is one of its slots.
+USERS_KINDS = frozenset({"validation", "challenge", "version-test"})
+#: The worker processes of a lane (one hash per lane, process -> "1"): how many slots it has.
+MEMBERS_PREFIX = "cardroom:fairshare:lane-members:"
+#: An owner who used more than this many seconds of worker slots lately (decayed, as the
+#: ledger keeps them) is heavy: the users' lane's last free slot is not for its work.
+LIGHT_S = 60.0
 
 
 def owner_slots(lane: str = USERS_LANE) -> int:
@@ -41,14 +60,29 @@ def owner_slots(lane: str = USERS_LANE) -> int:
     return settings.CARDROOM_USERS_OWNER_SLOTS
 
 
-#: KEYS[1] the lane's slots; ARGV: this process, its owners (space-separated), the most
-#: slots any of them may hold (-1: no most), the prefix of a live process's heartbeat
-#: key. 1 if taken, else 0. A slot counts against the owners when it plays for any of
-#: them; slots held by processes that no longer beat are dropped on the way.
+#: KEYS[1] the lane's slots, KEYS[2] its members, KEYS[3] the fair-share ledger; ARGV:
+#: this process, its owners (space-separated), the most slots any of them may hold (-1:
+#: no most), the prefix of a live process's heartbeat key, whether to keep the last free
+#: slot for a light owner (1 or 0), now, the ledger's half-life, LIGHT_S. 1 if taken,
+#: else 0. A slot counts against the owners when it plays for any of them; slots held by
+#: processes that no longer beat are dropped on the way, and so are members.
 _TAKE = """
+local now, half, light = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local function heavy(owners)
+  for owner in string.gmatch(owners, '%S+') do
+    local kept = redis.call('HGET', KEYS[3], owner)
+    if kept then
+      local sep = string.find(kept, ':')
+      local value = tonumber(string.sub(kept, 1, sep - 1))
+      local at = tonumber(string.sub(kept, sep + 1))
+      if value * math.pow(0.5, math.max(0, now - at) / half) > light then return true end
+    end
+  end
+  return false
+end
 local mine = {}
 for owner in string.gmatch(ARGV[2], '%S+') do mine[owner] = true end
-local held = 0
+local held, heavies = 0, 0
 local slots = redis.call('HGETALL', KEYS[1])
 for i = 1, #slots, 2 do
   local process, owners = slots[i], slots[i + 1]
@@ -62,12 +96,27 @@ for i = 1, #slots, 2 do
           break
         end
       end
+      if ARGV[5] == '1' and heavy(owners) then heavies = heavies + 1 end
     end
   end
 end
 local most = tonumber(ARGV[3])
 if most >= 0 and held >= most then
   return 0
+end
+if ARGV[5] == '1' and heavy(ARGV[2]) then
+  local members = 0
+  local listed = redis.call('HKEYS', KEYS[2])
+  for _, process in ipairs(listed) do
+    if redis.call('EXISTS', ARGV[4] .. process) == 0 then
+      redis.call('HDEL', KEYS[2], process)
+    else
+      members = members + 1
+    end
+  end
+  if members > 1 and heavies + 1 > members - 1 then
+    return 0
+  end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
@@ -76,11 +125,17 @@ _slot_held: str | None = None  # the lane whose slot this process counts as held
 
 
 def take_slot(
-    owner_tenant: str | None | Sequence[str | None], *, most: int | None, lane: str = USERS_LANE
+    owner_tenant: str | None | Sequence[str | None],
+    *,
+    most: int | None,
+    lane: str = USERS_LANE,
+    reserve: bool = False,
 ) -> bool:
     """Count this process's slot of ``lane`` as its owners' (one tenant, or several: a
     match's table) unless one of them holds ``most`` slots already elsewhere (None: no
-    most); True if taken (or with Redis out of reach, or no owner: nothing to share)."""
+    most), or, with ``reserve``, unless they are heavy and heavy owners hold every slot
+    of the lane but one already (the last is kept for a light owner: module docstring);
+    True if taken (or with Redis out of reach, or no owner: nothing to share)."""
     global _slot_held
     if owner_tenant is None or isinstance(owner_tenant, str):
         owners = [owner_tenant] if owner_tenant else []
@@ -92,18 +147,35 @@ def take_slot(
 
     from config import liveness
 
-    key = settings.CARDROOM_QUEUE_PREFIX + _SLOTS_KEYS[lane]
+    prefix = settings.CARDROOM_QUEUE_PREFIX
+    keys = (prefix + _SLOTS_KEYS[lane], prefix + MEMBERS_PREFIX + lane, prefix + LEDGER_KEY)
     process = liveness.process_name()
     try:
         taken = redis_client.client().eval(
-            _TAKE, 1, key, process, " ".join(owners), -1 if most is None else most,
-            liveness.ALIVE_PREFIX,
+            _TAKE, len(keys), *keys, process, " ".join(owners), -1 if most is None else most,
+            liveness.ALIVE_PREFIX, "1" if reserve else "0", time.time(), HALF_LIFE_S, LIGHT_S,
         )  # fmt: skip
     except Exception as exc:
         log.debug("%s' slot not counted: %s", lane, exc)
         return True
     _slot_held = lane if taken else None
     return bool(taken)
+
+
+def join_lane(lane: str) -> None:
+    """This worker process plays the units of ``lane``: it counts as one of its slots
+    until it stops beating (``config.liveness``; the worker's pool processes join at
+    their start, ``config.celery``)."""
+    from django.conf import settings
+
+    from config import liveness
+
+    try:
+        redis_client.client().hset(
+            settings.CARDROOM_QUEUE_PREFIX + MEMBERS_PREFIX + lane, liveness.process_name(), "1"
+        )
+    except Exception as exc:
+        log.debug("not counted a member of the %s' lane: %s", lane, exc)
 
 
 def slot_held() -> str | None:

@@ -295,6 +295,55 @@ def test_a_match_that_started_while_nothing_waited_still_holds_its_owners_slot(m
         liveness.stop_beating(here)
 
 
+def test_the_users_lanes_last_free_slot_is_kept_for_a_light_owner():
+    """Two heavy owners (each used minutes of slots lately) and a newcomer: with two
+    slots in the lane, one heavy owner's unit holding one, the other heavy owner's waits
+    and the newcomer's upload takes the last; a third slot lets both heavy owners play."""
+    import redis as redis_lib
+    from django.conf import settings
+
+    from config import liveness
+
+    client = redis_lib.Redis.from_url(settings.REDIS_URL)
+    prefix = settings.CARDROOM_QUEUE_PREFIX
+    slots_key = prefix + slots.SLOTS_KEY
+    members = prefix + slots.MEMBERS_PREFIX + slots.USERS_LANE
+    here, other, third = liveness.process_name(), f"m-{uuid.uuid4().hex[:6]}/1", "m-third/3"
+    for process in (here, other):
+        liveness.beat(process)
+    fairshare.charge(["owner:1", "owner:2"], 200.0)  # both heavy: over LIGHT_S lately
+    fairshare.charge(["owner:3"], 5.0)  # an upload or two: light
+    try:
+        slots.join_lane(slots.USERS_LANE)  # this process, and another: two slots
+        client.hset(members, other, "1")
+        client.hset(slots_key, other, "owner:1")  # owner 1's long unit holds one of them
+
+        assert not fairshare.take_slot("owner:2", most=1, reserve=True)
+        why = fairshare.users_unit_gives_turn("owner:2", ["owner:2"], yields=0, others_wait=True)
+        assert why is not None and "light owner" in why
+        assert fairshare.take_slot("owner:3", most=1, reserve=True)  # the newcomer's upload
+        fairshare.release_slot()
+        # Without the reserve (a unit past its ageing), or with a third slot, it plays.
+        assert fairshare.take_slot("owner:2", most=1, reserve=False)
+        fairshare.release_slot()
+        liveness.beat(third)
+        client.hset(members, third, "1")
+        assert fairshare.take_slot("owner:2", most=1, reserve=True)
+        fairshare.release_slot()
+        # A member that stopped beating is no slot any more: two again.
+        liveness.stop_beating(third)
+        assert not fairshare.take_slot("owner:2", most=1, reserve=True)
+        assert client.hget(members, third) is None
+        # A lane of one slot keeps none back.
+        liveness.stop_beating(other)
+        assert fairshare.take_slot("owner:2", most=1, reserve=True)
+        fairshare.release_slot()
+    finally:
+        for process in (here, other, third):
+            liveness.stop_beating(process)
+        client.delete(slots_key, members)
+
+
 @pytest.mark.django_db
 def test_two_linked_accounts_are_one_owner_of_worker_seconds(django_user_model):
     from bots.models import AccountLink, Bot
