@@ -313,6 +313,7 @@ def test_the_users_lanes_last_free_slot_is_kept_for_a_light_owner():
         liveness.beat(process)
     fairshare.charge(["owner:1", "owner:2"], 200.0)  # both heavy: over LIGHT_S lately
     fairshare.charge(["owner:3"], 5.0)  # an upload or two: light
+    client.delete(slots_key, members)  # no slot nor member of another test's workers
     try:
         slots.join_lane(slots.USERS_LANE)  # this process, and another: two slots
         client.hset(members, other, "1")
