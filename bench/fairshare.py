@@ -404,6 +404,16 @@ def measure_live(args, tmp: Path) -> dict[str, Any] | None:
     return {**{k: row[k] for k in keys}, "one_client_p95_ms": one["p95_ms"]}
 
 
+def linked_to_anyone(user) -> bool:
+    """Whether the platform linked ``user`` to another account as one person."""
+    from django.db.models import Q
+
+    from bots.models import AccountLink
+
+    links = AccountLink.objects.filter(Q(user=user) | Q(other=user), dismissed=False)
+    return links.exists()
+
+
 def play_timing_author(args, comp, organiser, writer, tmp: Path):
     """Play ``comp`` (:func:`play_round_robin`) while another author uploads
     ``args.author_uploads`` times from its launch, each ``args.author_every`` seconds
@@ -467,6 +477,7 @@ def measure(args) -> dict[str, Any]:
         hogs_after = hog_progress(hogs_sent) if hogs_sent else None
         held = stallers(sent, args.stallers)
         live = measure_live(args, tmp)  # while the workers go on with the flood
+        author_linked = linked_to_anyone(writer.owner)
     finally:
         for worker in workers:
             worker.stop()
@@ -492,6 +503,8 @@ def measure(args) -> dict[str, Any]:
         "author": {
             "uploads": args.author_uploads,
             "every_s": args.author_every,
+            # linked to another account (as one person), the author would share its slots
+            "linked": author_linked,
             "alone": waits_summary(author_alone["waits"]),
             "flooded": waits_summary(author_flooded["waits"]),
             # of those seconds, the validations' own run (the rest: waiting for a slot)
@@ -596,6 +609,8 @@ def report(r: dict[str, Any]) -> None:
     )
     print(f"  matches in play on average while the round robin's matches waited: {held}")
     a = r["author"]
+    if a.get("linked"):
+        print("  the other author was linked to another account: their waits are that one's")
     for name in ("alone", "flooded"):
         row = a[name]
         if row["n"]:

@@ -154,6 +154,37 @@ def hog_progress(sent: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: The other author's program: a bot of their own, not the flood's (near-identical uploads
+#: link two accounts as one person, and the author would then wait as the flooder does).
+AUTHOR = '''"""My first bot: it answers with the first legal action (version {version})."""
+import json
+import sys
+
+
+def answer(message):
+    kind = message.get("type")
+    if kind == "hello":
+        return {{"ready": True}}
+    if kind == "act":
+        return {{"action": message["legal"][0]}}
+    return None
+
+
+def main():
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return
+        reply = answer(json.loads(line))
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\\n")
+            sys.stdout.flush()
+
+
+main()
+'''
+
+
 def author_ready():
     """The other author: an account of default allowances and a bot to upload to."""
     from bots import services as bot_services
@@ -163,10 +194,10 @@ def author_ready():
 
 
 def author_uploads(bot, variant: str, count: int, every_s: float, timeout_s: float) -> list[int]:
-    """Upload an honest program ``count`` times as a person does: each queued for its
+    """Upload :data:`AUTHOR` ``count`` times as a person does: each queued for its
     validation, its result awaited (up to ``timeout_s``), then ``every_s`` seconds before
     the next (the account's allowance permitting: 24 a day by default); their ids."""
-    from bench.fairshare import HONEST, upload
+    from bench.fairshare import upload
     from bots.models import BotVersion
 
     done = (BotVersion.Status.READY, BotVersion.Status.REJECTED)
@@ -174,7 +205,7 @@ def author_uploads(bot, variant: str, count: int, every_s: float, timeout_s: flo
     for i in range(count):
         if i:
             time.sleep(every_s)
-        code = HONEST.format(seed=1000 + bot.versions.count()).encode()
+        code = AUTHOR.format(version=bot.versions.count() + 1).encode()
         version = upload(bot, "bot.py", code, variant, queue=True)
         sent.append(version.pk)
         deadline = time.monotonic() + timeout_s

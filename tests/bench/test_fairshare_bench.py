@@ -71,7 +71,9 @@ def test_the_round_robin_keeps_its_pace_while_another_user_floods_the_fleet():
     hogs = r["hogs"]
     assert hogs["accounts"] == 2 and hogs["linked"], hogs
     assert r["in_play"].get("open ladder", {"max": 0})["max"] <= 1, (r["in_play"], hogs)
-    # Another author's uploads were validated, alone and under the flood.
+    # Another author's uploads were validated, alone and under the flood; the author is a
+    # person of their own, not linked to the flooder by their uploads.
+    assert r["author"]["linked"] is False, r["author"]
     for name in ("alone", "flooded"):
         assert r["author"][name]["n"] == 2 and r["author"][name]["max"] < 300, r["author"]
     # Live pushes while the workers went on with it: every result reached every watcher.
