@@ -160,6 +160,12 @@ def start_ready(argv: list[str], *, cwd: Path, env: dict, log: Path) -> subproce
     return proc
 
 
+def _log_tail(log: Path, chars: int = 4000) -> str:
+    """The end of a worker's log without beat's "Sending due task" lines (one a second)."""
+    lines = log.read_text(errors="replace").splitlines()
+    return "\n".join(line for line in lines if "Sending due task" not in line)[-chars:]
+
+
 def wait_for(predicate, timeout: float, what: str, *, logs: tuple[Worker, ...] = ()):
     """``predicate()`` once it is true, polled for up to ``timeout`` seconds; else an
     AssertionError naming ``what``, with the end of each of ``logs``' worker logs."""
@@ -169,11 +175,7 @@ def wait_for(predicate, timeout: float, what: str, *, logs: tuple[Worker, ...] =
         if value:
             return value
         time.sleep(0.1)
-    tails = "".join(
-        f"\n--- {w.log.name} ---\n{w.log.read_text(errors='replace')[-4000:]}"
-        for w in logs
-        if w.log.exists()
-    )
+    tails = "".join(f"\n--- {w.log.name} ---\n{_log_tail(w.log)}" for w in logs if w.log.exists())
     raise AssertionError(f"timed out waiting for {what}{tails}")
 
 

@@ -217,26 +217,42 @@ CELERY_TASK_ROUTES = {
     "bots.versions_requeue": {"queue": CARDROOM_PERIODIC_QUEUE},
 }
 # Beat sends a periodic task only when none of its messages waits (config.beat), each
-# message expiring after its period: the periodic queue never grows past one of each.
+# message expiring after its period or a minute, whichever is longer: the periodic queue
+# never grows past one of each. (Expiring after a period of 1 s, a busy worker that took
+# more than a second to start the reaper dropped it unrun, every time: a dead worker's
+# match then waited for its lease.)
 CELERY_BEAT_SCHEDULER = "config.beat:Scheduler"
 CARDROOM_REQUEUE_EVERY_S = float(os.environ.get("CARDROOM_REQUEUE_EVERY_S", "10"))
+
+
+def periodic_expiry_s(period_s: float) -> float:
+    """How long a periodic task's message may wait before a worker drops it unrun."""
+    return max(60.0, period_s)
+
+
 CELERY_BEAT_SCHEDULE = {
     "matches-reap": {
         "task": "tournaments.matches_reap",
         "schedule": CARDROOM_REAP_EVERY_S,
-        "options": {"queue": CARDROOM_PERIODIC_QUEUE, "expires": CARDROOM_REAP_EVERY_S},
+        "options": {
+            "queue": CARDROOM_PERIODIC_QUEUE,
+            "expires": periodic_expiry_s(CARDROOM_REAP_EVERY_S),
+        },
     },
     "bot-versions-requeue": {
         "task": "bots.versions_requeue",
         "schedule": CARDROOM_REQUEUE_EVERY_S,
-        "options": {"queue": CARDROOM_PERIODIC_QUEUE, "expires": CARDROOM_REQUEUE_EVERY_S},
+        "options": {
+            "queue": CARDROOM_PERIODIC_QUEUE,
+            "expires": periodic_expiry_s(CARDROOM_REQUEUE_EVERY_S),
+        },
     },
 }
 if CARDROOM_PRUNE_EVERY_S:
     CELERY_BEAT_SCHEDULE["bot-versions-prune"] = {
         "task": "bots.versions_prune",
         "schedule": float(CARDROOM_PRUNE_EVERY_S),
-        "options": {"expires": float(CARDROOM_PRUNE_EVERY_S)},
+        "options": {"expires": periodic_expiry_s(float(CARDROOM_PRUNE_EVERY_S))},
     }
 #: The periodic tasks (config.beat: at most one of each waits in the broker).
 CARDROOM_PERIODIC_TASKS = tuple(entry["task"] for entry in CELERY_BEAT_SCHEDULE.values())
