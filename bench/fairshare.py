@@ -2,10 +2,12 @@
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python -m bench.fairshare [--json]
 
-Two worker processes (``--workers``, ``--concurrency 1`` each: the machine's two cores)
+Two worker processes (``--workers``, ``--concurrency 1`` each: the machine's two cores,
+each grown by up to ``--grow`` processes while its bots sleep, ``config.autoscale``)
 take the competitions' lane (periodic, matches, ladders, most urgent first:
 ``CARDROOM_QUEUES``, docs/queues.md "Lanes"); one more (``--user-workers``, with
-``--user-concurrency`` 2 slots, at niceness ``--user-nice`` 19) takes the users' lane
+``--user-concurrency`` 2 slots and up to ``--user-grow`` more while its bots sleep, at
+niceness ``--user-nice`` 19) takes the users' lane
 (validations, challenges, version tests): a bot that sleeps there holds a slot but no
 CPU, and it never holds a slot a competition's round waits on. ``--user-workers 0``
 measures the older layout instead, every worker on every queue. A last, small worker
@@ -127,12 +129,15 @@ def start_workers(args, tmp: Path, groups: LaneGroups | None) -> list[Worker]:
     queues = [queue for _, queue in settings.CARDROOM_QUEUES]
     if args.user_workers:
         queues = [queue for queue in queues if queue not in users]
+    grows = f" --autoscale={1 + args.grow},1" if args.grow else ""  # config.autoscale
     workers = []
     for i in range(args.workers):
         group = lane(f"competitions-{i}", COMPETITIONS_WEIGHT)
         log = tmp / f"worker-{i}.log"
-        workers.append(Worker(log, "prefork", args.worker_args, queues=queues, **group))
+        workers.append(Worker(log, "prefork", args.worker_args + grows, queues=queues, **group))
     extra = f"{args.worker_args} -c {args.user_concurrency}"
+    if args.user_grow:
+        extra += f" --autoscale={args.user_concurrency + args.user_grow},{args.user_concurrency}"
     for i in range(args.user_workers):
         group = lane(f"users-{i}", USERS_WEIGHT)
         group["env"]["CARDROOM_WORKER_NICE"] = str(args.user_nice)
@@ -488,6 +493,8 @@ def measure(args) -> dict[str, Any]:
         "bot": args.bot,
         "entries": args.entries,
         "workers": args.workers,
+        "grow": args.grow,
+        "user_grow": args.user_grow,
         "user_workers": args.user_workers,
         "user_nice": args.user_nice,
         "cgroups": where if groups is not None else None,
@@ -544,9 +551,12 @@ def report(r: dict[str, Any]) -> None:
     print(
         f"{r['variant']}: round robin of {r['entries']} builtin:{r['bot']}, one-game matches,"
         f" {r['workers']} workers on {r['cpus']} CPUs"
+        + (f", each grown by up to {r['grow']} while its bots sleep" if r.get("grow") else "")
         + (
             f" (competitions' lane; {r['user_workers']} more on the users' lane at nice"
-            f" {r['user_nice']})"
+            f" {r['user_nice']}"
+            + (f", grown by up to {r['user_grow']}" if r.get("user_grow") else "")
+            + ")"
             if r["user_workers"]
             else " (each on every queue)"
         )
@@ -712,6 +722,14 @@ def main(argv: list[str] | None = None) -> None:
         "--timeout", type=float, default=3600.0, help="seconds a round robin may take"
     )
     parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
+    parser.add_argument(
+        "--grow", type=int, default=1,
+        help="processes each competitions' worker may add while its bots sleep (0: none)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--user-grow", type=int, default=1,
+        help="processes the users' worker may add while its bots sleep (0: none)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     base = os.environ.get("DATABASE_URL", "")

@@ -30,6 +30,20 @@ class Worker:
     queues: tuple[str, ...]
     nice: int
     cpu_weight: float
+    processes: tuple[int, int]  # its slots, and the most processes it grows to
+
+
+def pool_size(argv: list[str]) -> tuple[int, int]:
+    """A worker's slots and the most processes its pool grows to (``--autoscale MAX,MIN``,
+    else ``--concurrency``: a pool that never grows)."""
+    if "--autoscale" in argv:
+        most, _, least = argv[argv.index("--autoscale") + 1].partition(",")
+        return int(least), int(most)
+    for flag in ("--concurrency", "-c"):
+        if flag in argv:
+            slots = int(argv[argv.index(flag) + 1])
+            return slots, slots
+    return 0, 0
 
 
 def compose(name: str = "compose.yaml") -> dict:
@@ -62,7 +76,7 @@ def compose_workers(name: str) -> list[Worker]:
         if queues is not None:
             nice = int(environment.get("CARDROOM_WORKER_NICE", DEFAULT_NICE))
             weight = service.get("cpu_shares", 1024) / 1024
-            workers.append(Worker(service_name, queues, nice, weight))
+            workers.append(Worker(service_name, queues, nice, weight, pool_size(command)))
     return workers
 
 
@@ -99,7 +113,7 @@ def systemd_workers() -> list[Worker]:
                 int(environment.get("CARDROOM_WORKER_NICE", DEFAULT_NICE)),
             )
             weight = int(settings.get("CPUWeight", ["100"])[0]) / 100
-            workers.append(Worker(path.name, queues, nice, weight))
+            workers.append(Worker(path.name, queues, nice, weight, pool_size(argv)))
     return workers
 
 
@@ -190,3 +204,14 @@ def test_every_cardroom_container_keeps_the_shared_redis_settings():
         environment = service["environment"]
         assert environment["CARDROOM_CACHE_URL"] == shared["CARDROOM_CACHE_URL"], name
         assert environment["REDIS_URL"] == shared["REDIS_URL"], name
+
+
+@pytest.mark.parametrize("deployment", DEPLOYMENTS)
+def test_both_lanes_pools_may_grow_by_a_process_while_their_bots_sleep(settings, deployment):
+    """A sleeping bot holds a slot and no CPU: every worker that plays bots may grow past
+    its slots (config.autoscale) by a process or two, never more (each grows on its own)."""
+    matches, users = lanes(settings, DEPLOYMENTS[deployment]())
+    for worker in matches + users:
+        slots, most = worker.processes
+        assert slots >= 1 and slots + 1 <= most <= slots + 2, worker
+    assert settings.CELERY_WORKER_AUTOSCALER == "config.autoscale:IdleCpuAutoscaler"

@@ -117,12 +117,15 @@ class Worker:
         }
         self.proc: subprocess.Popen | None = None
 
-    def start(self, *, concurrency: int = 2, beat: bool = True, pool: str = "") -> Worker:
+    def start(
+        self, *, concurrency: int = 2, beat: bool = True, pool: str = "", args: tuple = ()
+    ) -> Worker:
         name = f"w{uuid.uuid4().hex[:6]}"
         self.log = self.tmp / f"{name}.log"
         argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h"]
         argv += ["-Q", ",".join(self.listen), "-c", str(concurrency), "-l", "info"]
         argv += ["-P", pool] if pool else []
+        argv += [*args]
         argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             argv += ["-B", "-s", str(self.tmp / f"{name}-beat")]

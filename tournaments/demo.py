@@ -308,12 +308,19 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: set[i
 
 
 def celery_worker_argv(
-    queues: Sequence[str], concurrency: int, *, node: str, beat_schedule: Path | None = None
+    queues: Sequence[str],
+    concurrency: int,
+    *,
+    node: str,
+    beat_schedule: Path | None = None,
+    grow: int = 0,
 ) -> list[str]:
     """The command line of a Celery worker of the demo: ``queues`` in the order it takes
-    them, ``concurrency`` pool processes, named ``node``; with embedded beat (its schedule
-    in ``beat_schedule``) if one is given."""
+    them, ``concurrency`` pool processes (and up to ``grow`` more while its bots sleep and
+    work waits: ``config.autoscale``), named ``node``; with embedded beat (its schedule in
+    ``beat_schedule``) if one is given."""
     beat = ["-B", "-s", str(beat_schedule)] if beat_schedule is not None else []
+    pool = ["--autoscale", f"{concurrency + grow},{concurrency}"] if grow else []
     return [
         sys.executable,
         "-m",
@@ -326,6 +333,7 @@ def celery_worker_argv(
         ",".join(queues),
         "--concurrency",
         str(concurrency),
+        *pool,
         "--loglevel",
         "INFO",
         "-n",

@@ -196,6 +196,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # once a match is over (no match waits behind a long one on a busy worker); 2 keeps
 # one in hand, which saves the fetch between short matches.
 CELERY_WORKER_PREFETCH_MULTIPLIER = int(os.environ.get("CARDROOM_WORKER_PREFETCH", "1"))
+# `celery worker --autoscale=MAX,MIN` grows the pool past MIN processes only while its
+# processes' bots sleep and work waits, and holds as many messages as it has processes
+# (config.autoscale; docs/queues.md "A pool that grows while its bots sleep").
+CELERY_WORKER_AUTOSCALER = "config.autoscale:IdleCpuAutoscaler"
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False  # they record via the DB
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = CARDROOM_MATCH_TIME_LIMIT_S

@@ -106,11 +106,13 @@ def start(tmp_path, kinds):
     names, env = kinds
     started: list[Worker] = []
 
-    def start_worker(*listen: str, concurrency: int = 1, pool: str = "", **extra) -> Worker:
+    def start_worker(
+        *listen: str, concurrency: int = 1, pool: str = "", args: tuple = (), **extra
+    ) -> Worker:
         queues = tuple(names[kind] for kind in (listen or names))
         worker = Worker(tmp_path, os.environ["REDIS_URL"], queues, **{**env, **extra})
         started.append(worker)
-        return worker.start(concurrency=concurrency, beat=False, pool=pool)
+        return worker.start(concurrency=concurrency, beat=False, pool=pool, args=args)
 
     yield start_worker
     for worker in started:
@@ -211,6 +213,42 @@ def test_one_users_uploads_take_turns_with_another_users_in_the_validations_queu
     # His comes right after her first (which was in the queue before him), not after all
     # of hers: each of hers was sent to the back of the queue as the one before started.
     assert validated() == [hers[0], his[0], hers[1], hers[2]]
+
+
+STALLER = Path(__file__).resolve().parents[1] / "bots" / "hostile" / "staller.py"
+
+
+@pytest.mark.slow
+def test_an_upload_that_sleeps_through_its_validation_does_not_keep_the_next_persons_waiting(
+    start,
+):
+    """A hostile upload sleeps just under its time ceiling on every decision of its
+    validation (tests/bots/hostile/staller.py: about half a minute): it holds the users'
+    one slot and no CPU. The pool grows by a process (config.autoscale) and another
+    person's upload, sent after it, is validated meanwhile (a pool that may not grow kept
+    him waiting about 30 s, until the staller's validation ended)."""
+    from bots import services as bot_services
+
+    def upload(name: str, code: bytes) -> int:
+        owner = get_user_model().objects.create_user(name, password="pw-123456789")
+        bot = bot_services.bot_create(owner=owner, name=f"{name}-bot")
+        version = bot_services.bot_version_upload(
+            bot=bot, filename="bot.py", content=code, variants=["money-jordan"]
+        )
+        return bot_services.bot_version_queue(version=version).pk
+
+    worker = start("validation", args=("--autoscale", "2,1"))  # one slot, grown while asleep
+    hers = upload("mallory", STALLER.read_bytes())
+    claimed = BotVersion.objects.filter(pk=hers).exclude(claimed_by="")
+    wait_for(claimed.exists, 60, "the staller's validation to start", logs=(worker,))
+    his = upload("bob", HONEST.format(seed=1).encode())
+
+    def status(pk: int) -> str:
+        return BotVersion.objects.values_list("status", flat=True).get(pk=pk)
+
+    wait_for(lambda: status(his) == "ready", 20, "bob's validation", logs=(worker,))
+    assert status(hers) == "validating"  # still asleep on its slot
+    assert "pool grows to 2 processes" in worker.log.read_text()
 
 
 @pytest.mark.slow

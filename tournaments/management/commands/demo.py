@@ -119,6 +119,10 @@ DEMO_PACE_S = 1.5
 DEMO_COMPETITION_KINDS = ("periodic", "competition", "ladder")
 DEMO_USER_KINDS = ("validation", "challenge", "version-test", "default")
 DEMO_USER_SLOTS = 1
+#: Processes the users' worker may add while its bots sleep and work waits
+#: (``config.autoscale``): a hostile upload that sleeps through its validation does not
+#: keep the next person's waiting.
+DEMO_USERS_GROW = 1
 #: Half the competitions' slots take the ladders first, so that the ladder whose
 #: dashboard the demo shows first plays while its tournaments do.
 DEMO_LADDER_KINDS = ("periodic", "ladder", "competition")
@@ -292,8 +296,9 @@ class Command(BaseCommand):
         then tournaments' and leagues' matches, then ladders'; the other half take the
         ladders first, so that the ladder shown first plays beside the tournaments; one
         match started every ``pace`` seconds at most, 0: no limit) and the users' (one
-        slot, never paced: validations, challenges and quick games, version tests), so
-        that an upload is validated in seconds whatever the ladders queue. Returns the
+        slot, and a second while its bot sleeps and work waits; never paced: validations,
+        challenges and quick games, version tests), so that an upload is validated in
+        seconds whatever the ladders queue and however slow another's bot. Returns the
         first competitions' worker, None if a worker does not answer in time."""
         if pace > 0:
             env = dict(env, CARDROOM_MATCH_PACE_S=f"{pace:g}")
@@ -312,7 +317,11 @@ class Command(BaseCommand):
                 Child(
                     name,
                     self._worker_argv(
-                        kinds, slots, node=f"{node}{suffix}@%h", beat=name == "worker"
+                        kinds,
+                        slots,
+                        node=f"{node}{suffix}@%h",
+                        beat=name == "worker",
+                        grow=DEMO_USERS_GROW if name == "users-worker" else 0,
                     ),
                     self.run_dir / f"{name}.log",
                     env=env,
@@ -340,11 +349,17 @@ class Command(BaseCommand):
         return None
 
     def _worker_argv(
-        self, kinds: Sequence[str], concurrency: int, *, node: str, beat: bool = False
+        self,
+        kinds: Sequence[str],
+        concurrency: int,
+        *,
+        node: str,
+        beat: bool = False,
+        grow: int = 0,
     ) -> list[str]:
         queues = [dict(settings.CARDROOM_QUEUES)[kind] for kind in kinds]
         schedule = self.run_dir / "celerybeat-schedule" if beat else None
-        return celery_worker_argv(queues, concurrency, node=node, beat_schedule=schedule)
+        return celery_worker_argv(queues, concurrency, node=node, beat_schedule=schedule, grow=grow)
 
     def _start_web(self, env: dict[str, str], host: str, port: int) -> Child:
         if port_in_use(host, port):
