@@ -98,6 +98,8 @@ class IdleCpuAutoscaler(Autoscaler):
     def _maybe_scale(self, req: Any = None) -> bool:
         if req is not None:  # a message came: the next periodic look decides
             return False
+        if state.should_stop is not None or state.should_terminate is not None:
+            return False  # a stopping worker drains: it takes no new work
         self._fit_prefetch()
         procs, busy = self.processes, len(state.active_requests)
         used = self.meter.cores()

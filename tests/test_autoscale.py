@@ -180,3 +180,11 @@ def test_the_meter_counts_the_cpu_of_a_workers_descendants(tmp_path):
     meter.cores()
     time.sleep(0.2)
     assert meter.cores() < 0.2
+
+
+def test_a_stopping_worker_does_not_grow(pool_of, monkeypatch):
+    scaler, pool, qos, play, look = pool_of(2, 1)
+    play(1)
+    monkeypatch.setattr(state, "should_stop", 0)  # a warm shutdown: it drains
+    look()
+    assert pool.num_processes == 1
