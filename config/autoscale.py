@@ -155,6 +155,7 @@ class IdleCpuAutoscaler(Autoscaler):
         extra = self.max_concurrency - self.processes
         if extra > 0:
             consumer.qos.decrement_eventually(extra * consumer.prefetch_multiplier)
+        self._remember(consumer, self.processes)
 
     def _prefetch(self, step: int) -> None:
         consumer = getattr(self.worker, "consumer", None)
@@ -165,3 +166,11 @@ class IdleCpuAutoscaler(Autoscaler):
             consumer.qos.increment_eventually(by)
         else:
             consumer.qos.decrement_eventually(by)
+        held = consumer.initial_prefetch_count // consumer.prefetch_multiplier + step
+        self._remember(consumer, held)
+
+    @staticmethod
+    def _remember(consumer: Any, held: int) -> None:
+        """What the consumer's prefetch goes back to after a reconnection to the broker
+        (Celery's own scaler keeps it as the pool's size does)."""
+        consumer.initial_prefetch_count = max(1, held) * consumer.prefetch_multiplier

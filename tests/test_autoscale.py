@@ -64,7 +64,9 @@ def pool_of(monkeypatch):
 
     def make(most: int, least: int, *, waits: bool = True):
         pool = Pool(least)
-        consumer = SimpleNamespace(qos=Qos(most), prefetch_multiplier=1)
+        consumer = SimpleNamespace(
+            qos=Qos(most), prefetch_multiplier=1, initial_prefetch_count=most
+        )
         scaler = autoscale.IdleCpuAutoscaler(
             pool, most, least, worker=SimpleNamespace(consumer=consumer)
         )
@@ -94,6 +96,7 @@ def test_a_pool_whose_busy_processes_sleep_grows_by_one_while_work_waits(pool_of
     scaler, pool, qos, play, look = pool_of(2, 1)
     look()
     assert qos.value == 1  # as many messages held as processes, not MAX
+    assert scaler.worker.consumer.initial_prefetch_count == 1  # after a reconnection too
     play(1)  # a hog's match: its process busy, its bots asleep
     scaler.meter.used = 0.02
     look()
@@ -139,6 +142,7 @@ def test_a_grown_pool_steps_back_once_its_bots_wake_without_stopping_a_match(poo
     play(1)  # a match ended; no message came in its place
     look()
     assert (pool.num_processes, qos.value) == (1, 1)
+    assert scaler.worker.consumer.initial_prefetch_count == 1
 
 
 def test_a_grown_pool_with_a_process_idle_for_a_while_shrinks_back(pool_of):
