@@ -33,14 +33,13 @@ gives way.
 from __future__ import annotations
 
 import logging
-import math
 import statistics
 import threading
 import time
 from collections.abc import Iterable, Sequence
 
 from config import redis_client
-from config.ledger import HALF_LIFE_S, LEDGER_KEY
+from config.ledger import DECAYED_LUA, HALF_LIFE_S, LEDGER_KEY, decayed
 from config.slots import (  # re-exported: the lanes' slots an owner's work holds
     COMPETITIONS_LANE,
     USERS_LANE,  # noqa: F401 (re-exported: the lane of a challenge's match)
@@ -66,23 +65,19 @@ YIELD_S = 5.0
 
 
 #: KEYS[1] the ledger; ARGV: now, half-life, seconds, then the tenants charged.
-_CHARGE = """
+_CHARGE = (
+    DECAYED_LUA
+    + """
 local now = tonumber(ARGV[1])
 local half = tonumber(ARGV[2])
 local seconds = tonumber(ARGV[3])
 for i = 4, #ARGV do
-  local held = redis.call('HGET', KEYS[1], ARGV[i])
-  local usage = 0
-  if held then
-    local sep = string.find(held, ':')
-    local value = tonumber(string.sub(held, 1, sep - 1))
-    local at = tonumber(string.sub(held, sep + 1))
-    usage = value * math.pow(0.5, math.max(0, now - at) / half)
-  end
+  local usage = decayed(redis.call('HGET', KEYS[1], ARGV[i]), now, half)
   redis.call('HSET', KEYS[1], ARGV[i], tostring(usage + seconds) .. ':' .. tostring(now))
 end
 return #ARGV - 3
 """
+)
 
 
 def _key() -> str:
@@ -256,7 +251,7 @@ def usages(*, now: float | None = None) -> dict[str, float]:
         except ValueError:
             continue
         if now - at_f <= ACTIVE_S:
-            out[tenant.decode()] = value_f * math.pow(0.5, max(0.0, now - at_f) / HALF_LIFE_S)
+            out[tenant.decode()] = decayed(value_f, at_f, now)
     return out
 
 

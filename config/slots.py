@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 
 from config import redis_client
-from config.ledger import HALF_LIFE_S, LEDGER_KEY
+from config.ledger import DECAYED_LUA, HALF_LIFE_S, LEDGER_KEY
 
 log = logging.getLogger(__name__)
 
@@ -66,17 +66,13 @@ def owner_slots(lane: str = USERS_LANE) -> int:
 #: slot for a light owner (1 or 0), now, the ledger's half-life, LIGHT_S. 1 if taken,
 #: else 0. A slot counts against the owners when it plays for any of them; slots held by
 #: processes that no longer beat are dropped on the way, and so are members.
-_TAKE = """
+_TAKE = (
+    DECAYED_LUA
+    + """
 local now, half, light = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local function heavy(owners)
   for owner in string.gmatch(owners, '%S+') do
-    local kept = redis.call('HGET', KEYS[3], owner)
-    if kept then
-      local sep = string.find(kept, ':')
-      local value = tonumber(string.sub(kept, 1, sep - 1))
-      local at = tonumber(string.sub(kept, sep + 1))
-      if value * math.pow(0.5, math.max(0, now - at) / half) > light then return true end
-    end
+    if decayed(redis.call('HGET', KEYS[3], owner), now, half) > light then return true end
   end
   return false
 end
@@ -121,6 +117,7 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
+)
 _slot_held: str | None = None  # the lane whose slot this process counts as held
 
 
