@@ -44,6 +44,7 @@ from config.slots import (  # re-exported: the lanes' slots an owner's work hold
     COMPETITIONS_LANE,
     USERS_LANE,  # noqa: F401 (re-exported: the lane of a challenge's match)
     owner_slots,
+    refused,
     release_slot,
     slot_held,
     take_slot,
@@ -344,7 +345,7 @@ def users_unit_gives_turn(
     (:func:`should_yield`); None to play now. Past :data:`MAX_YIELDS` it plays."""
     capped = yields < MAX_YIELDS  # a slot is kept for the next person
     if not take_slot(owner_tenant, most=owner_slots() if capped else None, reserve=capped):
-        return f"{owner_tenant} holds a slot, or the last one free is kept for a light owner"
+        return f"{owner_tenant} {refused()}"
     over = should_yield(tenants, yields=yields, others_wait=others_wait, waiting=waiting)
     if over is None:
         return None

@@ -64,8 +64,9 @@ def owner_slots(lane: str = USERS_LANE) -> int:
 #: this process, its owners (space-separated), the most slots any of them may hold (-1:
 #: no most), the prefix of a live process's heartbeat key, whether to keep the last free
 #: slot for a light owner (1 or 0), now, the ledger's half-life, LIGHT_S. 1 if taken,
-#: else 0. A slot counts against the owners when it plays for any of them; slots held by
-#: processes that no longer beat are dropped on the way, and so are members.
+#: 0 if the owners hold their most already, -1 if the last free slot is kept. A slot
+#: counts against the owners when it plays for any of them; slots held by processes that
+#: no longer beat are dropped on the way, and so are members.
 _TAKE = (
     DECAYED_LUA
     + """
@@ -111,7 +112,7 @@ if ARGV[5] == '1' and heavy(ARGV[2]) then
     end
   end
   if members > 1 and heavies + 1 > members - 1 then
-    return 0
+    return -1
   end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -119,6 +120,10 @@ return 1
 """
 )
 _slot_held: str | None = None  # the lane whose slot this process counts as held
+#: Why the last :func:`take_slot` of this process was refused ("" if it was not).
+_refused = ""
+#: What each refusal of the slots' script means.
+_REFUSALS = {0: "holds a slot", -1: "is heavy: the last free slot is kept for a light owner"}
 
 
 def take_slot(
@@ -132,8 +137,10 @@ def take_slot(
     match's table) unless one of them holds ``most`` slots already elsewhere (None: no
     most), or, with ``reserve``, unless they are heavy and heavy owners hold every slot
     of the lane but one already (the last is kept for a light owner: module docstring);
-    True if taken (or with Redis out of reach, or no owner: nothing to share)."""
-    global _slot_held
+    True if taken (or with Redis out of reach, or no owner: nothing to share); why not
+    in :func:`refused`."""
+    global _slot_held, _refused
+    _refused = ""
     if owner_tenant is None or isinstance(owner_tenant, str):
         owners = [owner_tenant] if owner_tenant else []
     else:
@@ -155,8 +162,16 @@ def take_slot(
     except Exception as exc:
         log.debug("%s' slot not counted: %s", lane, exc)
         return True
-    _slot_held = lane if taken else None
-    return bool(taken)
+    _slot_held = lane if taken == 1 else None
+    _refused = _REFUSALS.get(taken, "")
+    return taken == 1
+
+
+def refused() -> str:
+    """Why this process's last :func:`take_slot` was refused: its owners hold their most
+    slots already, or they are heavy and the lane's last free slot is kept for a light
+    owner; "" if it was taken."""
+    return _refused
 
 
 def join_lane(lane: str) -> None:

@@ -321,8 +321,14 @@ def test_the_users_lanes_last_free_slot_is_kept_for_a_light_owner():
 
         assert not fairshare.take_slot("owner:2", most=1, reserve=True)
         why = fairshare.users_unit_gives_turn("owner:2", ["owner:2"], yields=0, others_wait=True)
-        assert why is not None and "light owner" in why
+        assert why == "owner:2 is heavy: the last free slot is kept for a light owner", why
         assert fairshare.take_slot("owner:3", most=1, reserve=True)  # the newcomer's upload
+        assert slots.refused() == ""
+        fairshare.release_slot()
+        client.hset(slots_key, other, "owner:3")  # the newcomer's unit holds the other
+        why = fairshare.users_unit_gives_turn("owner:3", ["owner:3"], yields=0, others_wait=True)
+        assert why == "owner:3 holds a slot", why
+        client.hset(slots_key, other, "owner:1")
         fairshare.release_slot()
         # Without the reserve (a unit past its ageing), or with a third slot, it plays.
         assert fairshare.take_slot("owner:2", most=1, reserve=False)
