@@ -124,7 +124,7 @@ class Request:
 
         from bots import services as bot_services
         from tournaments.challenges import QUICK_GAME, challenge_create
-        from tournaments.version_tests import version_test_create
+        from tournaments.worker.version_tests import version_test_create
 
         self.kind = kind
         user, bot = author(f"author-{kind.replace(' ', '-')}-{n}")

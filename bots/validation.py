@@ -52,7 +52,8 @@ TIME_CONTROL = TimeControl(move_ms=2_000, bank_ms=20_000, start_ms=10_000)
 #: A real match's games: the fewest whole rotations of the seats that make at least
 #: this many, as a variant's standing ladder plays (``tournaments.ladders.MIN_GAMES``).
 MIN_GAMES = 4
-#: A validation seed keeps as many bits as a match seed (``tournaments.deals.SEED_BYTES``).
+#: A validation seed keeps as many bits as a match seed
+#: (``tournaments.integrity.deals.SEED_BYTES``).
 SEED_BYTES = 7
 #: Random bytes drawn for each validation, which its seeds follow from with the secret.
 NONCE_BYTES = 16

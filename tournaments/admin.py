@@ -19,7 +19,7 @@ from tournaments.models import (
     VersionTest,
 )
 from tournaments.permissions import ORGANISE_CODENAME, is_organiser, organiser_right_set
-from tournaments.version_tests import version_test_cancel
+from tournaments.worker.version_tests import version_test_cancel
 
 
 class EntryInline(admin.TabularInline):

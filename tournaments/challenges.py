@@ -4,7 +4,7 @@
 with its own hidden competition (kind and format ``challenge``: private, without
 organisers, never listed, rated or ranked: ``tournaments.selectors.competitions_visible_to``,
 ``tournaments.services.is_rated``), one entry per seat and its matches, queued at once.
-The matches are played like any other (``tournaments.execution``) but on the challenges'
+The matches are played like any other (``tournaments.worker.execution``) but on the challenges'
 queue (``CARDROOM_CHALLENGE_QUEUE``), which a worker takes only when no competition,
 ladder or validation waits (docs/queues.md). The challenge is done once none of its
 matches waits or plays (``services.challenge_close_if_settled``).
@@ -40,8 +40,10 @@ from bots import accounts, builtin
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bot_ensure
-from tournaments import allowances, deals, pairing, selectors, services
+from tournaments import pairing, selectors, services
+from tournaments.integrity import deals
 from tournaments.models import Challenge, Competition, Entry, Match, MatchSeat
+from tournaments.selectors import allowance_use as allowances
 from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
 
 #: The most games one challenge may ask for (the daily allowance may be lower).
@@ -343,8 +345,8 @@ def challenge_cancel(*, challenge: Challenge, by) -> Challenge:
     """Stop a running challenge for good (the author who asked, or staff): its matches not
     yet started are dropped, and one in play is failed (:data:`CANCELLED_IN_PLAY`): its
     worker stops it between two decisions and records nothing of it
-    (``tournaments.leases.watch``). The matches played are kept; only their games count
-    against the author's challenge games of the day (``tournaments.allowances``).
+    (``config.leases.watch``). The matches played are kept; only their games count
+    against the author's challenge games of the day (``tournaments.selectors.allowance_use``).
     ``ValidationError`` for a challenge already over."""
     staff = by is not None and by.is_authenticated and by.is_staff
     if not staff and (by is None or challenge.created_by_id != by.pk):

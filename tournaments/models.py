@@ -394,7 +394,7 @@ class RatingEvent(models.Model):
 
 
 class VersionTest(models.Model):
-    """An SPRT of a bot's new version against its old one (``tournaments.version_tests``).
+    """An SPRT of a bot's new version against its old one (``tournaments.worker.version_tests``).
 
     ``counts`` maps each trial score (a fraction of the grid, such as ``"3/4"``) to its
     number of trials; ``trials``, ``llr`` and ``decision`` follow from it. A worker plays it in

@@ -25,8 +25,9 @@ from api.defaults import ApiDefaults
 from api.tournaments.serializers import QueuePlaceSerializer
 from bots.models import Bot
 from config.filters import INT64_MAX, FilterSet, id_filter
-from tournaments import challenges, selectors, waiting
+from tournaments import challenges, selectors
 from tournaments.models import Challenge
+from tournaments.worker import queue_places as waiting
 
 
 class ChallengeCreateSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """``/api/bots/{bot_pk}/sprt/``: is my new version better than my old one?
 
 ``POST`` asks for a version test (an SPRT over duplicate deals played by a
-worker, ``tournaments.version_tests``) and answers 201 at once with the test
+worker, ``tournaments.worker.version_tests``) and answers 201 at once with the test
 pending; ``GET`` lists the bot's tests, and ``GET .../{id}/`` shows one as it
 goes: deals played, the LLR between its bounds, the decision once there is one;
 ``POST .../{id}/cancel/`` stops a pending or running test for good. Only the bot's
@@ -27,8 +27,9 @@ from api.defaults import ApiDefaults
 from api.tournaments.serializers import QueuePlaceSerializer
 from bots.models import Bot
 from config.filters import INT64_MAX
-from tournaments import version_tests, waiting
 from tournaments.models import VersionTest
+from tournaments.worker import queue_places as waiting
+from tournaments.worker import version_tests
 
 
 class VersionTestCreateSerializer(serializers.Serializer):

@@ -15,10 +15,12 @@ from bots import builtin
 from bots.allowances import AllowanceExceeded
 from bots.builtin.random_bot import RandomBot
 from bots.models import Bot, BotVersion
+from config import leases
 from tests.factories import builtin_version, passed, play_to_the_end
-from tournaments import challenges, execution, leases, tasks, version_tests
-from tournaments.allowances import usage_for_user
+from tournaments import challenges
 from tournaments.models import Challenge, GameRecord, Match, VersionTest
+from tournaments.selectors.allowance_use import usage_for_user
+from tournaments.worker import execution, tasks, version_tests
 
 pytestmark = pytest.mark.django_db
 

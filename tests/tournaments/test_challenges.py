@@ -11,10 +11,11 @@ from bots.allowances import AllowanceExceeded
 from bots.models import Bot, BotVersion, UserAllowance
 from bots.services import builtin_bots_ensure
 from tests.factories import builtin_version
-from tournaments import challenges, execution, selectors
+from tournaments import challenges, selectors
 from tournaments.challenges import OpponentNotFound
 from tournaments.models import Challenge, Competition, Entry, Match, RatingEvent
 from tournaments.services import queue
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tests.factories import builtin_version, passed, play_to_the_end
-from tournaments import version_tests
 from tournaments.models import VersionTest
+from tournaments.worker import version_tests
 
 pytestmark = pytest.mark.django_db
 
@@ -175,7 +175,7 @@ def test_a_version_test_whose_message_was_lost_is_sent_again_once_its_deadline_p
 ):
     """Sent, then lost with the broker: no worker takes it. The reaper sends it again once
     its requeue deadline passed, with a new one; not before, and not a running test."""
-    from tournaments import tasks
+    from tournaments.worker import tasks
 
     settings.CARDROOM_QUEUE_GRACE_S = 3600
     settings.CARDROOM_ALLOWANCE_OPEN_VERSION_TESTS = 5
@@ -203,7 +203,7 @@ def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_o
     """The task of a worker whose drain's grace period ends in the middle of a deal gives
     the test back, pending and sent again; the deal cut off is not counted, and the next
     worker plays it again from its seed."""
-    from tournaments import drain, tasks
+    from tournaments.worker import drain, tasks
 
     test = create(bot, owner)
     VersionTest.objects.filter(pk=test.pk).update(seed=20261201)

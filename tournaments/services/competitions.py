@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 import games
-from tournaments import deals
+from tournaments.integrity import deals
 from tournaments.models import Competition
 from tournaments.permissions import require_manager
 from tournaments.services.leagues import check_league_settings, check_seeding
@@ -146,7 +146,7 @@ def competition_create(
     or ``random``, shuffled from ``seeding_seed`` or a seed drawn at the start) by
     :func:`check_seeding` (docs/leagues.md).
 
-    Without ``seed`` its deals are drawn from a fresh secret (``tournaments.deals``),
+    Without ``seed`` its deals are drawn from a fresh secret (``tournaments.integrity.deals``),
     hidden until it ends. With ``seed`` they follow from that seed and public values,
     so they are reproducible, and predictable to whoever knows the seed.
     """

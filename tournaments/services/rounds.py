@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
-from tournaments import deals, events, pairing
+from tournaments import pairing
+from tournaments.integrity import deals
+from tournaments.live import events
 from tournaments.models import Competition, Match, MatchSeat, Round
 from tournaments.services.collusion import collusion_watch_run
 from tournaments.services.notify import notify_on_commit

@@ -12,9 +12,10 @@ from bots import builtin
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
 from bots.selectors import variants_passed
-from tournaments import challenges, version_tests
+from tournaments import challenges
 from tournaments.ladders import variants_in_ladder_order
 from tournaments.models import Competition
+from tournaments.worker import version_tests
 
 
 class BotCreateForm(forms.Form):
@@ -143,7 +144,7 @@ def _competition_label(competition: Competition) -> str:
 
 class VersionTestForm(forms.Form):
     """Is a new version better than an old one? The parameters of a version test
-    (``tournaments.version_tests.version_test_create``, which checks them all: a version
+    (``tournaments.worker.version_tests.version_test_create``, which checks them all: a version
     or variant typed in by hand gets its refusal in words, not the form's)."""
 
     new = forms.IntegerField(label="New version", widget=forms.Select)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from tournaments.consumers import CompetitionConsumer, MatchConsumer
+from tournaments.sockets.consumers import CompetitionConsumer, MatchConsumer
 
 websocket_urlpatterns = [
     path("ws/competitions/<int:competition_id>/", CompetitionConsumer.as_asgi()),

@@ -7,12 +7,12 @@ through the channel layer themselves: with hundreds of watchers, a per-socket
 subscription costs a Redis fan-out, a deserialisation and a dispatch round per
 event per socket, where this costs one of each per process.
 
-The write path sends notifications, not events (``tournaments.events``): a worker
+The write path sends notifications, not events (``tournaments.live.events``): a worker
 claims, plays, records and says what changed. The events are built here, in the
 web tier, and only for competitions that someone watches in this process:
 
 * a notification (``competition.changed``) is folded into the competition's
-  pending :class:`tournaments.events.Changes`, and built into events by
+  pending :class:`tournaments.live.events.Changes`, and built into events by
   :func:`tournaments.watching.stream.live_events` (on the database thread) in
   two lanes. The **matches** lane (``match.started`` and ``match.finished``, a few
   rows each) builds at once, one build at a time, on a database thread of its own
@@ -48,7 +48,7 @@ Sockets that connect at the same moment (a server restart, a link shared in a
 club) share one reading of the snapshot (:meth:`Fanout.snapshot`).
 
 Only staff sockets (:attr:`Outbox.staff`) receive the events as broadcast; the
-others get :func:`tournaments.events.public_event_text` of each, which names no
+others get :func:`tournaments.live.events.public_event_text` of each, which names no
 worker process (host or pid).
 """
 
@@ -65,7 +65,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from tournaments.events import (
+from tournaments.live.events import (
     CHANGED,
     STANDINGS_UPDATED,
     Changes,

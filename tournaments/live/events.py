@@ -15,7 +15,7 @@ group ``competition.<id>`` (:func:`notify`)::
 failed or reaped). A notification holds no data the worker read back: it costs
 the recorder no query.
 
-The web tier turns notifications into the events below (``tournaments.fanout``,
+The web tier turns notifications into the events below (``tournaments.sockets.fanout``,
 only in processes where someone watches the competition): the match events at
 once, one build at a time, and the panels' snapshots at most four times a second
 per competition however fast results arrive, each build reading the database
@@ -88,7 +88,7 @@ connected at the time; a socket that (re)connects first receives a ``snapshot``
 of the current state, so nothing depends on having seen every event. Sending
 never breaks a service: if the channel layer is down the failure is logged and
 the caller goes on. How a message carries them, and the thread that sends them, are
-``tournaments.relay``'s (its names are importable from here too).
+``tournaments.live.relay``'s (its names are importable from here too).
 """
 
 from __future__ import annotations
@@ -106,18 +106,18 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from config.task_sending import PRIORITY_SUFFIXES
-from tournaments.relay import (
+from tournaments.live.relay import (
     CHANGED,
     RELAY_MESSAGE_TYPE,
     _group_send,
     relay_message,
 )
-from tournaments.relay import SEND_BACKLOG_MAX as SEND_BACKLOG_MAX
-from tournaments.relay import SEND_TICK_S as SEND_TICK_S
-from tournaments.relay import SEND_TIMEOUT_S as SEND_TIMEOUT_S
-from tournaments.relay import notifications_flush as notifications_flush
-from tournaments.relay import notifications_in as notifications_in
-from tournaments.relay import relay_batch as relay_batch
+from tournaments.live.relay import SEND_BACKLOG_MAX as SEND_BACKLOG_MAX
+from tournaments.live.relay import SEND_TICK_S as SEND_TICK_S
+from tournaments.live.relay import SEND_TIMEOUT_S as SEND_TIMEOUT_S
+from tournaments.live.relay import notifications_flush as notifications_flush
+from tournaments.live.relay import notifications_in as notifications_in
+from tournaments.live.relay import relay_batch as relay_batch
 
 log = logging.getLogger(__name__)
 
@@ -286,12 +286,12 @@ def notify(
     return broadcast(competition_id, note)
 
 
-# --- a match watched while it is played (tournaments.live) ---
+# --- a match watched while it is played (tournaments.live.publisher) ---
 
 #: The notification a worker sends to the group of a running match it published more
 #: of: ``{"type": "match.live", "match": 7, "games": 3, "over": false}`` (``games``: how
 #: many of its games are finished; ``over``: the match ended, recorded or not). The web
-#: tier reads what changed from the live store (``tournaments.match_fanout.MatchFanout``).
+#: tier reads what changed from the live store (``tournaments.sockets.match_fanout.MatchFanout``).
 MATCH_LIVE = "match.live"
 
 

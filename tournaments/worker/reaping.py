@@ -2,7 +2,7 @@
 and gives idle ladders a new batch (``tournaments.reap_matches`` runs it).
 
 Running matches whose lease ran out, or whose worker process stopped beating
-(``config.liveness``), are queued again (``tournaments.leases``: the same rule as a
+(``config.liveness``), are queued again (``config.leases``: the same rule as a
 claim's); queued matches whose deadline passed are sent again; pending matches never
 queued are queued; rounds and challenges whose recorder died are closed.
 """
@@ -16,8 +16,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config import metrics
-from tournaments import leases, selectors, services
+from config import leases, metrics
+from tournaments import selectors, services
 from tournaments.models import Competition, Match
 from tournaments.services.queue import (
     Sender,

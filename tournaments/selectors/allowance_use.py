@@ -3,7 +3,7 @@
 The allowances, their limits and their refusal are ``bots.allowances``; this module
 counts what a user uses of those that concern competitions' work and checks them for
 the services (``tournaments.services.entry_create``,
-``tournaments.version_tests.version_test_create``,
+``tournaments.worker.version_tests.version_test_create``,
 ``tournaments.challenges.challenge_create``: :func:`challenge_allowed`). Organisers' own
 competitions are limited by their own settings (the games per match, the entries they
 accept), not by the organiser's personal allowance: an entry into a competition its

@@ -38,7 +38,7 @@ from tournaments.ratings import soft_play
 
 log = logging.getLogger(__name__)
 
-#: The task that counts a competition's uncounted games (``tournaments.tasks``).
+#: The task that counts a competition's uncounted games (``tournaments.worker.tasks``).
 TASK = "tournaments.chances_count"
 #: Records read and counted per query.
 BATCH = 200

@@ -1,7 +1,7 @@
 """Running matches on many workers: claim, lease, play, record, release, fail, reap, enqueue.
 
-The claims and the giving back live in ``tournaments.claims``, the periodic reaper in
-``tournaments.reaping``; this module plays a claimed match and drains a list of them,
+The claims and the giving back live in ``tournaments.worker.claims``, the periodic reaper in
+``tournaments.worker.reaping``; this module plays a claimed match and drains a list of them,
 and re-exports the names of both so that callers find them here.
 
 A match moves ``pending -> queued -> running -> done`` (or ``failed``):
@@ -29,7 +29,7 @@ A match moves ``pending -> queued -> running -> done`` (or ``failed``):
   the task gives the match back with :func:`match_release` and retries it, or
   fails it with :func:`match_fail` after the last retry. No bot is charged.
 - While a match is played, its worker publishes each game as it finishes and the game
-  in progress (``tournaments.live``), so that it can be watched.
+  in progress (``tournaments.live.publisher``), so that it can be watched.
 - :func:`matches_reap` (periodic) requeues running matches whose lease expired,
   sends queued matches whose deadline passed, enqueues pending matches never
   queued, and gives idle ladders a new batch.
@@ -61,9 +61,13 @@ from functools import partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from config import fairshare, metrics
-from tournaments import drain, leases, live, services
-from tournaments.claims import (
+from config import fairshare, leases, metrics
+from tournaments import services
+from tournaments.live import publisher as live
+from tournaments.models import Competition, Match
+from tournaments.services.queue import TASK_LIST_MAX, Sender, send_match_tasks
+from tournaments.worker import drain
+from tournaments.worker.claims import (
     CLAIMABLE,
     CLAIMED_SEATS,
     FAILED,
@@ -85,10 +89,8 @@ from tournaments.claims import (
     match_release,
     worker_name,
 )
-from tournaments.models import Competition, Match
-from tournaments.reaping import Reaped, matches_reap
-from tournaments.services.queue import TASK_LIST_MAX, Sender, send_match_tasks
-from tournaments.tenants import _day_of, match_tenants, tenants_of
+from tournaments.worker.reaping import Reaped, matches_reap
+from tournaments.worker.tenants import _day_of, match_tenants, tenants_of
 
 __all__ = [
     "CLAIMABLE",
@@ -290,7 +292,7 @@ def matches_execute(
     one match goes to ``on_fault`` (which gives it back for a retry of its own) and the
     next is tried. A fault outside any match (reading the list) raises.
 
-    A worker that drains (``tournaments.drain``) claims nothing more: what waits is left
+    A worker that drains (``tournaments.worker.drain``) claims nothing more: what waits is left
     for the caller to send again; a match interrupted at the end of the drain's grace
     period is given back (:func:`match_give_back`) and left too.
 

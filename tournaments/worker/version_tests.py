@@ -4,14 +4,14 @@
 :class:`~tournaments.models.VersionTest`; after commit one
 ``tournaments.version_test_run`` task is sent. :func:`version_test_play` (the
 task's body) claims the test with a guarded status change and plays duplicate
-deals between the two versions (``tournaments.sprt``: uploaded versions
+deals between the two versions (``tournaments.worker.sprt_deals``: uploaded versions
 sandboxed, built-in ones in-process), writing the counts, the LLR and any
 decision after every deal. It plays for about :data:`SLICE_S` seconds, then
 gives the test back as pending and sends the task again, so no task runs long
 and a test whose worker died is taken over once its lease expires (the reaper sends
 it again: :func:`version_tests_reap`); it resumes at the next deal and plays the same
 deals it would have played anyway. Between two decisions the worker looks whether the
-test is still its own (``tournaments.leases.watch``): a cancelled test stops there.
+test is still its own (``config.leases.watch``): a cancelled test stops there.
 """
 
 from __future__ import annotations
@@ -37,14 +37,15 @@ from bots.referee.players import Player
 from bots.referee.seating import seat_player
 from bots.sandbox.errors import SandboxUnavailable
 from bots.services import bot_version_path
-from config import liveness
+from config import leases, liveness
 from config.task_sending import send_task
-from tournaments import allowances, drain, leases
 from tournaments.models import VersionTest
 from tournaments.ratings.confidence import Sprt, SprtResult
+from tournaments.selectors import allowance_use as allowances
 from tournaments.services import is_partnership
 from tournaments.services.queue import queue_deadline
-from tournaments.sprt import PlayerFactory, deal_scores
+from tournaments.worker import drain
+from tournaments.worker.sprt_deals import PlayerFactory, deal_scores
 
 #: A task plays deals for about this many seconds, then sends itself again: short, so
 #: that a slot of the users' lane is free for the next person's upload within seconds.
@@ -81,7 +82,7 @@ FILLER = "random"
 
 Status = VersionTest.Status
 Sender = Callable[[int], None]
-#: The Celery task that plays a slice of a version test (``tournaments.tasks``).
+#: The Celery task that plays a slice of a version test (``tournaments.worker.tasks``).
 VERSION_TEST_TASK = "tournaments.version_test_run"
 
 
@@ -90,7 +91,7 @@ def send_version_test_task(test_id: int) -> None:
     taken after every other kind of work (``CARDROOM_QUEUES``; found by name in the app's
     registry, ``config.task_sending``: the tasks module calls this one, never the reverse).
     A pending test's ``lease_until`` becomes its requeue deadline, as a queued match's
-    (``tournaments.version_test_requeue``: the reaper sends again a lost message)."""
+    (``tournaments.worker.version_test_requeue``: the reaper sends again a lost message)."""
     VersionTest.objects.filter(pk=test_id, status=Status.PENDING).update(
         lease_until=queue_deadline()
     )
@@ -189,7 +190,7 @@ def version_test_create(
     not passed its validation in, SPRT parameters outside
     :data:`LIMITS`, or ``max_games`` below one deal or above :data:`MAX_GAMES`, and
     ``AllowanceExceeded`` beyond the owner's open version tests or version-test games
-    of the day (``tournaments.allowances``). The task is sent after commit (never with
+    of the day (``tournaments.selectors.allowance_use``). The task is sent after commit (never with
     ``send=None``).
     """
     staff = by is not None and by.is_authenticated and by.is_staff
@@ -314,7 +315,7 @@ class _Hold:
 
 
 def _claim(test_id: int) -> _Hold | None:
-    """Take test ``test_id`` with a lease (``tournaments.leases``): pending, or running
+    """Take test ``test_id`` with a lease (``config.leases``): pending, or running
     with an expired lease (its worker is gone); None if it is not claimable."""
     now = timezone.now()
     claimed = leases.claimed(VersionTest, lease_s=LEASE_S, now=now)
@@ -330,7 +331,7 @@ class _OutOfTime(Exception):
 
 
 def _watch(hold: _Hold, started: float) -> Callable[..., None]:
-    """The check between two decisions: :class:`~tournaments.leases.ClaimLost` once the
+    """The check between two decisions: :class:`~config.leases.ClaimLost` once the
     test is cancelled or taken over, :class:`_OutOfTime` once the task nears its limit."""
     held = leases.watch(hold.still_held)
     task_limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
@@ -419,7 +420,7 @@ def _play(test: VersionTest, hold: _Hold, slice_s: float) -> str:
 
 def version_test_give_back(*, test_id: int, send: Sender | None = send_version_test_task) -> bool:
     """A running test back to pending and sent again, because its worker stops
-    (``tournaments.drain``): the deal that was in play was not saved and is played again
+    (``tournaments.worker.drain``): the deal that was in play was not saved and is played again
     from its seed. False if the test was not running."""
     given = bool(
         VersionTest.objects.filter(pk=test_id, status=Status.RUNNING).update(
@@ -479,9 +480,9 @@ def _save(hold: _Hold, counts: dict[float, float], result: SprtResult, done: boo
 
 def version_test_cancel(*, test: VersionTest, by) -> VersionTest:
     """Stop ``test`` for good: no more of its deals are played (a slice in play stops
-    between two decisions, within :data:`tournaments.leases.WATCH_S` and one decision; the
+    between two decisions, within :data:`config.leases.WATCH_S` and one decision; the
     deal cut off is not counted). What it played so far stays, and only that counts against
-    the owner's version-test games of the day (``tournaments.allowances``).
+    the owner's version-test games of the day (``tournaments.selectors.allowance_use``).
 
     Only the bot's owner and staff may cancel. Raises ``PermissionDenied`` for anyone else
     and ``ValidationError`` for a test that is already over (done, failed or cancelled).

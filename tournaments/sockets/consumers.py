@@ -4,17 +4,17 @@ The consumer relays and never writes: it checks who may watch (public
 competitions for everyone, private ones for their organisers and staff; anyone
 else is closed with code 4403), sends a ``snapshot`` of the current state, then
 forwards the events its process's fan-out builds from the notifications the
-services send (``tournaments.events``, ``tournaments.fanout``). Worker
+services send (``tournaments.live.events``, ``tournaments.sockets.fanout``). Worker
 processes (host and pid) are named to staff only: the others' snapshot and
 ``queue.status`` events carry opaque labels instead.
 
 Events reach the sockets through this process's fan-out of the competition
-(``tournaments.fanout``): one channel-layer subscription per process and
+(``tournaments.sockets.fanout``): one channel-layer subscription per process and
 competition, however many sockets watch it. A frame holds one event (a JSON
 object) or several, in order, as a JSON array (the events of one moment, or
 those that piled up behind a slow write). The panels' events (standings, rounds,
 problem bots, queue) are built at most once per
-:attr:`tournaments.fanout.Fanout.panels_interval_s`, always as of the build.
+:attr:`tournaments.sockets.fanout.Fanout.panels_interval_s`, always as of the build.
 Sockets connecting together share one reading of the snapshot.
 """
 
@@ -30,11 +30,11 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 
 from config import metrics
-from tournaments.fanout import Outbox, join_frames, unwatch, watch
-from tournaments.match_fanout import unwatch_match, watch_match
 from tournaments.models import Competition, Match
 from tournaments.permissions import can_manage
 from tournaments.selectors import competitions_visible_to
+from tournaments.sockets.fanout import Outbox, join_frames, unwatch, watch
+from tournaments.sockets.match_fanout import unwatch_match, watch_match
 from tournaments.watching.live_match import live_events, shown_seats
 from tournaments.watching.panels import competition_snapshot
 
@@ -149,7 +149,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
     Relays only: it checks that the user may watch the match's competition (else
     closes with code 4403), sends the current state first (``live.games``, the game's
     ``live.steps`` from its first step, or ``live.over``), then the events of this
-    process's :class:`tournaments.match_fanout.MatchFanout`. Every step is in the public
+    process's :class:`tournaments.sockets.match_fanout.MatchFanout`. Every step is in the public
     view; a seat's owner also gets that seat's own cards where the competition's
     full-view rule allows it, never another seat's.
     """

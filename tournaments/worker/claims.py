@@ -1,9 +1,9 @@
 """Claiming a match for a worker, and giving it back: the guarded changes of a match's
-status around its play (``tournaments.execution`` plays it).
+status around its play (``tournaments.worker.execution`` plays it).
 
 - :func:`match_claim` is a guarded status change (a single conditional
   ``UPDATE``): only a queued or pending match, or a running one whose lease
-  expired, can be claimed (``tournaments.leases``). The claim sets ``claimed_by`` and
+  expired, can be claimed (``config.leases``). The claim sets ``claimed_by`` and
   ``lease_until`` and bumps ``attempts``; a second delivery of the same task claims
   nothing.
 - Errors of the infrastructure (:data:`INFRASTRUCTURE_ERRORS`) raise
@@ -12,7 +12,7 @@ status around its play (``tournaments.execution`` plays it).
   that stops gives its match back unplayed (:func:`match_give_back`). No bot is charged.
 
 On PostgreSQL the claim commits without waiting for the WAL to reach the disk
-(:func:`async_commit_allowed`; ``tournaments.execution`` says why that is safe).
+(:func:`async_commit_allowed`; ``tournaments.worker.execution`` says why that is safe).
 """
 
 from __future__ import annotations
@@ -34,10 +34,13 @@ from django.utils import timezone
 
 from bots.models import Bot
 from bots.sandbox.errors import SandboxUnavailable
-from tournaments import events, leases, recording, services
+from config import leases
+from tournaments import services
 from tournaments.formats.common import PARTNER_TABLE_SIZE
+from tournaments.live import events
 from tournaments.models import Competition, Entry, Match, MatchSeat
 from tournaments.services import ClaimedSeat
+from tournaments.services import record_statements as recording
 from tournaments.services.queue import (
     Sender,
     announce_queue_status_of_match,
@@ -56,7 +59,7 @@ INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 RECORDED, SKIPPED, REFUSED, FAILED = "recorded", "skipped", "refused", "failed"
-#: The outcome of a match given back unplayed by a worker that stops (tournaments.drain).
+#: The outcome of a match given back unplayed by a worker that stops (tournaments.worker.drain).
 GIVEN_BACK = "given back"
 #: A match that gave its turn (its tenants over their share: ``config.fairshare``).
 YIELDED = "yielded"
@@ -184,7 +187,7 @@ def match_claim_with_seats(
     """Take ``match_id`` for ``claimed_by`` with a lease: the match and its seats as the
     claim read them (on PostgreSQL; elsewhere no seat); None if it is not claimable.
 
-    Claimable (``tournaments.leases``): pending, queued, or running with an expired lease
+    Claimable (``config.leases``): pending, queued, or running with an expired lease
     (its worker is gone), unless its competition is paused. One conditional
     ``UPDATE ... RETURNING`` (the claim and the read of the claimed row, on PostgreSQL with
     its competition and its seats with their entries' ratings, in one statement), so two
@@ -342,7 +345,7 @@ def match_release(*, match_id: int, claimed_by: str, error: str, retry_in_s: flo
 
 
 def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match_tasks) -> bool:
-    """Give a held match back unplayed because its worker stops (``tournaments.drain``):
+    """Give a held match back unplayed because its worker stops (``tournaments.worker.drain``):
     queued again and sent at once, its claim not counted as an attempt (the match did
     nothing wrong) and nothing recorded, so no bot is charged. False if ``claimed_by``
     no longer holds it (it was recorded meanwhile, or taken over) or the database cannot

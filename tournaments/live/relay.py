@@ -1,7 +1,7 @@
 """Carrying events and notifications over the channel layer: the message that carries
 one (encoded once for every socket), several notifications of one competition as one
 message, and this process's sender, a thread that sends what the writers hand over
-without making them wait (``tournaments.events`` announces through it and re-exports
+without making them wait (``tournaments.live.events`` announces through it and re-exports
 its names).
 """
 

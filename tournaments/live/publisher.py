@@ -1,9 +1,9 @@
 """Watching a match while it is played: what the worker publishes and where.
 
-A worker playing a match (``tournaments.execution.match_execute``) hands the referee two
+A worker playing a match (``tournaments.worker.execution.match_execute``) hands the referee two
 callbacks (``bots.referee.match.play_match``'s ``on_game`` and ``on_action``) that a
 :class:`LivePublisher` turns into writes to the cache (Redis in production, the
-``default`` cache of the settings) and a :func:`tournaments.events.notify_match` to the
+``default`` cache of the settings) and a :func:`tournaments.live.events.notify_match` to the
 match's group. Two kinds of keys, each with a time to live of the match's time limit:
 
 - ``cardroom-live:<match>`` (the head): the claim it belongs to, a summary of each
@@ -42,7 +42,7 @@ from django.conf import settings
 from django.core.cache import caches
 
 from bots.referee.match import GameResult
-from tournaments import events
+from tournaments.live import events
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def live_record(*, match_id: int, token: str, index: int) -> dict[str, Any] | No
 
 
 def play_callbacks(publisher: LivePublisher | None, held: Callable[..., Any]) -> dict[str, Any]:
-    """The callbacks of ``services.match_play`` (``tournaments.execution``) that publish the
+    """The callbacks of ``services.match_play`` (``tournaments.worker.execution``) that publish the
     match as it is played and, between two decisions, stop it once its worker no longer
     holds it (``held``: a ``leases.watch``, with its ``look_at``).
 

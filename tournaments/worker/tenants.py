@@ -52,7 +52,7 @@ def forget() -> None:
 def match_tenants(match: Match, seats: list[ClaimedSeat]) -> list[str | None]:
     """Who a match's worker seconds are charged to (``config.fairshare``): its competition
     and the owner of each bot at its table (house bots have none; linked accounts as one:
-    ``tournaments.tenants``), as the claim read them."""
+    ``tournaments.worker.tenants``), as the claim read them."""
     owners = {s.owner_id for s in seats}
     return [fairshare.competition(match.competition_id), *owner_tenants(owners)]
 

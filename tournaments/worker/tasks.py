@@ -1,4 +1,4 @@
-"""Celery tasks: another door into the services (tournaments.execution).
+"""Celery tasks: another door into the services (tournaments.worker.execution).
 
 Tasks take ids, re-read the database and are safe to run twice: a second
 delivery of ``match_run`` finds the match claimed or done and does nothing.
@@ -17,10 +17,11 @@ from django.db import close_old_connections
 
 from config import fairshare, pacing
 from config.task_sending import send_task, waiting
-from tournaments import chances, drain, execution, tenants, version_test_requeue, version_tests
-from tournaments import waiting as work_waiting
+from tournaments.integrity import chances
 from tournaments.models import Competition, VersionTest
 from tournaments.services import queue as match_queue
+from tournaments.worker import drain, execution, tenants, version_test_requeue, version_tests
+from tournaments.worker import queue_places as work_waiting
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def match_run(self, match_id: int, yields: int = 0) -> str:
 
     Infrastructure faults give the match back and retry with backoff, up to
     ``CARDROOM_MATCH_MAX_RETRIES`` times; then the match is ``failed``.
-    A worker that stops (``tournaments.drain``) claims nothing more (the message is sent
+    A worker that stops (``tournaments.worker.drain``) claims nothing more (the message is sent
     again) and gives back a match still in play at the end of its grace period. Once the
     match is taken, its competition's next waiting matches are sent (turns:
     :func:`queue.competition_top_up`).
@@ -120,7 +121,7 @@ def _gives_turn(match_id: int, yields: int, delivery_info: dict | None) -> bool:
 
 def _others(found: set[str], owners: str | None | list[str]) -> bool:
     """Whether work of an owner other than ``owners`` is among the waiting tenants
-    ``found`` (``tournaments.waiting.tenants_waiting``: accounts linked as one person
+    ``found`` (``tournaments.worker.queue_places.tenants_waiting``: accounts linked as one person
     counting as one, a table of house bots alone nobody's); with no owner, any."""
     mine = {owners} if owners is None or isinstance(owners, str) else set(owners)
     return bool({t for t in found if t.startswith("owner:")} - mine)
@@ -206,7 +207,7 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
     A match that hits an infrastructure fault is given back and retried by a
     ``match_run`` task of its own, as if it had been sent alone; a fault outside any
     match (the database gone) retries this task with backoff. A worker that stops
-    (``tournaments.drain``) sends what is left again; the competition's matches that wait
+    (``tournaments.worker.drain``) sends what is left again; the competition's matches that wait
     for a turn are sent at the start and at the end (:func:`queue.competition_top_up`).
     """
     if match_ids:
@@ -269,7 +270,7 @@ def _publish(task, args: list, **options) -> None:
 @shared_task(name=chances.TASK, soft_time_limit=600, time_limit=630)
 def chances_count(competition_id: int) -> int:
     """Count the soft-play tallies of a competition's games recorded without them
-    (``tournaments.chances``; on the default queue, sent when a round closes); the number
+    (``tournaments.integrity.chances``; on the default queue, sent when a round closes); the number
     counted. Safe to run twice: a second run finds nothing left to count."""
     competition = Competition.objects.filter(pk=competition_id).first()
     return 0 if competition is None else chances.count(competition=competition)
@@ -313,7 +314,7 @@ def version_test_run(self, test_id: int, yields: int = 0) -> str:
 
     Safe to run twice: a second delivery finds the test held or finished and does nothing.
     A worker that stops gives the test back at the end of its grace period (the deal in
-    play is played again from its seed by the next worker: ``tournaments.drain``). Its
+    play is played again from its seed by the next worker: ``tournaments.worker.drain``). Its
     seconds are charged to its bot's owner; an owner over their share lately gives the
     turn to other work that waits (``config.fairshare``), the test sent again for later.
     """

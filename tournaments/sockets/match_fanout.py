@@ -1,7 +1,7 @@
 """Process-local fan-out of a match watched while it is played to the sockets watching it
 (its page, or one of its games in the replay viewer).
 
-As :mod:`tournaments.fanout` does for a competition, a process serving WebSockets
+As :mod:`tournaments.sockets.fanout` does for a competition, a process serving WebSockets
 subscribes once per match to the group ``match.<id>`` (:class:`MatchFanout`) and builds
 the events once from what the worker published (``tournaments.watching.live_match``),
 for all the sockets of the process; each socket gets the steps of the game it follows,
@@ -19,10 +19,10 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from tournaments.events import (
+from tournaments.live.events import (
     match_group_name,
 )
-from tournaments.fanout import Outbox, _Reading, join_frames
+from tournaments.sockets.fanout import Outbox, _Reading, join_frames
 from tournaments.watching.live_match import live_events as live_match_events
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class MatchFanout:
     """The sockets of this process that watch one running match (its page, or one of its
     games in the replay viewer), fed by one subscription to ``match.<id>``.
 
-    A worker's notification (``tournaments.events.MATCH_LIVE``) starts a build
+    A worker's notification (``tournaments.live.events.MATCH_LIVE``) starts a build
     (:func:`tournaments.watching.live_match.live_events`, on the database thread): one at a
     time, the notifications that arrive meanwhile go into the next. Each build is
     encoded once for all the sockets: ``live.games`` to every socket when a game

@@ -10,7 +10,7 @@ makes a warm shutdown: Celery takes no new message and waits for the running tas
 - the match in play (inside :func:`playing`) may finish for ``grace_s`` seconds
   (``CARDROOM_DRAIN_GRACE_S``); then :class:`DrainTimeout` is raised in it, and the task
   gives the match back to the queue unplayed and uncharged
-  (``tournaments.execution.match_give_back``).
+  (``tournaments.worker.execution.match_give_back``).
 
 A process killed outright (SIGKILL, or the end of the stop timeout) loses nothing
 either: its match stays claimed under its lease, and the reaper requeues it when the

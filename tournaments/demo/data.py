@@ -4,7 +4,7 @@ and a ladder, then the standing open ladders), the matches a previous run left t
 again, the standings and the banner it prints, the children's environment and the
 SQLite options that let them share a database.
 
-The processes it starts are ``tournaments.demo``'s; the command itself
+The processes it starts are ``tournaments.demo.processes``'s; the command itself
 (``tournaments/management/commands/demo.py``) puts the two together.
 """
 
@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tournaments import execution, ladders, selectors, services
-from tournaments.demo import table
+from tournaments import ladders, selectors, services
+from tournaments.demo.processes import table
 from tournaments.models import Competition, Match
+from tournaments.worker import execution
 
 BUILTINS = ("random", "greedy")
 #: The demo competitions: (name, variant, kind, format, games per match). Each game

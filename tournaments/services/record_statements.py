@@ -283,7 +283,7 @@ def match_store(
     they for it (a pairing only key-share locks the competition row that a recording
     updates last).
     With ``synchronous_commit`` False the transaction commits without waiting for the
-    disk (``tournaments.execution`` says when that is safe).
+    disk (``tournaments.worker.execution`` says when that is safe).
     """
     writes, params = _result_writes(
         match_id=match_id, done=done, claimed_by=claimed_by, games=games, seats=seats,
