@@ -42,7 +42,7 @@ GAMES = "The engines import nothing of ours but games"
 LEAF = "Live events are a leaf: the write path's notifications import no model, read or write"
 LAYERS = (
     "tournaments is layered: its commands and admin, its two tiers (the sockets, the worker), "
-    "challenges and ladders, services, what watchers see, reads, models, the live events"
+    "services, what watchers see, reads, models, the live events"
 )
 ACYCLIC = "No import cycles between the modules of any package"
 SERVICES = (

@@ -21,7 +21,7 @@ class Competition(models.Model):
         LEAGUE_SEASON = "league-season"
         TOURNAMENT = "tournament"
         LADDER = "ladder"
-        #: The hidden competition of one challenge (``tournaments.challenges``): never
+        #: The hidden competition of one challenge (``tournaments.services.challenges``): never
         #: listed, rated or ranked; its matches are seen by the owners of its bots.
         CHALLENGE = "challenge"
 
@@ -108,7 +108,7 @@ class Competition(models.Model):
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_competitions"
     )
-    #: One of the installation's standing open ladders (``tournaments.ladders``): the
+    #: One of the installation's standing open ladders (``tournaments.selectors.ladders``): the
     #: variant it stands for ("manni-basic", ...); "" for every other competition.
     standing = models.CharField(max_length=24, blank=True, default="", editable=False)
     #: League seasons: the most entries a division holds (the entries are cut into divisions
@@ -171,7 +171,7 @@ class Competition(models.Model):
 
 
 #: The kinds and formats an organiser creates (a challenge's competition is made by its
-#: challenge alone: ``tournaments.challenges``).
+#: challenge alone: ``tournaments.services.challenges``).
 ORGANISED_KINDS = [c for c in Competition.Kind.choices if c[0] != Competition.Kind.CHALLENGE]
 ORGANISED_FORMATS = [c for c in Competition.Format.choices if c[0] != Competition.Format.CHALLENGE]
 
@@ -394,7 +394,7 @@ class RatingEvent(models.Model):
 
 
 class VersionTest(models.Model):
-    """An SPRT of a bot's new version against its old one (``tournaments.worker.version_tests``).
+    """An SPRT of a bot's new version against its old one (``tournaments.services.version_tests``).
 
     ``counts`` maps each trial score (a fraction of the grid, such as ``"3/4"``) to its
     number of trials; ``trials``, ``llr`` and ``decision`` follow from it. A worker plays it in
@@ -444,7 +444,7 @@ class VersionTest(models.Model):
 
 class Challenge(models.Model):
     """An author's request for unrated games of one of their ready versions against chosen
-    opponents (``tournaments.challenges``).
+    opponents (``tournaments.services.challenges``).
 
     Its games are the matches of its own hidden competition (kind and format
     ``challenge``): played like any other match, on the challenges' queue, never rated,

@@ -1,7 +1,7 @@
 """The player at a seat: how every match fills its seats, whoever plays it.
 
 A competition's match (``tournaments.services.play``), a version test's deal
-(``tournaments.worker.version_tests``), a validation match (``bots.validation``) and the
+(``tournaments.worker.version_test_slices``), a validation match (``bots.validation``) and the
 commands' matches (``manage.py match``, ``manage.py sprt``: ``bots.referee.specs``) all
 take their players from :func:`seat_player`: a built-in runs in-process, seeded from the
 match's seed and its seat (:func:`player_seed`); a bot program runs from its path,

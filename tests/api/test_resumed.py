@@ -26,7 +26,8 @@ from bots.services.validation_requeue import bot_versions_requeue
 from config import liveness
 from tests.factories import builtin_version
 from tournaments.models import Challenge, Match, VersionTest
-from tournaments.worker import execution, tasks, version_tests
+from tournaments.worker import execution, tasks
+from tournaments.worker import version_test_slices as version_tests
 
 pytestmark = [
     pytest.mark.django_db,

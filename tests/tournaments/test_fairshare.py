@@ -182,7 +182,7 @@ def test_one_owners_challenges_leave_a_users_slot_to_anothers_quick_game(tmp_pat
 
     from bots.models import Bot
     from tests.factories import builtin_version
-    from tournaments import challenges
+    from tournaments.services import challenges
 
     def author(name: str) -> tuple:
         user = get_user_model().objects.create_user(name, password="pw-123456789")

@@ -402,14 +402,13 @@ def ask_users_work(owner) -> tuple[list, object]:
     """A challenge of 24 games, a quick game and a version test of 40 games at most,
     of built-in versions of ``owner``'s, asked as the API's and the site's views do."""
     from tests.factories import builtin_version
-    from tournaments import challenges
-    from tournaments.worker import version_tests
+    from tournaments.services import challenge_requests, challenges, version_tests
 
     mine = Bot.objects.create(owner=owner, name="house", builtin="random")
     builtin_version(mine, 1, "random")
     builtin_version(mine, 2, "random")
     asked = []
-    for games in (24, challenges.QUICK_GAME):
+    for games in (24, challenge_requests.QUICK_GAME):
         with transaction.atomic():
             asked.append(
                 challenges.challenge_create(

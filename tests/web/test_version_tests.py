@@ -16,7 +16,8 @@ from tests.factories import builtin_version, logged_in, make_user, passed, play_
 from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
 from tournaments.models import VersionTest
-from tournaments.worker import tasks, version_tests
+from tournaments.services import version_tests
+from tournaments.worker import tasks
 from web.words import version_test_outcome
 
 pytestmark = pytest.mark.django_db

@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.services import builtin_bots_ensure
-from tournaments import ladders, selectors, services
+from tournaments import selectors, services
 from tournaments.demo.processes import table
 from tournaments.models import Competition, Match
+from tournaments.services import ladders
 from tournaments.worker import execution
 
 BUILTINS = ("random", "greedy")
@@ -110,7 +111,7 @@ def demo_competition(*, name, variant, kind, format, games, bots, created_by) ->
 
 def demo_competitions(entrants: list[Bot], admin) -> list[Competition]:
     """One unfinished demo competition per family: reused if there is one, else started;
-    then the standing open ladders (``tournaments.ladders``)."""
+    then the standing open ladders (``tournaments.selectors.ladders``)."""
     out = []
     for prefix, variant, kind, format, games in DEMO_COMPETITIONS:
         existing = Competition.objects.filter(name__startswith=prefix, variant=variant)

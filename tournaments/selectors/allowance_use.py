@@ -3,8 +3,8 @@
 The allowances, their limits and their refusal are ``bots.allowances``; this module
 counts what a user uses of those that concern competitions' work and checks them for
 the services (``tournaments.services.entry_create``,
-``tournaments.worker.version_tests.version_test_create``,
-``tournaments.challenges.challenge_create``: :func:`challenge_allowed`). Organisers' own
+``tournaments.services.version_tests.version_test_create``,
+``tournaments.services.challenges.challenge_create``: :func:`challenge_allowed`). Organisers' own
 competitions are limited by their own settings (the games per match, the entries they
 accept), not by the organiser's personal allowance: an entry into a competition its
 maker manages is not counted.
@@ -109,7 +109,7 @@ def version_test_allowed(*, user, games: int) -> None:
 
 
 def challenges_open(*, user) -> int:
-    """``user``'s challenges still running (``tournaments.challenges``)."""
+    """``user``'s challenges still running (``tournaments.services.challenges``)."""
     return Challenge.objects.filter(created_by_id=user.pk, status=Challenge.Status.RUNNING).count()
 
 

@@ -175,7 +175,7 @@ def _match_store_played(
 
 def is_rated(competition: Competition) -> bool:
     """Whether the results of ``competition`` move ratings and standings: a challenge's
-    never do (``tournaments.challenges``)."""
+    never do (``tournaments.services.challenges``)."""
     return competition.kind != Competition.Kind.CHALLENGE
 
 

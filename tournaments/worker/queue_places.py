@@ -4,7 +4,7 @@ The users' lane takes its queues in order (docs/queues.md): validations, then
 challenges, then version tests. A challenge that has not started waits behind every
 validation queued and the challenges that asked before it (each takes a turn of its
 competition's window); a version test behind all of those and the tests that asked
-before it (each plays a slice, ``tournaments.worker.version_tests.SLICE_S``, then goes to the
+before it (each plays a slice, ``tournaments.worker.version_test_slices.SLICE_S``, then goes to the
 back). The estimate divides that work by the work of the users' lane running now (at
 least one slot), with a validation's length from the last ones
 (``bots.waiting.validation_length_s``) and a challenge match's from the last ones.
@@ -20,7 +20,7 @@ from tournaments.models import Challenge, Competition, Match, VersionTest
 
 #: A challenge match's length when none has been played yet (seconds).
 DEFAULT_MATCH_S = 5.0
-#: A version test's turn at a slot: a slice (``tournaments.worker.version_tests.SLICE_S``).
+#: A version test's turn at a slot: a slice (``tournaments.worker.version_test_slices.SLICE_S``).
 TEST_SLICE_S = 20.0
 OPEN = (Match.Status.QUEUED, Match.Status.PENDING)
 

@@ -20,7 +20,8 @@ from config.task_sending import send_task, waiting
 from tournaments.integrity import chances
 from tournaments.models import Competition, VersionTest
 from tournaments.services import queue as match_queue
-from tournaments.worker import drain, execution, tenants, version_test_requeue, version_tests
+from tournaments.services import version_tests
+from tournaments.worker import drain, execution, tenants, version_test_requeue, version_test_slices
 from tournaments.worker import queue_places as work_waiting
 
 log = logging.getLogger(__name__)
@@ -282,7 +283,7 @@ def matches_reap() -> dict[str, list[int]]:
     ones, feed idle ladders, send the matches whose turn came; send again the version tests
     whose worker died, and those whose message was lost (their requeue deadline passed)."""
     return {
-        "version_tests": version_tests.version_tests_reap(),
+        "version_tests": version_test_slices.version_tests_reap(),
         "version_tests_resent": version_test_requeue.version_tests_resend(),
         **asdict(execution.matches_reap()),
     }
@@ -310,7 +311,7 @@ def _test_gives_turn(test_id: int, owner: str | None, queue: str, yields: int) -
 
 @shared_task(bind=True, name="tournaments.version_test_run", max_retries=None)
 def version_test_run(self, test_id: int, yields: int = 0) -> str:
-    """Play a slice of version test ``test_id``; see :func:`version_tests.version_test_play`.
+    """Play a slice of version test ``test_id``; see :func:`version_test_slices.version_test_play`.
 
     Safe to run twice: a second delivery finds the test held or finished and does nothing.
     A worker that stops gives the test back at the end of its grace period (the deal in
@@ -330,9 +331,9 @@ def version_test_run(self, test_id: int, yields: int = 0) -> str:
     fairshare.begin([owner], day_of=owner)
     try:
         with drain.playing():
-            return version_tests.version_test_play(test_id=test_id)
+            return version_test_slices.version_test_play(test_id=test_id)
     except drain.DrainTimeout:
-        version_tests.version_test_give_back(test_id=test_id)
+        version_test_slices.version_test_give_back(test_id=test_id)
         return execution.GIVEN_BACK
     finally:
         fairshare.end()

@@ -1,7 +1,7 @@
 """The version tests whose message was lost: sent again by the reaper.
 
 A pending test waits for a worker with a requeue deadline (its ``lease_until``, set as its
-task is sent: ``tournaments.worker.version_tests.send_version_test_task``), as a queued match
+task is sent: ``tournaments.services.version_tests.send_version_test_task``), as a queued match
 does. A broker restarted without persistence loses the messages that waited in it; no
 worker ever takes those tests, and their deadline passes. The reaper sends them again.
 """
@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.models import VersionTest
-from tournaments.worker.version_tests import Sender, send_version_test_task
+from tournaments.services.version_tests import Sender, send_version_test_task
 
 
 def version_tests_resend(*, send: Sender | None = send_version_test_task) -> list[int]:

@@ -31,10 +31,10 @@ from tournaments.selectors import (
     entry_outlook,
     played_seats,
     rating_history_for_entry,
+    version_tests,
 )
 from tournaments.services import entries_open_statuses
 from tournaments.worker import queue_places as work_waiting
-from tournaments.worker import version_tests
 from web import words
 
 #: The bot page lists this many recent matches and this many most frequent opponents.
