@@ -144,13 +144,8 @@ def _checked_settings(fields: dict[str, Any]) -> games.Game:
         partnerships=partnerships,
     )
     seeding = check_seeding(kind, fields["seeding"], fields["seeding_seed"])
-    _check_time_control(
-        game.num_players,
-        fields["games_per_match"],
-        fields["move_ms"],
-        fields["bank_ms"],
-        fields["pace_ms"],
-    )
+    timing = (fields[name] for name in ("games_per_match", "move_ms", "bank_ms", "pace_ms"))
+    _check_time_control(game.num_players, *timing)
     fields.update(options=dict(game.options), partnerships=partnerships, seeding=seeding)
     return game
 
