@@ -3,7 +3,7 @@
 A competition of its own (``--breakdown-entries``, the same variant and games) is played
 here as ``bench.bulk``'s direct run plays it, each round's matches as one list
 (:func:`play_list`), each round first by the referee alone, with timers around the steps
-of ``tournaments.execution.match_execute``: the claim made on its own (a list's first;
+of ``tournaments.worker.execution.match_execute``: the claim made on its own (a list's first;
 the others go with the recording before them), the play (the referee with the match's
 watchers, and the seating around it), the recording (its game rows, the rating math, the
 one statement with the next match's claim, the round's closing and the rest), what is
@@ -23,15 +23,15 @@ from typing import Any
 
 #: (module, attribute, step): the functions timed, each where its caller looks it up.
 STEPS = (
-    ("tournaments.execution", "matches_execute", "list"),
-    ("tournaments.execution", "match_execute", "match"),
-    ("tournaments.execution", "match_claim_with_seats", "claim"),
+    ("tournaments.worker.execution", "matches_execute", "list"),
+    ("tournaments.worker.execution", "match_execute", "match"),
+    ("tournaments.worker.execution", "match_claim_with_seats", "claim"),
     ("tournaments.services", "match_play", "play"),
     ("tournaments.services.play", "play_match", "referee in the match"),
     ("tournaments.services", "match_record", "record"),
     ("tournaments.services.record", "_game_rows", "game rows"),
     ("tournaments.services.record", "rating_rows", "rating math"),
-    ("tournaments.recording", "match_store_rated", "statement"),
+    ("tournaments.services.record_statements", "match_store_rated", "statement"),
     ("tournaments.services.record", "round_close_if_complete", "round closing"),
 )
 
@@ -142,7 +142,7 @@ def play_list(match_ids: list[int], *, claimed_by: str) -> None:
     """Play ``match_ids`` (a round's waiting matches) as one list, as a worker's
     ``tournaments.matches_run`` task does (``execution.matches_execute``: each match
     claimed in the round trip that records the one before it), here without Celery."""
-    from tournaments import execution
+    from tournaments.worker import execution
 
     def fault(match_id: int, fault: Exception) -> None:
         raise fault

@@ -26,7 +26,7 @@ compressed bytes a trace adds per decision (target: at most 10 % slower).
 ``--traces-only`` measures just that, without a database.
 
 A third row, ``live``, is what watching a match while it is played costs the worker
-(``tournaments.live``): longer matches played direct three ways taking turns match by
+(``tournaments.live.publisher``): longer matches played direct three ways taking turns match by
 match, publishing off, on as configured (a game published as it finishes, moves at
 most four times a second, nothing in a match's first half second: a quick match writes
 nothing), and on with every game written as it finishes from the first (no wait at
@@ -326,8 +326,10 @@ def run_live_cost(args) -> dict[str, Any]:
     writes a match makes, and each on-way's extra time over off."""
     from django.conf import settings
 
-    from tournaments import execution, live, services
+    from tournaments import services
+    from tournaments.live import publisher as live
     from tournaments.models import Match
+    from tournaments.worker import execution
 
     writes = [0]
     flush = live.LivePublisher.flush
@@ -618,8 +620,9 @@ def run_direct_paired(args, label: str) -> dict[str, Any]:
     """One competition played here with the metrics on for every other match and off for
     the rest, each match timed alone: a swing in the machine's speed hits both alike."""
     from config import metrics
-    from tournaments import execution, services
+    from tournaments import services
     from tournaments.models import Match
+    from tournaments.worker import execution
 
     comp = new_competition(args, label)
     spent = {True: 0.0, False: 0.0}

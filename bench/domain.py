@@ -166,7 +166,8 @@ def timed(fn, repeat: int) -> tuple[float, int]:
 
 
 def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
-    from tournaments import events, selectors, services
+    from tournaments import selectors, services
+    from tournaments.live import events
     from tournaments.models import Match, MatchSeat
     from tournaments.services import rounds
 
@@ -189,7 +190,7 @@ def measure(n: int, games_per_entry: int, repeat: int) -> dict[str, Any]:
     )
     record_ms, record_q = timed(record_one, repeat)
     # The live dashboard's events are built in the web tier from the recorder's
-    # notification (tournaments.events): time one build of a result's events.
+    # notification (tournaments.live.events): time one build of a result's events.
     from tournaments.watching.stream import live_events
 
     def announce() -> None:

@@ -283,8 +283,8 @@ def flood(args, user, tested) -> dict[str, Any]:
     import games
     from bots import services as bot_services
     from tournaments import services
-    from tournaments.challenges import challenge_create
-    from tournaments.version_tests import version_test_create
+    from tournaments.services.challenges import challenge_create
+    from tournaments.services.version_tests import version_test_create
 
     staller = bot_services.bot_create(owner=user, name="staller")
     honest = bot_services.bot_create(owner=user, name="honest")
@@ -341,7 +341,7 @@ def progress(sent: dict[str, Any]) -> dict[str, int]:
     ladder matches played."""
     from bots.models import BotVersion
     from tournaments.models import Match, VersionTest
-    from tournaments.version_tests import players_of
+    from tournaments.selectors.version_tests import players_of
 
     finished = (BotVersion.Status.READY, BotVersion.Status.REJECTED)
     return {

@@ -114,7 +114,7 @@ def hog_flood(args, hogs: dict[str, Any]) -> dict[str, Any]:
     from bench.fairshare import upload
     from bots import services as bot_services
     from tournaments import services
-    from tournaments.version_tests import version_test_create
+    from tournaments.services.version_tests import version_test_create
 
     services.competition_start(competition=hogs["ladder"], by=hogs["ladder"].created_by)
     versions = []

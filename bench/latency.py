@@ -95,7 +95,8 @@ def author(label: str):
 
 def every_ladder_running() -> list[int]:
     """The standing ladders (``ladders ensure``), an author's bot entered in each."""
-    from tournaments import ladders, services
+    from tournaments import services
+    from tournaments.services import ladders
 
     made = ladders.standing_ladders_ensure()
     player, _ = author("ladder-player")
@@ -123,8 +124,9 @@ class Request:
         from django.db import transaction
 
         from bots import services as bot_services
-        from tournaments.challenges import QUICK_GAME, challenge_create
-        from tournaments.version_tests import version_test_create
+        from tournaments.services.challenge_requests import QUICK_GAME
+        from tournaments.services.challenges import challenge_create
+        from tournaments.services.version_tests import version_test_create
 
         self.kind = kind
         user, bot = author(f"author-{kind.replace(' ', '-')}-{n}")

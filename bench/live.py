@@ -25,7 +25,7 @@ prints its 95th percentile as a multiple of it. Targets: 95th percentile under
 With ``--live`` it measures instead a match watched while it is played: one match of
 ``--games`` games (manni-basic, built-in random bots) is claimed and played as a worker
 plays it, its games finishing ``--rate`` a second, each published as it finishes
-(``tournaments.live``); the N clients watch it on ``ws/matches/<id>/``. Each finished
+(``tournaments.live.publisher``); the N clients watch it on ``ws/matches/<id>/``. Each finished
 game is stamped as the worker hands it to the publisher, and every client stamps the
 first ``live.games`` event that lists it. The same figures and targets.
 
@@ -57,7 +57,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tournaments.demo import asgi_server_argv
+from tournaments.demo.processes import asgi_server_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cardroom_live"
@@ -100,7 +100,7 @@ def percentile(values: list[float], q: float) -> float:
 # --- the clients (a process of their own, no Django) ---
 
 #: A ``match.finished`` event and its match id, as the server encodes events (compact
-#: JSON, ``type`` then ``competition`` then the payload; ``tournaments.events``).
+#: JSON, ``type`` then ``competition`` then the payload; ``tournaments.live.events``).
 FINISHED = re.compile(r'\{"type":"match\.finished","competition":\d+,"match":\{"id":(\d+)')
 
 
@@ -352,7 +352,9 @@ def record(competition, rate: float, seconds: float) -> tuple[dict[int, float], 
 def record_live(match, rate: float) -> tuple[dict[int, float], float]:
     """Play the claimed ``match`` as a worker does, publishing its games as they finish
     (one every ``1 / rate`` s), then record it; {game number: time handed over}, wall time."""
-    from tournaments import execution, live, services
+    from tournaments import services
+    from tournaments.live import publisher as live
+    from tournaments.worker import execution
 
     stamps: dict[int, float] = {}
     publisher = live.live_publisher(match=match)
@@ -381,7 +383,7 @@ def record_live(match, rate: float) -> tuple[dict[int, float], float]:
 def measure(n: int, args, port: int) -> dict[str, Any]:
     from django.db import connections
 
-    from tournaments import execution
+    from tournaments.worker import execution
 
     if args.live:
         competition = make_competition(f"{uuid.uuid4().hex[:8]}-{n}", SEATS, args.games)

@@ -7,7 +7,7 @@ each from its seed), so only a worker's writes are timed: for each result, the
 claim (``execution.match_claim_with_seats``, which reads the seats and the entries' ratings)
 and ``services.match_record`` as a worker calls it after playing. On PostgreSQL
 the recording is one statement in its transaction when the entries' ratings are
-still those the claim read (``tournaments.recording.match_store_rated``), and two
+still those the claim read (``tournaments.services.record_statements.match_store_rated``), and two
 more in the same transaction when another process stored a result of one of them
 in between. Two layouts for each N:
 
@@ -101,7 +101,8 @@ def _record(share, claimed_by: str, barrier, results) -> None:
     from django.db import connection, connections
     from django.test.utils import CaptureQueriesContext
 
-    from tournaments import execution, services
+    from tournaments import services
+    from tournaments.worker import execution
 
     connections.close_all()  # a connection of its own, not the parent's
     connection.ensure_connection()

@@ -3,7 +3,7 @@ anonymous clients ask for that replay in parallel: ``python -m bench.replay``.
 
 Sets up a public competition with one finished Money game of many actions (random
 play of ``money-egypt``, seed 6: 3,495 actions), starts the ASGI server
-(``tournaments.demo.asgi_server_argv``) on the database of ``DATABASE_URL`` and the
+(``tournaments.demo.processes.asgi_server_argv``) on the database of ``DATABASE_URL`` and the
 Redis of ``REDIS_URL`` (run it under ``python -m tests.services run --``), and prints:
 
 - the replay page's size and server time, the first time and once more;

@@ -12,7 +12,8 @@ a lock on the user's row so that concurrent requests of one user cannot all pass
 :func:`allowance_check` raises :class:`AllowanceExceeded`, a ``ValidationError`` that
 the API answers with a 429 and the site shows as a form error, naming the allowance,
 what is used and when it renews. Usage of bots, versions, upload bytes and stored bytes
-is counted here; ``tournaments.allowances`` counts version tests, entries and challenges.
+is counted here; ``tournaments.selectors.allowance_use`` counts version tests, entries and
+challenges.
 
 Stored bytes (``stored_bytes``) are the sizes of every version the user keeps, until it is
 deleted or pruned (``bots.pruning``). An account whose e-mail address is unconfirmed

@@ -172,7 +172,7 @@ def linked_owner(user_id: int | None) -> int | None:
     (``config.fairshare``): the smallest id of the accounts linked with it automatically
     (links not dismissed, followed through), itself if none; read at most every
     :data:`GROUPS_FRESH_S` per process. The competitions' lane adds staff's owner links
-    (``tournaments.tenants``)."""
+    (``tournaments.worker.tenants``)."""
     if user_id is None:
         return None
     now = time.monotonic()

@@ -37,7 +37,8 @@ class Bot(models.Model):
     )
     #: False: its owner deactivated it; its entries are skipped by pairing, not forfeited.
     active = models.BooleanField(default=True)
-    #: False: its owner opted it out of other authors' challenges (``tournaments.challenges``).
+    #: False: its owner opted it out of other authors' challenges
+    #: (``tournaments.services.challenges``).
     challengeable = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -43,16 +43,17 @@ from bots.referee.seating import seat_player
 from bots.sandbox import Limits
 
 #: The built-ins the other seats are drawn from: a standing ladder's house bots
-#: (``tournaments.ladders.HOUSE_BUILTINS``), whom a bot meets in real matches too.
+#: (``tournaments.services.ladders.HOUSE_BUILTINS``), whom a bot meets in real matches too.
 OPPONENTS = ("random", "greedy")
 #: The time control of a new competition (``tournaments.models.Competition``'s defaults);
 #: paced as new standing ladders are (``CARDROOM_LADDER_PACE_MS``, off by default:
 #: :func:`plan`), so that a bot's turns come as they do there.
 TIME_CONTROL = TimeControl(move_ms=2_000, bank_ms=20_000, start_ms=10_000)
 #: A real match's games: the fewest whole rotations of the seats that make at least
-#: this many, as a variant's standing ladder plays (``tournaments.ladders.MIN_GAMES``).
+#: this many, as a variant's standing ladder plays (``tournaments.selectors.ladders.MIN_GAMES``).
 MIN_GAMES = 4
-#: A validation seed keeps as many bits as a match seed (``tournaments.deals.SEED_BYTES``).
+#: A validation seed keeps as many bits as a match seed
+#: (``tournaments.integrity.deals.SEED_BYTES``).
 SEED_BYTES = 7
 #: Random bytes drawn for each validation, which its seeds follow from with the secret.
 NONCE_BYTES = 16

@@ -1,6 +1,6 @@
 """The ASGI application: ``uvicorn config.asgi:application``.
 
-The server's command line is ``tournaments.demo.asgi_server_argv`` (and deploy/).
+The server's command line is ``tournaments.demo.processes.asgi_server_argv`` (and deploy/).
 
 ``http_application`` is the Django application for HTTP. With
 ``CARDROOM_SERVE_STATIC=1`` (set by ``manage.py demo``) it also serves the
@@ -8,7 +8,7 @@ static files itself, from the apps' folders; in production the reverse proxy
 serves ``STATIC_ROOT`` instead (``manage.py collectstatic``, see deploy/).
 ``application`` routes HTTP to ``http_application`` (behind the request size limit,
 ``config.request_size``) and WebSockets
-(``tournaments.routing``, the live dashboard) through the session authentication,
+(``tournaments.sockets.routing``, the live dashboard) through the session authentication,
 a check of the ``Origin`` header against ``ALLOWED_HOSTS`` and the per-client socket
 and frame size limits (``config.websocket_limits``).
 """
@@ -36,7 +36,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from config.request_size import limit_request_size  # noqa: E402
 from config.websocket_limits import limit_websockets  # noqa: E402
-from tournaments.routing import websocket_urlpatterns  # noqa: E402
+from tournaments.sockets.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

@@ -15,7 +15,7 @@ tasks however busy the others are, and beat::
     celery -A config worker -Q periodic --concurrency 1 --pool solo
     celery -A config beat
 
-SIGTERM drains a worker (``tournaments.drain``): it takes no new message, lets
+SIGTERM drains a worker (``tournaments.worker.drain``): it takes no new message, lets
 the matches in play finish for ``CARDROOM_DRAIN_GRACE_S`` seconds, then gives
 back those still playing.
 """
@@ -44,6 +44,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("cardroom")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# tournaments' tasks are its worker's runtime: tournaments.worker.tasks.
+app.autodiscover_tasks(["tournaments.worker"])
 
 
 @task_prerun.connect
@@ -193,10 +195,10 @@ def _recover_lost_work(**_: object) -> None:
 
 @worker_process_init.connect
 def _drain_on_signal(**_: object) -> None:
-    """A pool process begins draining when its worker stops (``tournaments.drain``)."""
+    """A pool process begins draining when its worker stops (``tournaments.worker.drain``)."""
     from django.conf import settings
 
-    from tournaments import drain
+    from tournaments.worker import drain
 
     drain.install(grace_s=settings.CARDROOM_DRAIN_GRACE_S)
 
@@ -209,7 +211,7 @@ def _drain_the_pool(how: str = "Warm", **_: object) -> None:
     from billiard.process import active_children
     from django.conf import settings
 
-    from tournaments import drain
+    from tournaments.worker import drain
 
     if how != "Warm":
         return

@@ -21,13 +21,13 @@ taken over after its lease ran out), :class:`ClaimLost` stops the play.
 
 A version test is claimed with the ORM (:func:`claim`); a validation under its row's
 lock (``bots.services.validation_run``); a match with one raw ``UPDATE ... RETURNING``
-that also reads its competition and its seats (``tournaments.claims``), whose condition
+that also reads its competition and its seats (``tournaments.worker.claims``), whose condition
 is :func:`claimable` compiled to SQL once (:func:`claimable_sql`), with the claim's time
 as its only changing parameter.
 
 This is plumbing under every app (it reads no model of its own: each kind passes its
 model), so that ``bots`` (validations) and ``tournaments`` (matches, version tests) share
-it; ``tournaments.leases`` re-exports it.
+it; ``config.leases`` re-exports it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Each worker pool process (``config.celery``) beats every :data:`BEAT_S` seconds 
 thread of its own: a key ``cardroom:alive:<host>/<pid>`` that lives :data:`ALIVE_S`
 seconds, and a key saying it takes part, ``cardroom:beating:<host>/<pid>``, that lives
 a day. Claims name their process the same way (``host/pid/...``:
-``tournaments.execution.worker_name``, a validation's ``claimed_by``). A claimer is
+``tournaments.worker.execution.worker_name``, a validation's ``claimed_by``). A claimer is
 **gone** (:func:`gone`) when it took part and its heartbeat stopped: killed, its machine
 gone, its worker restarted. A claimer that never beat (a match played in a web or
 command process, ``run_competition --inline``, a test) is never called gone: its work

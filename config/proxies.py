@@ -8,7 +8,7 @@ ASGI ``client``) is one of them comes from the right-most address of its
 reached from, so everything to the left of that hop was written by the client and
 proves nothing. Any other request comes from its peer, whatever its headers say.
 
-The ASGI server is given the same list (``tournaments.demo.asgi_server_argv``, the
+The ASGI server is given the same list (``tournaments.demo.processes.asgi_server_argv``, the
 units of deploy/): uvicorn trusts ``X-Forwarded-*`` from 127.0.0.1 unless told
 otherwise. Where it has already put the client's address in the peer, the rule
 gives that address again: it is not a trusted proxy.

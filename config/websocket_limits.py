@@ -11,7 +11,7 @@
 - a frame from the client of more than ``CARDROOM_WS_MAX_FRAME_BYTES`` closes the
   socket with code 1009 (message too big): the stream is one-way, so the browser
   never needs to send more than a few bytes. The ASGI server has the same ceiling
-  (``--ws-max-size``, ``tournaments.demo.asgi_server_argv`` and deploy/), so such a
+  (``--ws-max-size``, ``tournaments.demo.processes.asgi_server_argv`` and deploy/), so such a
   frame is not even buffered; this check holds under any server.
 
 The counts are per process (``--workers`` n: n times the limit per client at most);

@@ -12,10 +12,10 @@ import pytest
 @pytest.fixture(autouse=True)
 def _close_the_live_matches_connection():
     """The live fan-out's matches lane reads on a thread of its own
-    (``tournaments.fanout.MATCHES_THREAD``), whose database connection outlives the
+    (``tournaments.sockets.fanout.MATCHES_THREAD``), whose database connection outlives the
     test that used it: closed after it, so that the test database can be dropped."""
     yield
-    fanout = sys.modules.get("tournaments.fanout")
+    fanout = sys.modules.get("tournaments.sockets.fanout")
     if fanout is not None and fanout.MATCHES_THREAD._threads:
         from django.db import connections
 
@@ -27,7 +27,7 @@ def challenge_world(monkeypatch) -> list:
     """The built-in bots a challenge may name, and the challenges' match tasks kept
     instead of sent (after commit): the tests play the worker. The messages kept."""
     from bots.services import builtin_bots_ensure
-    from tournaments import tasks
+    from tournaments.worker import tasks
 
     builtin_bots_ensure()
     messages: list = []

@@ -22,8 +22,9 @@ import games
 from bots import protocol
 from bots.models import Bot, BotVersion, VersionVariantPass
 from bots.referee.encoding import ActEncoder
-from tournaments import services, version_tests
+from tournaments import services
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, Round
+from tournaments.worker import version_test_slices as version_tests
 
 #: Every user the factories make has this password.
 PASSWORD = "pw-correct-horse-7"

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from tournaments.demo import (
+from tournaments.demo.processes import (
     Child,
     ChildFailed,
     free_port,

@@ -34,8 +34,11 @@ from tests.factories import (
     play_to_the_end,
     uploaded_bot,
 )
-from tournaments import challenges, execution, live, services, version_tests
+from tournaments import services
+from tournaments.live import publisher as live
 from tournaments.models import Competition, Match, VersionTest
+from tournaments.services import challenges, version_tests
+from tournaments.worker import execution
 
 #: Long names, as people give them: a page must wrap or scroll them in a box, not widen.
 LONG = "a-rather-long-name-for-a-bot-of-mine"

@@ -16,7 +16,7 @@ import pytest
 
 from tests.factories import processes_with_env
 from tests.static_files import JAVASCRIPT, link_targets, script_sources
-from tournaments.demo import (
+from tournaments.demo.processes import (
     Child,
     address_problem,
     free_port,

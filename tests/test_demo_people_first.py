@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import processes_with_env
-from tournaments.demo import free_port, wait_until
+from tournaments.demo.processes import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 #: An upload must be answered within this long while every ladder runs (issue's bound).

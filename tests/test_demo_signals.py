@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import processes_with_env
-from tournaments.demo import Child, free_port, wait_until
+from tournaments.demo.processes import Child, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 

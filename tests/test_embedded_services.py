@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tournaments.demo import port_in_use
+from tournaments.demo.processes import port_in_use
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.demo import free_port, wait_until
+from tournaments.demo.processes import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## The REST API in five steps"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from django.db import connection
 
-from tournaments import tasks
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.ratings import rate_game
+from tournaments.worker import tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVICES = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get(

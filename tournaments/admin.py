@@ -4,7 +4,6 @@ from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
-from tournaments.challenges import challenge_cancel
 from tournaments.models import (
     Challenge,
     Competition,
@@ -19,7 +18,8 @@ from tournaments.models import (
     VersionTest,
 )
 from tournaments.permissions import ORGANISE_CODENAME, is_organiser, organiser_right_set
-from tournaments.version_tests import version_test_cancel
+from tournaments.services.challenges import challenge_cancel
+from tournaments.services.version_tests import version_test_cancel
 
 
 class EntryInline(admin.TabularInline):

@@ -9,4 +9,4 @@ class TournamentsConfig(AppConfig):
         # Registers the Celery tasks with the app, in every process: execution and
         # version_tests send them by name from the app's registry, also from the web
         # server and the demo, which never import the tasks module otherwise.
-        from tournaments import tasks  # noqa: F401
+        from tournaments.worker import tasks  # noqa: F401

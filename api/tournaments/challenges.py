@@ -1,6 +1,6 @@
 """``/api/challenges/``: unrated games of your version against chosen bots.
 
-``POST`` asks for a challenge (``tournaments.challenges``) and answers 201 at once with
+``POST`` asks for a challenge (``tournaments.services.challenges``) and answers 201 at once with
 its matches queued; ``GET`` lists the challenges you asked for and those your bots were
 asked to play (``?bot=`` narrows to one bot's), ``GET .../{id}/`` shows one as it goes
 (games played, each seat's record so far, its matches for ``/api/matches/?competition=``),
@@ -25,8 +25,10 @@ from api.defaults import ApiDefaults
 from api.tournaments.serializers import QueuePlaceSerializer
 from bots.models import Bot
 from config.filters import INT64_MAX, FilterSet, id_filter
-from tournaments import challenges, selectors, waiting
+from tournaments import selectors
 from tournaments.models import Challenge
+from tournaments.services import challenge_requests, challenges
+from tournaments.worker import queue_places as waiting
 
 
 class ChallengeCreateSerializer(serializers.Serializer):
@@ -53,13 +55,14 @@ class ChallengeCreateSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict)
     games = serializers.IntegerField(
         min_value=1,
-        max_value=challenges.GAMES_MAX,
+        max_value=challenge_requests.GAMES_MAX,
         default=12,
         error_messages={
-            "min_value": challenges.GAMES_CAP_WORDS,
-            "max_value": challenges.GAMES_CAP_WORDS,
+            "min_value": challenge_requests.GAMES_CAP_WORDS,
+            "max_value": challenge_requests.GAMES_CAP_WORDS,
         },
-        help_text=f"Games to play, from 1 to {challenges.GAMES_MAX:,} a challenge (duplicate: "
+        help_text=f"Games to play, from 1 to {challenge_requests.GAMES_MAX:,} a challenge "
+        "(duplicate: "
         "a multiple of the seats; 1: a quick game, one "
         "deal, never duplicate, played as soon as a slot for people's work is free). Counted "
         "against your challenge games a day; beyond it the request is refused, never cut down.",
@@ -194,7 +197,7 @@ class ChallengeViewSet(
         bot = get_object_or_404(Bot.objects.filter(owner=user), pk=data.pop("bot"))
         try:
             challenge = challenges.challenge_create(bot=bot, by=user, **data)
-        except challenges.OpponentNotFound as exc:
+        except challenge_requests.OpponentNotFound as exc:
             raise exceptions.NotFound(str(exc)) from None
         except DjangoPermissionDenied as exc:
             raise exceptions.PermissionDenied(str(exc)) from None

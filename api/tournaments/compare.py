@@ -1,6 +1,6 @@
 """``GET /api/competitions/{competition_pk}/compare/?a=<entry>&b=<entry>``: is A better than B?
 
-The answer of ``tournaments.comparison.compare_entries``: the rating model's
+The answer of ``tournaments.selectors.comparison.compare_entries``: the rating model's
 probability that A is stronger, the head-to-head record with its sign test, and
 one plain sentence. Entries of another competition, unknown entries or the same
 entry twice are a 400 naming the parameter; a competition the user may not see
@@ -18,7 +18,8 @@ from rest_framework.response import Response
 
 from api.defaults import ApiDefaults
 from config.filters import INT64_MAX
-from tournaments import comparison, selectors
+from tournaments import selectors
+from tournaments.selectors import comparison
 
 
 class CompareQuerySerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """``/api/bots/{bot_pk}/sprt/``: is my new version better than my old one?
 
 ``POST`` asks for a version test (an SPRT over duplicate deals played by a
-worker, ``tournaments.version_tests``) and answers 201 at once with the test
+worker, ``tournaments.services.version_tests``) and answers 201 at once with the test
 pending; ``GET`` lists the bot's tests, and ``GET .../{id}/`` shows one as it
 goes: deals played, the LLR between its bounds, the decision once there is one;
 ``POST .../{id}/cancel/`` stops a pending or running test for good. Only the bot's
@@ -27,8 +27,10 @@ from api.defaults import ApiDefaults
 from api.tournaments.serializers import QueuePlaceSerializer
 from bots.models import Bot
 from config.filters import INT64_MAX
-from tournaments import version_tests, waiting
 from tournaments.models import VersionTest
+from tournaments.selectors import version_tests as version_test_reads
+from tournaments.services import version_tests
+from tournaments.worker import queue_places as waiting
 
 
 class VersionTestCreateSerializer(serializers.Serializer):
@@ -111,16 +113,16 @@ class VersionTestSerializer(serializers.ModelSerializer):
         return waiting.version_test_place(test)
 
     def get_games(self, test: VersionTest) -> int:
-        return test.trials * version_tests.players_of(test)
+        return test.trials * version_test_reads.players_of(test)
 
     def get_lower(self, test: VersionTest) -> float:
-        return version_tests.sprt_of(test).lower
+        return version_test_reads.sprt_of(test).lower
 
     def get_upper(self, test: VersionTest) -> float:
-        return version_tests.sprt_of(test).upper
+        return version_test_reads.sprt_of(test).upper
 
     def get_score(self, test: VersionTest) -> float | None:
-        return version_tests.result_of(test).score if test.trials else None
+        return version_test_reads.result_of(test).score if test.trials else None
 
 
 @extend_schema(tags=["bots"])

@@ -1,7 +1,7 @@
 """The player at a seat: how every match fills its seats, whoever plays it.
 
 A competition's match (``tournaments.services.play``), a version test's deal
-(``tournaments.version_tests``), a validation match (``bots.validation``) and the
+(``tournaments.worker.version_test_slices``), a validation match (``bots.validation``) and the
 commands' matches (``manage.py match``, ``manage.py sprt``: ``bots.referee.specs``) all
 take their players from :func:`seat_player`: a built-in runs in-process, seeded from the
 match's seed and its seat (:func:`player_seed`); a bot program runs from its path,
@@ -17,7 +17,7 @@ from typing import Any
 from bots import builtin as builtins
 from bots.referee.players import InProcessPlayer, Player, ProcessPlayer
 
-#: A player seed keeps 56 bits, as a match seed does (``tournaments.deals.SEED_BYTES``).
+#: A player seed keeps 56 bits, as a match seed does (``tournaments.integrity.deals.SEED_BYTES``).
 #: Never change it: a stored match's built-in moves follow from it and are re-checked.
 PLAYER_SEED_BYTES = 7
 

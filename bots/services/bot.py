@@ -88,7 +88,7 @@ def bot_play_set(*, bot: Bot, pinned_number: int | None, active: bool) -> Bot:
 
 
 def bot_challengeable_set(*, bot: Bot, challengeable: bool) -> Bot:
-    """Whether other authors may challenge ``bot`` (``tournaments.challenges``; its owner's
+    """Whether other authors may challenge ``bot`` (``tournaments.services.challenges``; its owner's
     own challenges are not affected). Challenges already asked for still play."""
     bot.challengeable = bool(challengeable)
     bot.save(update_fields=["challengeable"])

@@ -230,7 +230,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # The workers' claim and recording are prepared statements (tournaments.recording):
+    # The workers' claim and recording are prepared statements
+    # (tournaments.services.record_statements):
     # planned once with their parameters left open, not again at every execution (the
     # server's "auto" mode re-plans a statement whose generic plan it thinks costlier,
     # which these writes' plans always are). Only prepared statements are affected.
@@ -311,7 +312,7 @@ except ValueError as exc:
     raise ImproperlyConfigured(str(exc)) from None
 
 # --- Channels ---
-# Live events of the dashboard (tournaments.events) go through Redis pub/sub, so that
+# Live events of the dashboard (tournaments.live.events) go through Redis pub/sub, so that
 # the web processes receive what the workers announce. ``CARDROOM_CHANNEL_LAYER=memory``
 # keeps them inside one process (tests); ``CARDROOM_CHANNEL_PREFIX`` separates instances
 # sharing one Redis.

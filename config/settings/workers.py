@@ -112,10 +112,10 @@ if CARDROOM_COMPETITION_OWNER_SLOTS < 1:
     )
 # A competition has at most this many messages waiting in its queue (a message: one match,
 # or a list of up to 64 short ones); the rest wait in the database and are sent as workers
-# take those, behind the other competitions' (tournaments.execution: turns within a kind).
+# take those, behind the other competitions' (tournaments.worker.execution: turns within a kind).
 CARDROOM_COMPETITION_WINDOW = int(os.environ.get("CARDROOM_COMPETITION_WINDOW", "4"))
 # A worker told to stop (SIGTERM) claims nothing more and lets the match it plays finish
-# for this long; then it gives the match back to the queue (tournaments.drain).
+# for this long; then it gives the match back to the queue (tournaments.worker.drain).
 CARDROOM_DRAIN_GRACE_S = float(os.environ.get("CARDROOM_DRAIN_GRACE_S", "60"))
 if CARDROOM_COMPETITION_WINDOW < 1:
     raise ImproperlyConfigured(
@@ -155,13 +155,13 @@ CARDROOM_QUEUE_GRACE_S = int(os.environ.get("CARDROOM_QUEUE_GRACE_S", "3600"))
 CARDROOM_MATCH_MAX_RETRIES = int(os.environ.get("CARDROOM_MATCH_MAX_RETRIES", "5"))
 CARDROOM_MATCH_RETRY_BACKOFF_S = float(os.environ.get("CARDROOM_MATCH_RETRY_BACKOFF_S", "5"))
 # On PostgreSQL a worker's claim and recording commit without waiting for the disk
-# (synchronous_commit off for those transactions; safe, see tournaments/execution.py).
+# (synchronous_commit off for those transactions; safe, see tournaments/worker/execution.py).
 CARDROOM_MATCH_ASYNC_COMMIT = os.environ.get("CARDROOM_MATCH_ASYNC_COMMIT", "1") not in (
     "0",
     "false",
     "no",
 )
-# Watching a match while it is played (tournaments.live): the worker publishes each game
+# Watching a match while it is played (tournaments.live.publisher): the worker publishes each game
 # as it finishes and the game in progress, through the cache, at most once per
 # CARDROOM_LIVE_MOVES_S for moves and once per CARDROOM_LIVE_GAMES_S for finished games,
 # nothing before the match has been played for CARDROOM_LIVE_AFTER_S.

@@ -183,8 +183,8 @@ def test_every_allowance_has_a_setting_and_an_admin_choice(settings):
 
 
 def test_the_challenge_allowances_count_the_challenges_asked_for(alice, settings):
-    from tournaments.allowances import challenge_allowed, usage_for_user
-    from tournaments.challenges import challenge_create
+    from tournaments.selectors.allowance_use import challenge_allowed, usage_for_user
+    from tournaments.services.challenges import challenge_create
 
     settings.CARDROOM_ALLOWANCE_OPEN_CHALLENGES = 2
     settings.CARDROOM_ALLOWANCE_CHALLENGE_GAMES_PER_DAY = 10
@@ -232,7 +232,7 @@ def test_uploads_and_version_tests_wait_a_day_once_the_users_lane_seconds_are_us
         )  # fmt: skip
         linked_owners_forget()
         his = upload(as_bob, make_bot(bob, "other").pk)
-        from tournaments.allowances import usage_for_user
+        from tournaments.selectors.allowance_use import usage_for_user
 
         usage = {row["name"]: row for row in usage_for_user(user=alice)}
     finally:

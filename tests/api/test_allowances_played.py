@@ -8,8 +8,8 @@ import pytest
 
 from bots.models import Bot
 from tests.factories import builtin_version, play_to_the_end
-from tournaments import execution, tasks
 from tournaments.models import Challenge, VersionTest
+from tournaments.worker import execution, tasks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 

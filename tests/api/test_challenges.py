@@ -7,8 +7,8 @@ import pytest
 from bots.models import Bot, BotVersion
 from tests.api.conftest import results
 from tests.factories import builtin_version, passed
-from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry, RatingEvent
+from tournaments.worker import execution
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 

@@ -27,7 +27,7 @@ from django.test import Client
 from config.proxies import client_address, trusted_networks
 from tests.factories import PASSWORD, make_user
 from tests.workers import database_url
-from tournaments.demo import asgi_server_argv, free_port, port_in_use, wait_until
+from tournaments.demo.processes import asgi_server_argv, free_port, port_in_use, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 

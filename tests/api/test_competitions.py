@@ -208,7 +208,7 @@ def test_starting_through_the_api_queues_the_first_matches_as_the_command_does(
 ):
     from django.core.management import call_command
 
-    from tournaments import tasks
+    from tournaments.worker import tasks
 
     sent: list[int] = []
     monkeypatch.setattr(

@@ -18,7 +18,9 @@ from bots.referee.match import game_seed
 from bots.services import builtin_bots_ensure
 from tests.api.conftest import client_for
 from tests.factories import make_bot, make_competition, make_user
-from tournaments import deals, events, selectors, services
+from tournaments import selectors, services
+from tournaments.integrity import deals
+from tournaments.live import events
 from tournaments.models import Competition, Entry, Match
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ import pytest
 from bots.models import Bot
 from tests.api.conftest import client_for
 from tests.factories import make_competition, make_user
-from tournaments import execution
 from tournaments.models import Competition, Match
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sent(monkeypatch) -> list[int]:
     """The match ids handed to the workers (the broker is not needed)."""
-    from tournaments import tasks
+    from tournaments.worker import tasks
 
     ids: list[int] = []
     monkeypatch.setattr(

@@ -18,8 +18,8 @@ from django.utils.dateparse import parse_datetime
 from bots.models import AccountConfirmation, Bot
 from tests.api.conftest import client_for
 from tests.factories import builtin_version, make_bot, make_user
-from tournaments import ladders
 from tournaments.models import Competition, Entry
+from tournaments.services import ladders
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 

@@ -25,8 +25,9 @@ from bots.services import validation_queue
 from bots.services.validation_requeue import bot_versions_requeue
 from config import liveness
 from tests.factories import builtin_version
-from tournaments import execution, tasks, version_tests
 from tournaments.models import Challenge, Match, VersionTest
+from tournaments.worker import execution, tasks
+from tournaments.worker import version_test_slices as version_tests
 
 pytestmark = [
     pytest.mark.django_db,

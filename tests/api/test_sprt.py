@@ -8,8 +8,9 @@ from django.test import Client
 
 from bots.models import Bot
 from tests.factories import builtin_version
-from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
+from tournaments.worker import tasks
+from tournaments.worker import version_test_slices as version_tests
 
 pytestmark = pytest.mark.django_db
 

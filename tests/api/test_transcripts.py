@@ -28,8 +28,9 @@ from tests.factories import (
     raw_bot,
 )
 from tests.workers import SERVICES
-from tournaments import execution, services, tasks
+from tournaments import services
 from tournaments.models import Competition, GameRecord
+from tournaments.worker import execution, tasks
 
 pytestmark = pytest.mark.django_db
 

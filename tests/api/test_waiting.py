@@ -10,8 +10,8 @@ from django.utils import timezone
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from tests.factories import builtin_version
-from tournaments import tasks
 from tournaments.models import Challenge, Match
+from tournaments.worker import tasks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 
@@ -150,7 +150,7 @@ def test_a_version_test_shows_its_place_until_its_first_slice(as_alice, alice, m
 def test_a_challenges_games_count_as_they_end_not_when_their_match_does(as_alice, learner):
     from django.core.cache import caches
 
-    from tournaments import live
+    from tournaments.live import publisher as live
 
     body = {"bot": learner.pk, **GREEDY, "games": 12, "duplicate": False}
     asked = as_alice.post("/api/challenges/", body, format="json").json()
@@ -160,7 +160,7 @@ def test_a_challenges_games_count_as_they_end_not_when_their_match_does(as_alice
         status=Match.Status.RUNNING, claimed_by="w/1/t", attempts=1, lease_until=lease
     )
     match.refresh_from_db()
-    # The worker playing it has published its first three games (tournaments.live).
+    # The worker playing it has published its first three games (tournaments.live.publisher).
     games = [{"index": i} for i in range(3)]
     head = {"claim": live.claim_token(match), "games": games, "current": None}
     caches[live.CACHE].set(live.head_key(match.pk), head, 60)

@@ -18,8 +18,9 @@ from rest_framework.test import APIClient
 from config.asgi import application
 from tests.dashboard.conftest import IN_MEMORY_LAYER, session_cookie
 from tests.factories import make_competition
-from tournaments import events, execution
+from tournaments.live import events
 from tournaments.models import Match
+from tournaments.worker import execution
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

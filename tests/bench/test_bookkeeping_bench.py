@@ -8,7 +8,9 @@ import pytest
 
 from bench import bookkeeping
 from bench.bulk import new_competition
-from tournaments import execution, recording, services
+from tournaments import services
+from tournaments.services import record_statements as recording
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

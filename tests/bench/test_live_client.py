@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench.live import finished_ids
-from tournaments.events import MATCH_FINISHED, STANDINGS_UPDATED, event, relay_message
-from tournaments.fanout import join_frames
+from tournaments.live.events import MATCH_FINISHED, STANDINGS_UPDATED, event, relay_message
+from tournaments.sockets.fanout import join_frames
 
 
 def encoded(kind: str, **payload) -> str:

@@ -9,7 +9,7 @@ import pytest
 from bots.referee import InProcessPlayer, ProcessPlayer
 from bots.referee.seating import player_seed, seat_player
 from bots.referee.specs import player_from_spec
-from tournaments import deals
+from tournaments.integrity import deals
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "python"
 

@@ -286,8 +286,8 @@ def test_migration_0004_copies_old_uploads_into_the_store(bot, cache_dir):
 @pytest.mark.skipif(not sandbox.available(), reason="needs the bot sandbox (bubblewrap)")
 def test_a_match_whose_store_is_down_is_retried_and_no_bot_is_charged(bot, monkeypatch):
     from tests.factories import make_competition
-    from tournaments import execution, tasks
     from tournaments import services as tournament_services
+    from tournaments.worker import execution, tasks
 
     version = bot_version_upload(bot=bot, filename="bot.py", content=EXAMPLE.read_bytes())
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)

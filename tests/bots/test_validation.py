@@ -12,8 +12,9 @@ from bots import validation
 from bots.referee import InProcessPlayer, TimeControl
 from bots.sandbox import Limits
 from bots.sdk import Bot
-from tournaments import ladders
 from tournaments.models import Competition
+from tournaments.selectors import ladders as ladder_reads
+from tournaments.services import ladders
 
 MATCH_TIME_LIMIT_S = 1800
 SECRET = b"the server's secret"
@@ -53,7 +54,7 @@ def plan(variant: str, seed: int = 1, **overrides) -> validation.VariantPlan:
 
 
 def test_a_validation_plays_what_a_real_match_of_its_variant_plays():
-    for standing in ladders.STANDING_LADDERS:
+    for standing in ladder_reads.STANDING_LADDERS:
         planned = plan(standing.variant)
 
         assert planned.games == standing.games_per_match, standing.variant

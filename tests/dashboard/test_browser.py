@@ -28,7 +28,7 @@ from tests.browser import chromium_browser, in_thread
 from tests.dashboard.conftest import session_cookie
 from tests.factories import make_competition, play_one
 from tests.workers import database_url
-from tournaments.demo import asgi_server_argv
+from tournaments.demo.processes import asgi_server_argv
 from tournaments.models import RatingEvent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ def chart_points_expected(competition) -> int:
 def test_the_dashboard_shows_results_live_without_a_reload(organiser, server):
     from playwright.sync_api import expect
 
-    from tournaments import execution
+    from tournaments.worker import execution
 
     competition = make_competition(organiser, name="Live night", entries=8, start=True)
     total = 16  # the whole schedule: eight entries at three seats, 16 tables

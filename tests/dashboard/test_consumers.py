@@ -12,8 +12,8 @@ from django.db import connections
 from config.asgi import application
 from tests.dashboard.conftest import open_socket
 from tests.factories import make_competition, play_one
-from tournaments import events
-from tournaments.consumers import CLOSE_FORBIDDEN
+from tournaments.live import events
+from tournaments.sockets.consumers import CLOSE_FORBIDDEN
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -239,7 +239,7 @@ async def test_the_snapshot_has_trends_rounds_chart_and_queue(organiser):
 
 
 async def test_a_claim_reaches_the_socket_with_the_queue_status(organiser):
-    from tournaments import execution
+    from tournaments.worker import execution
 
     competition = await database_sync_to_async(make_competition)(organiser, start=True, entries=3)
     comm = await open_socket(competition.pk)

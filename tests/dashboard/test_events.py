@@ -14,9 +14,11 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_competition, play_all, play_one
-from tournaments import events, execution, relay, services
+from tournaments import services
+from tournaments.live import events, relay
 from tournaments.models import Match, MatchSeat, RatingEvent
 from tournaments.watching import stream as dashboard
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from tournaments.events import Changes, event, notification, relay_batch, relay_message
-from tournaments.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Fanout, Outbox, join_frames
+from tournaments.live.events import Changes, event, notification, relay_batch, relay_message
+from tournaments.sockets.fanout import CLOSE_TOO_SLOW, MAX_BACKLOG, Fanout, Outbox, join_frames
 
 pytestmark = pytest.mark.asyncio
 
@@ -331,7 +331,7 @@ async def test_a_slow_panels_build_spaces_the_next_and_never_holds_back_a_result
 async def test_the_matches_lane_is_built_beside_a_panels_build_not_after_it(monkeypatch):
     """The real builder: a result's events are read on a thread of their own, so a panels
     build in progress on Channels' database thread does not hold them back."""
-    from tournaments import fanout as module
+    from tournaments.sockets import fanout as module
 
     def live_events(*, competition_id, changes, matches, panels, head_to_head):
         if panels:

@@ -12,9 +12,10 @@ from django.db import connections
 import games
 from config.asgi import application
 from tests.factories import make_competition
-from tournaments import execution, live
-from tournaments.consumers import CLOSE_FORBIDDEN
+from tournaments.live import publisher as live
 from tournaments.models import Match
+from tournaments.sockets.consumers import CLOSE_FORBIDDEN
+from tournaments.worker import execution
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 

@@ -14,9 +14,11 @@ from bots.builtin import make
 from bots.referee import InProcessPlayer
 from bots.referee.match import play_match
 from tests.factories import make_competition, make_user
-from tournaments import execution, live, services
+from tournaments import services
+from tournaments.live import publisher as live
 from tournaments.models import Match
 from tournaments.watching.replay import public_view
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

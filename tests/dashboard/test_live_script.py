@@ -18,7 +18,7 @@ from django.test import Client
 
 from tests.browser import deliver, open_page
 from tests.factories import logged_in, make_competition, play_one
-from tournaments import execution
+from tournaments.worker import execution
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from tests.factories import logged_in, make_competition, make_user, play_one, snapshot_of
-from tournaments import execution
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

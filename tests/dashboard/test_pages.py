@@ -18,10 +18,10 @@ from tests.factories import (
     snapshot_of,
 )
 from tests.static_files import JAVASCRIPT, link_targets, script_sources, static_get
-from tournaments import execution
-from tournaments.events import worker_label
+from tournaments.live.events import worker_label
 from tournaments.models import RatingEvent
 from tournaments.selectors import standings_for_competition
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import make_competition, play_all, play_one
-from tournaments.events import worker_label
+from tournaments.live.events import worker_label
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.selectors import TREND_MATCHES, competition_progress, standings_for_competition
 from tournaments.watching.brackets import rounds_view

@@ -13,7 +13,7 @@ from django.db import connections
 from config.websocket_limits import CLOSE_TOO_BIG
 from tests.dashboard.conftest import communicator, open_socket
 from tests.factories import make_competition
-from tournaments.demo import asgi_server_argv
+from tournaments.demo.processes import asgi_server_argv
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 

@@ -171,7 +171,7 @@ def test_the_cache_has_a_redis_database_of_its_own():
 
 
 def test_the_embedded_redis_has_a_memory_limit_and_evicts_expiring_keys(tmp_path):
-    """The Redis that ``make demo`` and the tests start (``tournaments.demo.redis_argv``):
+    """The Redis that ``make demo`` and the tests start (``tournaments.demo.processes.redis_argv``):
     past its limit the cache's keys (they expire) go, the broker's queues (they do not)
     stay."""
     import redis

@@ -47,8 +47,8 @@ from tests.factories import (
 from tests.static_files import static_get
 from tests.web.conftest import once_value
 from tournaments import services as tournament_services
-from tournaments.consumers import CLOSE_FORBIDDEN
 from tournaments.models import Competition, Entry, GameRecord, Match
+from tournaments.sockets.consumers import CLOSE_FORBIDDEN
 
 pytestmark = pytest.mark.django_db
 

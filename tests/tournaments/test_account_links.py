@@ -146,12 +146,12 @@ def test_accounts_signed_up_from_one_address_sit_apart_in_a_public_ladder():
 
 
 def test_linked_accounts_are_one_owner_of_worker_time_until_staff_dismiss_the_link(ann_and_bob):
-    from tournaments import tenants
+    from tournaments.worker import tenants
 
     ann, bob, cat = ann_and_bob
     links.linked_owners_forget()
     tenants.forget()
-    # Validations (bots.links) and matches (tournaments.tenants) count bob's work as ann's.
+    # Validations (bots.links) and matches (tournaments.worker.tenants) count bob's work as ann's.
     assert links.linked_owner(bob.pk) == links.linked_owner(ann.pk) == min(ann.pk, bob.pk)
     assert links.linked_owner(cat.pk) == cat.pk
     assert tenants.owner_tenants([bob.pk, cat.pk]) == [

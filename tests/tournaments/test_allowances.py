@@ -15,10 +15,12 @@ from bots import builtin
 from bots.allowances import AllowanceExceeded
 from bots.builtin.random_bot import RandomBot
 from bots.models import Bot, BotVersion
+from config import leases
 from tests.factories import builtin_version, passed, play_to_the_end
-from tournaments import challenges, execution, leases, tasks, version_tests
-from tournaments.allowances import usage_for_user
 from tournaments.models import Challenge, GameRecord, Match, VersionTest
+from tournaments.selectors.allowance_use import usage_for_user
+from tournaments.services import challenges, version_tests
+from tournaments.worker import execution, tasks, version_test_slices
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +105,7 @@ def test_an_sprt_that_decides_early_counts_the_games_it_played(bot, owner):
 
 def test_a_cancelled_and_a_failed_test_give_back_the_games_they_did_not_play(bot, owner):
     cancelled = sprt(bot, owner, max_games=9_000)
-    version_tests.version_test_play(test_id=cancelled.pk, slice_s=0.0, send=None)  # one deal
+    version_test_slices.version_test_play(test_id=cancelled.pk, slice_s=0.0, send=None)  # one deal
     version_tests.version_test_cancel(test=cancelled, by=owner)
     broken = BotVersion.objects.create(
         bot=bot, number=9, runtime="python", entry_point="bot.py", sha256="0" * 64, status="ready"
@@ -112,7 +114,7 @@ def test_a_cancelled_and_a_failed_test_give_back_the_games_they_did_not_play(bot
     failed = sprt(bot, owner, new=9, max_games=6_000)
     assert used(owner)["version_test_games_per_day"] == 3 + 6_000  # played, reserved
 
-    assert version_tests.version_test_play(test_id=failed.pk, send=None) == "failed"
+    assert version_test_slices.version_test_play(test_id=failed.pk, send=None) == "failed"
 
     assert used(owner)["version_test_games_per_day"] == 3  # the one deal played
 
@@ -125,7 +127,7 @@ def test_a_version_test_cancelled_in_play_stops_between_two_decisions(bot, owner
             version_tests.version_test_cancel(test=test, by=owner)
 
     slow.at_act = cancel
-    outcome = version_tests.version_test_play(test_id=test.pk, slice_s=3600, send=None)
+    outcome = version_test_slices.version_test_play(test_id=test.pk, slice_s=3600, send=None)
 
     assert outcome == "cancelled"
     assert slow.acts <= 1 + AFTER_CANCEL_MAX  # not the rest of the deal
@@ -136,10 +138,12 @@ def test_a_version_test_cancelled_in_play_stops_between_two_decisions(bot, owner
 
 
 def test_a_deal_longer_than_a_task_may_run_fails_the_test_saying_so(bot, owner, slow, settings):
-    settings.CELERY_TASK_SOFT_TIME_LIMIT = version_tests.TIME_LIMIT_MARGIN_S + 1
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = version_test_slices.TIME_LIMIT_MARGIN_S + 1
     test = sprt(bot, owner, new=4, old=5)
 
-    assert version_tests.version_test_play(test_id=test.pk, slice_s=3600, send=None) == "failed"
+    assert (
+        version_test_slices.version_test_play(test_id=test.pk, slice_s=3600, send=None) == "failed"
+    )
 
     test.refresh_from_db()
     assert test.status == "failed" and "too slow to test" in test.error
@@ -154,7 +158,7 @@ def test_the_reaper_sends_again_a_test_whose_worker_died_and_no_other(
     now = timezone.now()
     VersionTest.objects.filter(pk=dead.pk).update(status="running", lease_until=now)
     VersionTest.objects.filter(pk=held.pk).update(
-        status="running", lease_until=now + timedelta(seconds=version_tests.LEASE_S)
+        status="running", lease_until=now + timedelta(seconds=version_test_slices.LEASE_S)
     )
     VersionTest.objects.filter(pk=cancelled.pk).update(status="cancelled", lease_until=now)
     sent: list[tuple] = []
@@ -164,19 +168,24 @@ def test_the_reaper_sends_again_a_test_whose_worker_died_and_no_other(
 
     assert reaped["version_tests"] == [dead.pk]
     assert sent == [(version_tests.VERSION_TEST_TASK, [dead.pk])]
-    assert version_tests.version_tests_reap() == []  # sent once, not at every pass
+    assert version_test_slices.version_tests_reap() == []  # sent once, not at every pass
     dead.refresh_from_db()
     assert dead.status == "pending" and dead.lease_until > timezone.now()  # its requeue deadline
-    assert version_tests.version_test_play(test_id=dead.pk, slice_s=0.0, send=None) == "continued"
+    assert (
+        version_test_slices.version_test_play(test_id=dead.pk, slice_s=0.0, send=None)
+        == "continued"
+    )
 
 
 def test_a_worker_whose_test_was_taken_over_writes_nothing_more(bot, owner):
     test = sprt(bot, owner)
-    version_tests.version_test_play(test_id=test.pk, slice_s=0.0, send=None)  # deal 1
-    stale = version_tests._claim(test.pk)  # a worker that then hangs past its lease
+    version_test_slices.version_test_play(test_id=test.pk, slice_s=0.0, send=None)  # deal 1
+    stale = version_test_slices._claim(test.pk)  # a worker that then hangs past its lease
     VersionTest.objects.filter(pk=test.pk).update(lease_until=timezone.now())
-    version_tests.version_tests_reap(send=None)
-    version_tests.version_test_play(test_id=test.pk, slice_s=0.0, send=None)  # deal 2, elsewhere
+    version_test_slices.version_tests_reap(send=None)
+    version_test_slices.version_test_play(
+        test_id=test.pk, slice_s=0.0, send=None
+    )  # deal 2, elsewhere
 
     assert not stale.still_held()
     assert not stale.write(trials=99)
@@ -246,11 +255,13 @@ def test_a_deal_longer_than_a_version_tests_deal_budget_fails_the_test_well_with
     # A task may run half an hour; a deal of bots that sleep just under their move time
     # may not hold its slot that long: it is cut at the deal budget (here 1 s).
     settings.CELERY_TASK_SOFT_TIME_LIMIT = 1800
-    monkeypatch.setattr(version_tests, "DEAL_LIMIT_S", 1.0)
+    monkeypatch.setattr(version_test_slices, "DEAL_LIMIT_S", 1.0)
     test = sprt(bot, owner, new=4, old=5)
 
     started = time.monotonic()
-    assert version_tests.version_test_play(test_id=test.pk, slice_s=3600, send=None) == "failed"
+    assert (
+        version_test_slices.version_test_play(test_id=test.pk, slice_s=3600, send=None) == "failed"
+    )
 
     assert time.monotonic() - started < 30
     test.refresh_from_db()

@@ -19,9 +19,9 @@ from django.utils import timezone
 from bots.models import Bot
 from tests.factories import builtin_version
 from tests.workers import SERVICES, Worker, wait_for
-from tournaments import challenges, version_tests
-from tournaments.allowances import usage_for_user
 from tournaments.models import Challenge, GameRecord, Match, VersionTest
+from tournaments.selectors.allowance_use import usage_for_user
+from tournaments.services import challenges, version_tests
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

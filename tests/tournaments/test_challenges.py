@@ -11,10 +11,11 @@ from bots.allowances import AllowanceExceeded
 from bots.models import Bot, BotVersion, UserAllowance
 from bots.services import builtin_bots_ensure
 from tests.factories import builtin_version
-from tournaments import challenges, execution, selectors
-from tournaments.challenges import OpponentNotFound
+from tournaments import selectors
 from tournaments.models import Challenge, Competition, Entry, Match, RatingEvent
-from tournaments.services import queue
+from tournaments.services import challenge_requests, challenges, queue
+from tournaments.services.challenge_requests import OpponentNotFound
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 
@@ -226,7 +227,7 @@ def test_one_bot_per_author_at_a_bigger_table_with_another_authors_bot(ada, ben,
 def test_a_challenge_is_played_as_equal_matches_that_add_up_to_its_games(
     games, seats, duplicate, size
 ):
-    assert challenges.match_games(games, seats, duplicate) == size
+    assert challenge_requests.match_games(games, seats, duplicate) == size
 
 
 def test_challenge_matches_go_to_the_challenge_queue(ada, learner):

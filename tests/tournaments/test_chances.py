@@ -1,4 +1,4 @@
-"""The soft-play tallies counted off the match's hot path (tournaments/chances.py): a
+"""The soft-play tallies counted off the match's hot path (tournaments/integrity/chances.py): a
 match is recorded without them, and the collusion report, the watch and the background
 task count them from the stored records, the same as counting them at recording did."""
 
@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot
-from tournaments import chances, selectors, services, tasks
+from tournaments import selectors, services
+from tournaments.integrity import chances
 from tournaments.models import GameRecord, Match
 from tournaments.ratings import soft_play
 from tournaments.selectors import fair_play
+from tournaments.worker import tasks
 
 pytestmark = pytest.mark.django_db
 

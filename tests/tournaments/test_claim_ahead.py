@@ -14,8 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from config import fairshare, liveness, redis_client, slots
 from tests.factories import make_competition
 from tests.workers import SERVICES
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Competition, Match, RatingEvent
+from tournaments.worker import execution
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

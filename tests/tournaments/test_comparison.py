@@ -7,9 +7,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from tests.factories import builtin_bots, make_competition, play_all
-from tournaments import comparison, selectors, services
+from tournaments import selectors, services
 from tournaments.models import Competition
 from tournaments.ratings.confidence import Z95
+from tournaments.selectors import comparison
 
 pytestmark = pytest.mark.django_db
 

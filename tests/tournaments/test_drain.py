@@ -14,8 +14,9 @@ import pytest
 
 from tests.factories import enter_builtins, make_competition, process_metric
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
-from tournaments import drain, execution, services
+from tournaments import services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
+from tournaments.worker import drain, execution
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

@@ -11,8 +11,9 @@ from django.urls import reverse
 from bots.models import Bot
 from tests.api.conftest import client_for
 from tests.factories import make_user, process_metric
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Competition, Match, Round
+from tournaments.worker import execution
 from web.once import FIELD
 
 pytestmark = pytest.mark.django_db

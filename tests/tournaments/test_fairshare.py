@@ -14,7 +14,8 @@ import pytest
 from config import fairshare, slots
 from tests.factories import enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
-from tournaments import execution, services
+from tournaments import services
+from tournaments.worker import execution
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -181,7 +182,7 @@ def test_one_owners_challenges_leave_a_users_slot_to_anothers_quick_game(tmp_pat
 
     from bots.models import Bot
     from tests.factories import builtin_version
-    from tournaments import challenges
+    from tournaments.services import challenges
 
     def author(name: str) -> tuple:
         user = get_user_model().objects.create_user(name, password="pw-123456789")
@@ -355,7 +356,7 @@ def test_the_users_lanes_last_free_slot_is_kept_for_a_light_owner():
 def test_two_linked_accounts_are_one_owner_of_worker_seconds(django_user_model):
     from bots.models import AccountLink, Bot
     from tests.factories import builtin_version
-    from tournaments import tenants
+    from tournaments.worker import tenants
 
     tenants.forget()
     comp = make_competition(entries=0, games=1, variant="money-jordan", duplicate=False)

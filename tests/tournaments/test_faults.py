@@ -33,8 +33,9 @@ from tests.workers import (
     finished,
     wait_for,
 )
-from tournaments import execution, services, tasks
+from tournaments import services
 from tournaments.models import Match, RatingEvent
+from tournaments.worker import execution, tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -401,13 +402,13 @@ def ask_users_work(owner) -> tuple[list, object]:
     """A challenge of 24 games, a quick game and a version test of 40 games at most,
     of built-in versions of ``owner``'s, asked as the API's and the site's views do."""
     from tests.factories import builtin_version
-    from tournaments import challenges, version_tests
+    from tournaments.services import challenge_requests, challenges, version_tests
 
     mine = Bot.objects.create(owner=owner, name="house", builtin="random")
     builtin_version(mine, 1, "random")
     builtin_version(mine, 2, "random")
     asked = []
-    for games in (24, challenges.QUICK_GAME):
+    for games in (24, challenge_requests.QUICK_GAME):
         with transaction.atomic():
             asked.append(
                 challenges.challenge_create(
@@ -440,8 +441,8 @@ def test_a_broker_restart_loses_and_doubles_no_validation_challenge_or_version_t
     and a version test waiting behind them: the broker stops, losing every message, and
     starts again. Each validation ends once, ready with its report; every game is played
     once; no allowance is charged twice."""
-    from tournaments.allowances import usage_for_user
     from tournaments.models import Challenge, GameRecord, VersionTest
+    from tournaments.selectors.allowance_use import usage_for_user
 
     periodic, _ = users_workers
     ada = get_user_model().objects.create_user("ada", password="pw-123456789")

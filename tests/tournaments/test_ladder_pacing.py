@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bots import validation
-from tournaments import ladders
 from tournaments.models import Competition
+from tournaments.services import ladders
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,9 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot, BotVersion
 from tests.factories import passed
-from tournaments import execution, pairing, selectors, services
+from tournaments import pairing, selectors, services
 from tournaments.models import Competition, Match, Round
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Claims with a lease (``tournaments.leases``): one rule, whether a claim is written with
+"""Claims with a lease (``config.leases``): one rule, whether a claim is written with
 the ORM or as the matches' raw statement, on the real database."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from config import leases
 from tests.factories import make_competition
-from tournaments import execution, leases, services
+from tournaments import services
 from tournaments.models import Match
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

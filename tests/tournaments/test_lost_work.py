@@ -21,8 +21,9 @@ from django.utils import timezone
 from config import liveness
 from tests.factories import enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Match
+from tournaments.worker import execution
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

@@ -10,8 +10,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from bots.models import Bot, BotVersion
-from tournaments import execution, pairing, selectors, services
+from tournaments import pairing, selectors, services
 from tournaments.models import Competition, Entry, Match, RatingEvent
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

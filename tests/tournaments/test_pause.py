@@ -7,9 +7,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from bots.models import Bot
 from tests.factories import make_user
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Competition, Match
 from tournaments.services import competition_pause, competition_resume
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

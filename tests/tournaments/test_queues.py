@@ -24,9 +24,11 @@ from bots.models import Bot, BotVersion
 from bots.tasks import version_validate
 from tests.factories import builtin_version, enter_builtins, make_competition
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
-from tournaments import challenges, events, services, tasks
+from tournaments import services
+from tournaments.live import events
 from tournaments.models import Challenge, Competition, Match, RatingEvent
-from tournaments.services import queue
+from tournaments.services import challenges, queue
+from tournaments.worker import tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

@@ -16,9 +16,11 @@ from django.db import OperationalError, connection, transaction
 
 from bots.models import Bot
 from tests.workers import SERVICES, assert_ratings_equal_a_recompute
-from tournaments import execution, recording, services
+from tournaments import services
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent, Round
 from tournaments.services import PlayedMatch, record, rounds
+from tournaments.services import record_statements as recording
+from tournaments.worker import execution
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

@@ -32,7 +32,8 @@ from tests.workers import (
     start_ready,
     wait_for,
 )
-from tournaments import services, tasks
+from tournaments import services
+from tournaments.worker import tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from bots.referee.specs import player_from_spec
 from tournaments.ratings.confidence import Sprt
-from tournaments.sprt import deal_scores, trial_seed, version_test
+from tournaments.worker.sprt_deals import deal_scores, trial_seed, version_test
 
 
 def maker(spec: str):

@@ -21,10 +21,11 @@ from tests.workers import (
     finished,
     wait_for,
 )
-from tournaments import claims as claims_module
-from tournaments import execution, services, tasks
+from tournaments import services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
 from tournaments.services import queue
+from tournaments.worker import claims as claims_module
+from tournaments.worker import execution, tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -171,7 +172,7 @@ def test_a_ladder_batch_with_a_failed_match_closes_and_pairs_the_next_at_once():
 
 
 def test_a_paced_ladder_waits_out_its_pause_before_the_next_batch(settings, monkeypatch):
-    from tournaments import events
+    from tournaments.live import events
 
     settings.CARDROOM_LADDER_PAUSE_S = 60
     sent: list[dict] = []

@@ -11,8 +11,10 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tests.factories import builtin_version, passed, play_to_the_end
-from tournaments import version_tests
 from tournaments.models import VersionTest
+from tournaments.selectors import version_tests as version_test_reads
+from tournaments.services import version_tests
+from tournaments.worker import version_test_slices
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +48,7 @@ def test_a_better_new_version_is_accepted_on_deals_played_in_slices(bot, owner):
     test.refresh_from_db()
     assert test.status == VersionTest.Status.DONE and test.decision == "H1"
     assert len(slices) == test.trials - 1 and test.finished_at is not None
-    assert test.llr >= version_tests.sprt_of(test).upper
+    assert test.llr >= version_test_reads.sprt_of(test).upper
     assert sum(test.counts.values()) == test.trials
 
 
@@ -81,18 +83,20 @@ def test_an_equal_version_is_rejected_and_the_cap_stops_an_undecided_one(bot, ow
 def test_a_second_delivery_does_nothing(bot, owner):
     test = create(bot, owner)
     play_to_the_end(test, slice_s=3600)
-    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+    assert version_test_slices.version_test_play(test_id=test.pk, send=None) == "skipped"
 
 
 def test_a_test_whose_worker_is_gone_is_taken_over_and_a_held_one_is_not(bot, owner):
     test = create(bot, owner)
-    held = timezone.now() + timedelta(seconds=version_tests.LEASE_S)
+    held = timezone.now() + timedelta(seconds=version_test_slices.LEASE_S)
     VersionTest.objects.filter(pk=test.pk).update(status="running", lease_until=held)
 
-    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+    assert version_test_slices.version_test_play(test_id=test.pk, send=None) == "skipped"
 
     VersionTest.objects.filter(pk=test.pk).update(lease_until=timezone.now())
-    assert version_tests.version_test_play(test_id=test.pk, slice_s=0, send=None) == "continued"
+    assert (
+        version_test_slices.version_test_play(test_id=test.pk, slice_s=0, send=None) == "continued"
+    )
     test.refresh_from_db()
     assert test.trials == 1 and test.status == VersionTest.Status.PENDING
 
@@ -163,11 +167,11 @@ def test_a_version_that_cannot_be_run_fails_the_test_saying_why(bot, owner):
     passed(broken, "manni-basic")
     test = create(bot, owner, new=broken.number)
 
-    assert version_tests.version_test_play(test_id=test.pk, send=None) == "failed"
+    assert version_test_slices.version_test_play(test_id=test.pk, send=None) == "failed"
 
     test.refresh_from_db()
     assert test.status == VersionTest.Status.FAILED and test.error
-    assert version_tests.version_test_play(test_id=test.pk, send=None) == "skipped"
+    assert version_test_slices.version_test_play(test_id=test.pk, send=None) == "skipped"
 
 
 def test_a_version_test_whose_message_was_lost_is_sent_again_once_its_deadline_passes(
@@ -175,7 +179,7 @@ def test_a_version_test_whose_message_was_lost_is_sent_again_once_its_deadline_p
 ):
     """Sent, then lost with the broker: no worker takes it. The reaper sends it again once
     its requeue deadline passed, with a new one; not before, and not a running test."""
-    from tournaments import tasks
+    from tournaments.worker import tasks
 
     settings.CARDROOM_QUEUE_GRACE_S = 3600
     settings.CARDROOM_ALLOWANCE_OPEN_VERSION_TESTS = 5
@@ -203,13 +207,13 @@ def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_o
     """The task of a worker whose drain's grace period ends in the middle of a deal gives
     the test back, pending and sent again; the deal cut off is not counted, and the next
     worker plays it again from its seed."""
-    from tournaments import drain, tasks
+    from tournaments.worker import drain, tasks
 
     test = create(bot, owner)
     VersionTest.objects.filter(pk=test.pk).update(seed=20261201)
     sent: list[tuple] = []
     monkeypatch.setattr(version_tests, "send_task", lambda *a, **kw: sent.append(a))
-    save = version_tests._save
+    save = version_test_slices._save
     saves = []
 
     def cut_off_on_the_second_deal(*args, **kwargs):
@@ -219,7 +223,7 @@ def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_o
             raise drain.DrainTimeout("grace over")
         return save(*args, **kwargs)
 
-    monkeypatch.setattr(version_tests, "_save", cut_off_on_the_second_deal)
+    monkeypatch.setattr(version_test_slices, "_save", cut_off_on_the_second_deal)
     try:
         assert tasks.version_test_run(test.pk) == "given back"
     finally:
@@ -229,8 +233,8 @@ def test_a_stopping_worker_gives_its_version_test_back_without_the_deal_it_cut_o
     assert (test.status, test.trials) == ("pending", 1)
     assert test.lease_until > timezone.now()  # not claimed: its requeue deadline
     assert sent == [(version_tests.VERSION_TEST_TASK, [test.pk])]  # sent again
-    monkeypatch.setattr(version_tests, "_save", save)
-    assert version_tests.version_test_play(test_id=test.pk, slice_s=0.0, send=None) in (
+    monkeypatch.setattr(version_test_slices, "_save", save)
+    assert version_test_slices.version_test_play(test_id=test.pk, slice_s=0.0, send=None) in (
         "continued",
         "done",
     )

@@ -249,7 +249,7 @@ def test_my_bots_asks_a_visitor_to_log_in():
 
 
 def test_a_running_ladder_takes_a_bot_from_its_page_and_pairs_it_next():
-    from tournaments import execution
+    from tournaments.worker import execution
 
     ada, olga = make_user("ada"), make_user("olga", organiser=True)
     ladder = tournament_services.competition_create(

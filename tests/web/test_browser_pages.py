@@ -99,7 +99,7 @@ def test_an_author_drops_a_bot_and_watches_it_validated(live_server, chromium, n
 def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, monkeypatch):
     from playwright.sync_api import expect
 
-    from tournaments.tasks import match_run, matches_run
+    from tournaments.worker.tasks import match_run, matches_run
 
     for task in (match_run, matches_run):  # no broker here
         monkeypatch.setattr(task, "apply_async", lambda *a, **kw: None)
@@ -148,7 +148,7 @@ def test_an_organiser_creates_and_starts_a_competition(live_server, chromium, mo
 def test_a_challenge_page_follows_the_games_as_they_are_played(live_server, chromium, monkeypatch):
     from playwright.sync_api import expect
 
-    from tournaments import execution, tasks
+    from tournaments.worker import execution, tasks
 
     sent: list = []  # the worker is this test: the matches' tasks are kept here
     for task in (tasks.match_run, tasks.matches_run):

@@ -13,8 +13,8 @@ from bots.models import Bot, BotVersion
 from tests.factories import builtin_version, logged_in, make_user, passed
 from tests.static_files import JAVASCRIPT, script_sources, static_get
 from tests.web.conftest import once_value
-from tournaments import execution
 from tournaments.models import Challenge, Competition, Entry
+from tournaments.worker import execution
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 

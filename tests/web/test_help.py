@@ -13,7 +13,7 @@ import games
 from bots import builtin
 from bots.models import UserAllowance
 from tests.factories import logged_in, make_user
-from tournaments import challenges
+from tournaments.services import challenge_requests as challenges
 
 pytestmark = pytest.mark.django_db
 

@@ -18,10 +18,12 @@ from bots import validation
 from bots.models import Bot, BotVersion
 from tests.factories import PASSWORD, builtin_version, logged_in, make_user, passed, play_one
 from tests.web.conftest import once_value
-from tournaments import execution, ladders, services
+from tournaments import services
 from tournaments.management.commands.demo import DEMO_ENTRIES
 from tournaments.management.commands.demo import Command as Demo
 from tournaments.models import Competition, Match
+from tournaments.selectors import ladders
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 

@@ -19,8 +19,8 @@ from tests.web.conftest import (
     once_value,
     post_action,
 )
-from tournaments import execution
 from tournaments.models import Competition, Entry, Match
+from tournaments.worker import execution
 from web.organise.forms import option_field_name
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from django.utils import timezone
 from bots.models import Bot
 from tests.factories import builtin_version, logged_in, make_bot, make_user
 from tests.web.conftest import once_value
-from tournaments import ladders
 from tournaments.models import Challenge, Competition, Entry
+from tournaments.services import ladders
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("challenge_world")]
 

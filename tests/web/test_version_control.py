@@ -12,8 +12,9 @@ from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from tests.factories import FIRST_LEGAL_BOT, logged_in, make_user, passed
 from tests.web.conftest import once_value
-from tournaments import execution, services
+from tournaments import services
 from tournaments.models import Competition, Match
+from tournaments.worker import execution
 
 pytestmark = pytest.mark.django_db
 VARIANT = "money-jordan"

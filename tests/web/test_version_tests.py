@@ -15,8 +15,9 @@ from bots.models import Bot, BotVersion
 from tests.factories import builtin_version, logged_in, make_user, passed, play_to_the_end
 from tests.web.conftest import error_next_to, once_value
 from tournaments import services as tournament_services
-from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
+from tournaments.services import version_tests
+from tournaments.worker import tasks
 from web.words import version_test_outcome
 
 pytestmark = pytest.mark.django_db

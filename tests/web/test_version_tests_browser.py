@@ -8,8 +8,9 @@ import pytest
 from bots.models import Bot
 from tests.browser import OVERFLOWS, WIDTHS, chromium_browser, in_thread, log_in
 from tests.factories import builtin_version, make_user
-from tournaments import tasks, version_tests
 from tournaments.models import VersionTest
+from tournaments.worker import tasks
+from tournaments.worker import version_test_slices as version_tests
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

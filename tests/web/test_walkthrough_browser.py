@@ -38,7 +38,7 @@ from django.templatetags.static import static
 from tests.browser import chromium_browser, in_thread, require_chromium
 from tests.factories import PASSWORD, make_user
 from tests.workers import database_url
-from tournaments.demo import asgi_server_argv, free_port
+from tournaments.demo.processes import asgi_server_argv, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"

@@ -14,7 +14,7 @@ from django.db.models import (
 )
 
 from bots.referee.match import schedule
-from tournaments import live
+from tournaments.live import publisher as live
 from tournaments.models import (
     Challenge,
     Competition,
@@ -49,7 +49,7 @@ def challenges_settled_but_running() -> list[int]:
 
 def _games_in_play(competition: Competition) -> int:
     """The games its matches in play have finished so far, as their workers publish them
-    (``tournaments.live``): a challenge's match of twelve games counts each as it ends."""
+    (``tournaments.live.publisher``): a challenge's match of twelve games counts each as it ends."""
     running = Match.objects.filter(competition=competition, status=Match.Status.RUNNING)
     finished = 0
     for match in running.only("pk", "attempts", "claimed_by", "lease_until"):

@@ -7,7 +7,7 @@ from typing import Any
 
 import games
 from bots.referee.match import schedule
-from tournaments import chances as tallies
+from tournaments.integrity import chances as tallies
 from tournaments.models import (
     Competition,
     GameRecord,
@@ -110,7 +110,7 @@ def soft_play_of_competition(
     """The soft-play signals (``tournaments.ratings.soft_play``) of the finished games of
     ``competition`` whose records keep a tally; ``tables`` holds each finished match's
     entries in player order. The games recorded since the tallies were last counted are
-    counted first (``tournaments.chances.count``: their records are decompressed and
+    counted first (``tournaments.integrity.chances.count``: their records are decompressed and
     replayed, once); then one query."""
     tallies.count(competition=competition)
     players = games.load(competition.variant, **competition.options).num_players

@@ -13,7 +13,7 @@ from django.db.models import (
 
 from bots.models import bot_display_name
 from bots.referee.match import game_seed
-from tournaments import comparison, deals
+from tournaments.integrity import deals
 from tournaments.models import (
     Competition,
     Entry,
@@ -26,6 +26,7 @@ from tournaments.ratings import (
     head_to_head,
     pair_score,
 )
+from tournaments.selectors import comparison
 from tournaments.selectors.ranking import finished_tables
 from tournaments.selectors.standings import standings_for_competition
 from tournaments.selectors.visibility import competitions_visible_to
@@ -187,7 +188,7 @@ def division_history_for_entry(*, entry: Entry, user) -> list[dict[str, Any]]:
 
 def head_to_head_for_competition(*, competition: Competition) -> list[dict[str, Any]]:
     """For each pair of entries that met: matches together and who finished ahead, games
-    and score, and the sign test over trials (``tournaments.comparison``)."""
+    and score, and the sign test over trials (``tournaments.selectors.comparison``)."""
     table = head_to_head(result for _, result in finished_results(competition))
     trials = comparison.pair_records_for_competition(competition=competition)
     unit = comparison.trial_unit(competition)

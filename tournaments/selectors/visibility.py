@@ -1,5 +1,6 @@
 """Reads of who may see what of a competition: the competitions a user may watch, the
-full view of a game's hands, a game's seats and their owners, who may read a trace."""
+bots a user may challenge, the full view of a game's hands, a game's seats and their
+owners, who may read a trace."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.db.models import (
 )
 
 import games
+from bots.models import Bot
 from bots.referee.match import game_seed, schedule
 from tournaments.models import (
     Competition,
@@ -43,6 +45,20 @@ def competitions_visible_to(*, user, challenges: bool = False) -> QuerySet[Compe
 
 #: Competition statuses after which replays may show every hand (:func:`full_view_allowed`).
 ENDED = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
+
+
+def challengeable_bots(*, user) -> QuerySet[Bot]:
+    """The uploaded bots ``user`` may challenge: their own, and those of others entered
+    (not withdrawn) in a competition ``user`` may watch (challenges aside), unless their
+    owner opted them out or deactivated them."""
+    watched = competitions_visible_to(user=user).values("pk")
+    others = Bot.objects.filter(
+        entries__competition__in=watched,
+        entries__withdrawn=False,
+        challengeable=True,
+        active=True,
+    ).exclude(owner=user)
+    return Bot.objects.filter(Q(pk__in=others.values("pk")) | Q(owner=user)).select_related("owner")
 
 
 def full_view_allowed(*, competition: Competition, user) -> bool:

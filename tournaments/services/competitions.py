@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 import games
-from tournaments import deals
+from tournaments.integrity import deals
 from tournaments.models import Competition
 from tournaments.permissions import require_manager
 from tournaments.services.leagues import check_league_settings, check_seeding
@@ -112,6 +112,44 @@ def _check_match_settings(
         )
 
 
+def _checked_settings(fields: dict[str, Any]) -> games.Game:
+    """The variant's game of a new competition's settings (``fields``, the arguments of
+    :func:`competition_create` but its creator and seed), each checked in turn; ``fields``
+    become what is stored: the options as the game has them, the partnerships and the
+    seeding as checked, the table's size and the relegation only checked."""
+    kind, format, variant = fields["kind"], fields["format"], fields["variant"]
+    game = _checked_game(variant, fields["options"], kind=kind, format=format)
+    _check_table(
+        game,
+        format=format,
+        seats_per_table=fields.pop("seats_per_table"),
+        playoff_games_cap=fields["playoff_games_cap"],
+    )
+    if format == Format.SWISS and not fields["rounds_planned"]:
+        raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
+    partnerships = _check_partnerships(variant, format, fields["partnerships"])
+    _check_match_settings(
+        game.num_players,
+        games_per_match=fields["games_per_match"],
+        duplicate=fields["duplicate"],
+        same_owner_tables=fields["same_owner_tables"],
+        is_public=fields["is_public"],
+    )
+    check_league_settings(
+        kind,
+        game.num_players,
+        division_size=fields["division_size"],
+        promote=fields["promote"],
+        relegate=fields.pop("relegate"),
+        partnerships=partnerships,
+    )
+    seeding = check_seeding(kind, fields["seeding"], fields["seeding_seed"])
+    timing = (fields[name] for name in ("games_per_match", "move_ms", "bank_ms", "pace_ms"))
+    _check_time_control(game.num_players, *timing)
+    fields.update(options=dict(game.options), partnerships=partnerships, seeding=seeding)
+    return game
+
+
 def competition_create(
     *,
     created_by,
@@ -146,59 +184,20 @@ def competition_create(
     or ``random``, shuffled from ``seeding_seed`` or a seed drawn at the start) by
     :func:`check_seeding` (docs/leagues.md).
 
-    Without ``seed`` its deals are drawn from a fresh secret (``tournaments.deals``),
+    Without ``seed`` its deals are drawn from a fresh secret (``tournaments.integrity.deals``),
     hidden until it ends. With ``seed`` they follow from that seed and public values,
     so they are reproducible, and predictable to whoever knows the seed.
     """
-    game = _checked_game(variant, options, kind=kind, format=format)
-    _check_table(
-        game, format=format, seats_per_table=seats_per_table, playoff_games_cap=playoff_games_cap
-    )
-    if format == Format.SWISS and not rounds_planned:
-        raise ValidationError({"rounds_planned": "a Swiss tournament needs its number of rounds"})
-    partnerships = _check_partnerships(variant, format, partnerships)
-    _check_match_settings(
-        game.num_players,
-        games_per_match=games_per_match,
-        duplicate=duplicate,
-        same_owner_tables=same_owner_tables,
-        is_public=is_public,
-    )
-    check_league_settings(
-        kind,
-        game.num_players,
-        division_size=division_size,
-        promote=promote,
-        relegate=relegate,
-        partnerships=partnerships,
-    )
-    seeding = check_seeding(kind, seeding, seeding_seed)
-    _check_time_control(game.num_players, games_per_match, move_ms, bank_ms, pace_ms)
+    # Every argument as given: checked and normalised by _checked_settings, then stored.
+    fields = dict(locals())
+    created_by, seed = fields.pop("created_by"), fields.pop("seed")
+    game = _checked_settings(fields)
     competition = Competition.objects.create(
-        name=name,
-        kind=kind,
-        variant=variant,
-        options=dict(game.options),
-        format=format,
-        games_per_match=games_per_match,
-        duplicate=duplicate,
-        move_ms=move_ms,
-        bank_ms=bank_ms,
-        pace_ms=pace_ms,
-        rounds_planned=rounds_planned,
-        is_public=is_public,
-        full_replays_after_end=full_replays_after_end,
-        same_owner_tables=same_owner_tables,
+        **fields,
         seed=0 if seed is None else seed,
         deal_secret=deals.new_secret() if seed is None else "",
         created_by=created_by,
         seats_per_table=game.num_players,
-        playoff_games_cap=playoff_games_cap,
-        division_size=division_size,
-        promote=promote,
-        partnerships=partnerships,
-        seeding=seeding,
-        seeding_seed=seeding_seed,
     )
     if created_by is not None:
         competition.organisers.add(created_by)

@@ -10,9 +10,11 @@ from django.db.models import Max, Q
 from bots import accounts
 from bots.models import Bot, BotVersion
 from bots.selectors import CANNOT_PLAY, bot_will_play, play_outlook, version_will_play
-from tournaments import allowances, events, pairing
+from tournaments import pairing
+from tournaments.live import events
 from tournaments.models import Competition, Entry, TableExclusion
 from tournaments.permissions import can_manage, require_manager
+from tournaments.selectors import allowance_use as allowances
 from tournaments.services.notify import notify_on_commit
 
 Format = Competition.Format
@@ -38,7 +40,8 @@ def entry_create(
     and the competition does not start with a team still waiting.
 
     An entry ``by`` a user into an open ladder they do not manage counts against the
-    owner's ``ladder_entries`` allowance (``tournaments.allowances``); into a public one,
+    owner's ``ladder_entries`` allowance (``tournaments.selectors.allowance_use``); into a
+    public one,
     it waits until the account may play in public
     (``bots.accounts.public_play_check``: ``PublicPlayRefused`` says from when).
 

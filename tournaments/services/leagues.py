@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from tournaments import deals, selectors
+from tournaments import selectors
 from tournaments.formats import league
+from tournaments.integrity import deals
 from tournaments.models import Competition, Entry
 from tournaments.permissions import require_manager
 from tournaments.ratings import Rating

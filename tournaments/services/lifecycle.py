@@ -7,7 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments import events, pairing
+from tournaments import pairing
+from tournaments.live import events
 from tournaments.models import Challenge, Competition, Match, Round
 from tournaments.permissions import require_manager
 from tournaments.selectors import entries_without_games

@@ -1,5 +1,5 @@
 """The services' live notifications: each sent once the transaction that made the
-change commits (``tournaments.events``)."""
+change commits (``tournaments.live.events``)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from functools import partial
 
 from django.db import transaction
 
-from tournaments import events
+from tournaments.live import events
 
 
 def notify_on_commit(
     competition_id: int, *changes: str, match_id: int | None = None, round_=None
 ) -> None:
-    """The notification of ``changes`` (``tournaments.events``) once the transaction commits."""
+    """The notification of ``changes`` (``tournaments.live.events``) once the transaction
+    commits."""
     transaction.on_commit(
         partial(
             events.notify,

@@ -15,7 +15,7 @@ from bots.referee.seating import seat_player
 from bots.sandbox import FULL_STDERR_BYTES
 from bots.selectors import version_for_play
 from bots.services import bot_version_path
-from tournaments import deals
+from tournaments.integrity import deals
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import KNOCKOUTS, match_wall_ms
 from tournaments.services.results import (

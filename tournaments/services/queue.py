@@ -8,7 +8,7 @@ matches shorter than ``CARDROOM_TASK_GAMES`` games, whose messages would cost mo
 than playing them. Those go out as a list, one ``tournaments.matches_run`` task that
 plays the list's waiting matches one after another. ``lease_until`` of a queued match
 is its requeue deadline: if no worker has claimed it by then (its message was lost
-with the broker), the reaper (``tournaments.execution.matches_reap``) sends it again.
+with the broker), the reaper (``tournaments.worker.execution.matches_reap``) sends it again.
 A duplicate message is harmless. Each competition has a window of messages in the
 broker at a time; the rest wait queued in the database for a turn
 (:func:`competition_top_up`).
@@ -31,7 +31,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from config.task_sending import send_tasks
-from tournaments import events
+from tournaments.live import events
 from tournaments.models import Competition, Match
 from tournaments.services.notify import notify_on_commit
 
@@ -43,9 +43,10 @@ Status = Match.Status
 Sender = Callable[[list[int]], None]
 
 
-#: The Celery task that plays one match (``tournaments.tasks.match_run``).
+#: The Celery task that plays one match (``tournaments.worker.tasks.match_run``).
 MATCH_RUN_TASK = "tournaments.match_run"
-#: The Celery task that plays the waiting matches of a list (``tournaments.tasks.matches_run``).
+#: The Celery task that plays the waiting matches of a list
+#: (``tournaments.worker.tasks.matches_run``).
 MATCHES_RUN_TASK = "tournaments.matches_run"
 #: At most this many match ids in one ``matches_run`` message.
 TASK_LIST_MAX = 64

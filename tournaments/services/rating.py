@@ -7,9 +7,9 @@ from django.db import connection
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from tournaments import recording
 from tournaments.models import Competition, Entry, Match, MatchSeat, RatingEvent
 from tournaments.ratings import Rating, TableResult, inherit, rate_game, table_points
+from tournaments.services import record_statements as recording
 
 
 def _last_versions(entry_ids: list[int], match: Match) -> dict[int, int | None]:

@@ -11,10 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tournaments import chances, events, recording
 from tournaments.formats import match_result
+from tournaments.integrity import chances
+from tournaments.live import events
 from tournaments.models import Competition, GameRecord, Match, MatchSeat
 from tournaments.ratings import PARTNER_SEATS
+from tournaments.services import record_statements as recording
 from tournaments.services.competitions import is_partnership
 from tournaments.services.lifecycle import challenge_close_if_settled
 from tournaments.services.notify import notify_on_commit
@@ -54,7 +56,7 @@ def match_record(
     the seats as the claim read them (``execution.match_claim_with_seats``, with the
     entries' ratings): on PostgreSQL the result is then stored and rated in one statement.
     ``synchronous_commit=False`` lets the transaction commit without waiting for the disk
-    (PostgreSQL only; see ``tournaments.execution``). Raises ``ValidationError``
+    (PostgreSQL only; see ``tournaments.worker.execution``). Raises ``ValidationError``
     (changing nothing) if the result does not fit the match's seats, ``TypeError`` if
     ``played`` is not a :class:`PlayedMatch`.
 
@@ -66,7 +68,7 @@ def match_record(
     the round's other matches all done, not at all when it saw one waiting), its next
     round's matches queued with ``send`` (None leaves them pending) and, if it closed,
     the soft-play tallies of the competition's games counted in the background
-    (``tournaments.chances``: a game is stored without its tally). Inside an outer
+    (``tournaments.integrity.chances``: a game is stored without its tally). Inside an outer
     transaction the closing joins it.
 
     ``then`` (a list's next claim, ``claims.ClaimAhead``) is sent with the recording
@@ -173,7 +175,7 @@ def _match_store_played(
 
 def is_rated(competition: Competition) -> bool:
     """Whether the results of ``competition`` move ratings and standings: a challenge's
-    never do (``tournaments.challenges``)."""
+    never do (``tournaments.services.challenges``)."""
     return competition.kind != Competition.Kind.CHALLENGE
 
 
@@ -189,7 +191,7 @@ def _game_rows(played: PlayedMatch) -> list[list[Any]]:
             g.ranking,
             g.statuses,
             GameRecord.pack(g.record),
-            None,  # the soft-play tally: counted off the hot path (tournaments.chances)
+            None,  # the soft-play tally: counted off the hot path (tournaments.integrity.chances)
         ]
         for playoff_set, g in games_
     ]

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
-from tournaments import deals, events, pairing
+from tournaments import pairing
+from tournaments.integrity import deals
+from tournaments.live import events
 from tournaments.models import Competition, Match, MatchSeat, Round
 from tournaments.services.collusion import collusion_watch_run
 from tournaments.services.notify import notify_on_commit
@@ -202,9 +204,9 @@ def close_round(competition: Competition, closing: RoundClosing) -> None:
 
 def house_only(competition: Competition) -> bool:
     """Whether ``competition`` is a standing open ladder whose entries are all house bots
-    (owner-less built-ins, ``tournaments.ladders``): its first batch shows it playing, then
-    it rests until an author enters, so that ten ladders nobody entered do not hold the
-    workers with games no one looks at."""
+    (owner-less built-ins, ``tournaments.selectors.ladders``): its first batch shows it
+    playing, then it rests until an author enters, so that ten ladders nobody entered do
+    not hold the workers with games no one looks at."""
     return (
         bool(competition.standing)
         and not competition.entries.filter(bot__owner__isnull=False).exists()

@@ -5,5 +5,5 @@ bracket and queue panels beside it) and the events of its stream
 (:mod:`tournaments.watching.stream`), a finished game step by step
 (:mod:`tournaments.watching.replay`) and the statuses in words
 (:mod:`tournaments.watching.words`). Reads only: the pages (``web``), the API
-(``api``), the sockets (``tournaments.consumers``) and the stream's fan-out
-(``tournaments.fanout``) show them."""
+(``api``), the sockets (``tournaments.sockets.consumers``) and the stream's fan-out
+(``tournaments.sockets.fanout``) show them."""

@@ -1,5 +1,5 @@
 """Reads of a match watched while it is played: its finished games and the game in
-progress, from what its worker published (``tournaments.live``), as a visitor may see
+progress, from what its worker published (``tournaments.live.publisher``), as a visitor may see
 them.
 
 Everything here is the public view: no hidden card of any seat. A seat's owner also
@@ -14,7 +14,7 @@ from typing import Any
 
 import games
 from bots.referee.match import schedule
-from tournaments.live import LiveHead, claim_token, live_head, live_record
+from tournaments.live.publisher import LiveHead, claim_token, live_head, live_record
 from tournaments.models import Match
 from tournaments.selectors import full_view_allowed
 from tournaments.watching.replay import replay_meta, replay_steps
@@ -132,7 +132,7 @@ def live_game(
     }
 
 
-#: The events a match's watchers receive (``tournaments.match_fanout.MatchFanout``).
+#: The events a match's watchers receive (``tournaments.sockets.match_fanout.MatchFanout``).
 LIVE_GAMES, LIVE_STEPS, LIVE_OVER = "live.games", "live.steps", "live.over"
 
 

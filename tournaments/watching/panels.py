@@ -13,8 +13,8 @@ from collections import Counter
 from typing import Any
 
 from bots.models import bot_display_name
-from tournaments.events import SNAPSHOT, celery_backlog, event
 from tournaments.formats.common import PARTNER_TABLE_SIZE
+from tournaments.live.events import SNAPSHOT, celery_backlog, event
 from tournaments.models import Competition, Match, MatchSeat, RatingEvent
 from tournaments.ratings import display_rating
 from tournaments.selectors import (

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from tournaments.events import worker_label
+from tournaments.live.events import worker_label
 from tournaments.models import Competition, Match
 from tournaments.pairing import planned_matches_of
 from tournaments.selectors import (
@@ -32,7 +32,8 @@ WORKERS_SHOWN = 50
 
 
 def worker_process(claimed_by: str) -> str:
-    """``host/pid`` of a claim (``tournaments.execution.worker_name`` is ``host/pid/task``)."""
+    """``host/pid`` of a claim (``tournaments.worker.execution.worker_name`` is
+    ``host/pid/task``)."""
     parts = claimed_by.split("/")
     return "/".join(parts[:2]) if len(parts) > 2 else claimed_by
 
@@ -43,7 +44,7 @@ def _worker_shown(claimed_by: str, *, staff: bool) -> str:
 
 
 def queue_status(*, competition_id: int, staff: bool = False) -> dict[str, Any]:
-    """The ``queue`` of a ``queue.status`` event (see ``tournaments.events``), as of now.
+    """The ``queue`` of a ``queue.status`` event (see ``tournaments.live.events``), as of now.
 
     Each lease's ``worker`` is its process (``host/pid``) for ``staff``, else the
     opaque ``events.worker_label`` of it: nobody else learns hosts or pids.

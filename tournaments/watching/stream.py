@@ -1,6 +1,6 @@
 """The live events of a competition's stream, built in the web tier
 (:func:`live_events`) from the notifications the write path sends
-(``tournaments.events``): matches started and finished, standings, rounds, the
+(``tournaments.live.events``): matches started and finished, standings, rounds, the
 queue and the panels that follow a result."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 from django.db.models import Count
 
-from tournaments import events
-from tournaments.events import celery_backlog, event
+from tournaments.live import events
+from tournaments.live.events import celery_backlog, event
 from tournaments.models import Competition, Match, RatingEvent, Round
 from tournaments.ratings import display_rating
 from tournaments.selectors import (
@@ -84,7 +84,7 @@ def rating_changes(match: Match) -> list[dict[str, Any]]:
 def queue_status_event(competition_id: int) -> dict[str, Any]:
     """``queue.status`` of a competition, as of now, with the Celery backlog.
 
-    It names the worker processes: the fan-out (``tournaments.fanout``) hands non-staff
+    It names the worker processes: the fan-out (``tournaments.sockets.fanout``) hands non-staff
     sockets its ``public_event_text``.
     """
     queue = queue_status(competition_id=competition_id, staff=True)
@@ -149,7 +149,7 @@ def live_events(
 ) -> list[dict[str, Any]]:
     """The events that the notifications gathered in ``changes`` call for, as of now.
 
-    In the order of ``tournaments.events``: started and finished matches (the newest
+    In the order of ``tournaments.live.events``: started and finished matches (the newest
     :data:`LIVE_MATCHES` of each; only if ``matches``), then, if ``panels``, the
     standings (after a result or a start), the rounds finished and started, the
     competition's end, the problem bots (after a result) and the queue status

@@ -12,9 +12,10 @@ from bots import builtin
 from bots.archive import DEFAULT_LIMITS
 from bots.models import Bot, BotVersion
 from bots.selectors import variants_passed
-from tournaments import challenges, version_tests
-from tournaments.ladders import variants_in_ladder_order
 from tournaments.models import Competition
+from tournaments.selectors import visibility
+from tournaments.selectors.ladders import variants_in_ladder_order
+from tournaments.services import challenge_requests, version_tests
 
 
 class BotCreateForm(forms.Form):
@@ -143,7 +144,7 @@ def _competition_label(competition: Competition) -> str:
 
 class VersionTestForm(forms.Form):
     """Is a new version better than an old one? The parameters of a version test
-    (``tournaments.version_tests.version_test_create``, which checks them all: a version
+    (``tournaments.services.version_tests.version_test_create``, which checks them all: a version
     or variant typed in by hand gets its refusal in words, not the form's)."""
 
     new = forms.IntegerField(label="New version", widget=forms.Select)
@@ -208,7 +209,7 @@ CHALLENGE_OPPONENTS = 4
 
 class ChallengeForm(forms.Form):
     """Ask for unrated games of one of the bot's ready versions against chosen bots
-    (``tournaments.challenges.challenge_create``, which checks the table, the variant and
+    (``tournaments.services.challenges.challenge_create``, which checks the table, the variant and
     the allowances: its refusals are shown in words)."""
 
     version = forms.TypedChoiceField(coerce=int, label="Version that plays")
@@ -220,14 +221,14 @@ class ChallengeForm(forms.Form):
     )
     games = forms.IntegerField(
         min_value=1,
-        max_value=challenges.GAMES_MAX,
+        max_value=challenge_requests.GAMES_MAX,
         initial=12,
         error_messages={
-            "min_value": challenges.GAMES_CAP_WORDS,
-            "max_value": challenges.GAMES_CAP_WORDS,
+            "min_value": challenge_requests.GAMES_CAP_WORDS,
+            "max_value": challenge_requests.GAMES_CAP_WORDS,
         },
-        help_text=f"From 1 to {challenges.GAMES_MAX:,} games a challenge; duplicate games: a "
-        "multiple of the seats. Counted against your challenge games a day.",
+        help_text=f"From 1 to {challenge_requests.GAMES_MAX:,} games a challenge; "
+        "duplicate games: a multiple of the seats. Counted against your challenge games a day.",
     )
     duplicate = forms.BooleanField(
         required=False, initial=True, label="Duplicate (each deal once per seat rotation)"
@@ -278,7 +279,7 @@ class ChallengeForm(forms.Form):
             (f"builtin:{name}", f"built-in {name}")
             for name in [*builtin.names(), *builtin.strengths()]
         ]
-        for other in challenges.challengeable_bots(user=user).order_by("name", "id")[:200]:
+        for other in visibility.challengeable_bots(user=user).order_by("name", "id")[:200]:
             if other.owner_id == user.pk:
                 numbers = other.versions.filter(status=BotVersion.Status.READY)
                 offered += [
@@ -321,7 +322,7 @@ class ChallengeForm(forms.Form):
 
 class QuickGameForm(forms.Form):
     """One unrated game of the version the bot plays against a built-in in every other seat
-    (``tournaments.challenges.challenge_create`` with ``games=1``), played now."""
+    (``tournaments.services.challenges.challenge_create`` with ``games=1``), played now."""
 
     variant = forms.ChoiceField(choices=[])
     opponent = forms.ChoiceField(

@@ -19,8 +19,6 @@ import games
 from bots import validation, waiting
 from bots.models import Bot, BotVersion
 from bots.selectors import variants_passed
-from tournaments import version_tests
-from tournaments import waiting as work_waiting
 from tournaments.formats.common import PARTNER_TABLE_SIZE
 from tournaments.models import Challenge, Competition, Entry, MatchSeat, VersionTest
 from tournaments.ratings import display_rating
@@ -33,8 +31,10 @@ from tournaments.selectors import (
     entry_outlook,
     played_seats,
     rating_history_for_entry,
+    version_tests,
 )
 from tournaments.services import entries_open_statuses
+from tournaments.worker import queue_places as work_waiting
 from web import words
 
 #: The bot page lists this many recent matches and this many most frequent opponents.

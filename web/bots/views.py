@@ -2,7 +2,7 @@
 
 Every write calls one service (``bots.services.bot_create``, ``bot_version_upload``
 then ``bot_version_queue``, ``tournaments.services.entry_create``,
-``tournaments.version_tests.version_test_create`` and ``version_test_cancel``,
+``tournaments.services.version_tests.version_test_create`` and ``version_test_cancel``,
 ``config.authentication.token_rotate``); its ``ValidationError`` is shown next to
 the field it names. Another user's bot is a 404 until it plays in a competition
 the viewer may watch, and its owner's tools (uploads, entries, stderr, version
@@ -31,12 +31,12 @@ from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from config.authentication import token_expires_at, token_for_user, token_rotate
 from config.filters import INT64_MAX
-from tournaments import allowances as tournament_allowances
-from tournaments import challenges, version_tests
 from tournaments import services as tournament_services
 from tournaments.models import Challenge, Competition, VersionTest
 from tournaments.permissions import is_organiser
+from tournaments.selectors import allowance_use as tournament_allowances
 from tournaments.selectors import challenges_visible_to, team_invitations_for, version_records
+from tournaments.services import challenge_requests, challenges, version_tests
 from web import once, words
 from web.bots.forms import (
     BotCreateForm,
@@ -395,7 +395,9 @@ def challenge_start(request: HttpRequest, bot_id: int) -> HttpResponse:
     def start(data: dict[str, Any]) -> str:
         try:
             challenge = challenges.challenge_create(bot=bot, by=request.user, **data)
-        except challenges.OpponentNotFound as exc:  # gone from view since the page was drawn
+        except (
+            challenge_requests.OpponentNotFound
+        ) as exc:  # gone from view since the page was drawn
             raise ValidationError(str(exc)) from None
         return reverse("bots-web:challenge-detail", args=[challenge.pk])
 
@@ -417,7 +419,7 @@ def quick_game(request: HttpRequest, bot_id: int) -> HttpResponse:
 
     def start(data: dict[str, Any]) -> str:
         challenge = challenges.challenge_create(
-            bot=bot, by=request.user, games=challenges.QUICK_GAME, **data
+            bot=bot, by=request.user, games=challenge_requests.QUICK_GAME, **data
         )
         return reverse("bots-web:challenge-detail", args=[challenge.pk])
 

@@ -14,8 +14,6 @@ from django.db.models import Case, IntegerField, Value, When
 import games
 from bots import builtin
 from bots.allowances import ALLOWANCES, allowance_limit
-from tournaments import challenges
-from tournaments.ladders import STANDING_LADDERS
 from tournaments.models import Competition, Match, RatingEvent
 from tournaments.ratings import display_rating
 from tournaments.ratings.tiebreaks import STEP_LABELS, chain_for
@@ -28,6 +26,8 @@ from tournaments.selectors import (
     game_seat_players,
     standings_for_competition,
 )
+from tournaments.selectors.ladders import STANDING_LADDERS
+from tournaments.services import challenge_requests as challenges
 from tournaments.watching.live_match import current_number, live_games, match_live_head
 from tournaments.watching.queue_panel import progress_by_competition
 from tournaments.watching.replay import seat_names

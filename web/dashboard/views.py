@@ -16,7 +16,6 @@ import games
 from bots.referee.traces import OVER_SHARE, visible_traces
 from bots.sandbox import FULL_STDERR_BYTES
 from config.throttles import DOWNLOAD, TRANSCRIPT, download_wait, rate_limited, too_often
-from tournaments.comparison import compare_entries
 from tournaments.models import Competition, GameRecord, Match
 from tournaments.permissions import can_manage
 from tournaments.ratings.tiebreaks import describe_chain
@@ -32,8 +31,9 @@ from tournaments.selectors import (
     standings_export,
     trace_readers,
 )
+from tournaments.selectors.comparison import compare_entries
 from tournaments.selectors.stderr_logs import own_stderr_logs, seat_stderr_log
-from tournaments.transcripts import match_transcripts_zip, own_players, transcript_seats
+from tournaments.selectors.transcripts import match_transcripts_zip, own_players, transcript_seats
 from tournaments.watching import live_match as live_reads
 from tournaments.watching.panels import competition_snapshot
 from tournaments.watching.queue_panel import progress_by_competition

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 import games
-from tournaments.deals import SEEDED_WARNING, commitment
+from tournaments.integrity.deals import SEEDED_WARNING, commitment
 from tournaments.models import (
     ORGANISED_FORMATS,
     ORGANISED_KINDS,
@@ -105,7 +105,8 @@ class CompetitionSerializer(serializers.ModelSerializer):
 
 
 class DealsSerializer(serializers.Serializer):
-    """Where the competition's deals come from, and how to check them (``tournaments.deals``)."""
+    """Where the competition's deals come from, and how to check them
+    (``tournaments.integrity.deals``)."""
 
     mode = serializers.ChoiceField(
         choices=["secret", "seeded"],

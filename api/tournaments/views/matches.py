@@ -38,8 +38,9 @@ from config.throttles import (
     TranscriptThrottle,
     too_often,
 )
-from tournaments import services, transcripts
+from tournaments import services
 from tournaments.models import GameRecord, Match, MatchStderrLog, Round
+from tournaments.selectors import transcripts
 from tournaments.selectors.stderr_logs import seat_stderr_log
 from tournaments.watching.live_match import live_match_view
 

@@ -17,7 +17,7 @@ import pytest
 from bots.builtin import make
 from bots.referee import InProcessPlayer, ProcessPlayer, TimeControl, play_match
 from bots.referee.players import LOG_SEPARATOR
-from tournaments.deals import match_seed_from_secret, new_secret
+from tournaments.integrity.deals import match_seed_from_secret, new_secret
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

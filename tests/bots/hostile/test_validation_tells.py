@@ -21,8 +21,9 @@ from bots import sandbox
 from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload, bot_version_validate
 from tests.factories import builtin_bots, make_competition, make_user
-from tournaments import ladders, services
+from tournaments import services
 from tournaments.models import Match
+from tournaments.selectors import ladders
 
 pytestmark = [
     pytest.mark.django_db,

@@ -54,20 +54,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from tournaments import selectors, services
-from tournaments.demo import (
-    Child,
-    ChildFailed,
-    address_problem,
-    asgi_server_argv,
-    celery_worker_argv,
-    free_port,
-    port_in_use,
-    redis_argv,
-    redis_ping,
-    redis_server_binary,
-    wait_until,
-)
-from tournaments.demo_data import (
+from tournaments.demo.data import (
     ADMIN,
     BUILTINS,
     DEMO_ACCOUNTS_ENV,
@@ -88,9 +75,22 @@ from tournaments.demo_data import (
     sqlite_for_concurrency,
     standings_table,
 )
+from tournaments.demo.processes import (
+    Child,
+    ChildFailed,
+    address_problem,
+    asgi_server_argv,
+    celery_worker_argv,
+    free_port,
+    port_in_use,
+    redis_argv,
+    redis_ping,
+    redis_server_binary,
+    wait_until,
+)
 from tournaments.models import Competition, Match
 
-#: The names of the demo's data (``tournaments.demo_data``) are importable from here too.
+#: The names of the demo's data (``tournaments.demo.data``) are importable from here too.
 __all__ = [
     "ADMIN",
     "BUILTINS",
@@ -499,7 +499,7 @@ class Command(BaseCommand):
         )
         self.stdout.write("\n".join(lines))
 
-    # --- data (tournaments.demo_data) ---
+    # --- data (tournaments.demo.data) ---
 
     def _bots(self, count: int) -> list[Bot]:
         return demo_bots(count)

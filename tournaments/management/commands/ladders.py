@@ -1,7 +1,7 @@
 """``manage.py ladders ensure [--pending]``: the installation's standing open ladders.
 
 ``ensure`` makes sure every variant (``games.variants()``: all ten) has its open
-ladder running (``tournaments.ladders``): creates what is missing with a table of
+ladder running (``tournaments.selectors.ladders``): creates what is missing with a table of
 house bots, starts a draft, leaves a running or paused one as it is, and prints one
 line per ladder. Idempotent: run it after ``migrate`` on every install or upgrade (an
 older install's ladders, one per game family, are then their variants' ladders and
@@ -14,8 +14,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import ladders
-from tournaments.services import queue
+from tournaments.services import ladders, queue
 
 
 class Command(BaseCommand):

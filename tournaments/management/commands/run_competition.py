@@ -14,12 +14,13 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import execution, selectors, services
+from tournaments import selectors, services
 from tournaments.models import Competition, Match
 from tournaments.ratings import tiebreaks
 from tournaments.selectors import competition_progress
 from tournaments.services import queue
 from tournaments.watching.words import move_words
+from tournaments.worker import execution
 
 BAR = 30
 

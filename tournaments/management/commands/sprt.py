@@ -2,7 +2,7 @@
 
 Plays duplicate deals between two bots (``builtin:<name>`` or the path of a bot
 program, sandboxed) until the sequential probability ratio test decides, or
-``--max-games`` is reached, printing the test as it goes (``tournaments.sprt``,
+``--max-games`` is reached, printing the test as it goes (``tournaments.worker.sprt_deals``,
 docs/ratings.md). No database or server is needed.
 """
 
@@ -18,7 +18,7 @@ from bots.referee import TimeControl
 from bots.referee.specs import parse_option, player_from_spec
 from tournaments.ratings.confidence import Sprt, percent
 from tournaments.services import is_partnership
-from tournaments.sprt import deal_scores, version_test
+from tournaments.worker.sprt_deals import deal_scores, version_test
 
 
 class Command(BaseCommand):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import deals, selectors
+from tournaments import selectors
+from tournaments.integrity import deals
 from tournaments.models import Competition
 
 

@@ -1,7 +1,7 @@
 // Cardroom dashboard: the live competition page.
 // Every live panel of the page is drawn here and only here: the first paint from the
 // snapshot embedded in the page (json_script "snapshot"), then from the event stream of
-// ws/competitions/<id>/ (tournaments.events), reconnecting with backoff. The words for
+// ws/competitions/<id>/ (tournaments.live.events), reconnecting with backoff. The words for
 // statuses come from the page too (json_script "words", web.dashboard.pages.page_words).
 // A message is one event or a JSON array of events, handled in order. Events only
 // change the page's state; the page is redrawn at most once per animation frame,
