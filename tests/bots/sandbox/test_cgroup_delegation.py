@@ -291,6 +291,29 @@ sys.stdin.readline()
 """
 
 
+def readable_copy_of_the_sandbox() -> Path:
+    """``bots/sandbox`` and ``games`` (pure Python) copied where ``nobody`` may read it, in a directory
+    removed at exit: a fresh clone under a private directory (``mktemp -d``, mode 0700)
+    is not readable by ``nobody``, and the child imports the sandbox's cgroup module."""
+    import atexit
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="cardroom-sandbox-copy-"))
+    atexit.register(shutil.rmtree, root, True)
+    (root / "bots").mkdir()
+    shutil.copy(REPOSITORY / "bots" / "__init__.py", root / "bots" / "__init__.py")
+    for package in ("bots/sandbox", "games"):  # the sandbox reads the engine's version
+        shutil.copytree(
+            REPOSITORY / package,
+            root / package,
+            ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+        )
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
 @pytest.mark.serial  # it turns a controller on and off at the cgroup mount
 @pytest.mark.skipif(writable_cgroup2() is None, reason="needs root and a cgroup2 controller")
 def test_on_the_real_kernel_an_unprivileged_worker_empties_its_delegated_group():
@@ -303,10 +326,11 @@ def test_on_the_real_kernel_an_unprivileged_worker_empties_its_delegated_group()
     for path in (group, group / "cgroup.procs", group / "cgroup.subtree_control"):
         os.chown(path, NOBODY, NOBODY)
     as_nobody = {"user": NOBODY, "group": NOBODY, "extra_groups": [], "cwd": "/"}
+    code = readable_copy_of_the_sandbox()  # the checkout may be private (mode 0700)
     sibling = subprocess.Popen(["/bin/sleep", "60"], **as_nobody)
     worker = subprocess.Popen(
         [str(SYSTEM_PYTHON), "-c", CHILD, str(mount), controller, str(sibling.pid)],
-        env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
