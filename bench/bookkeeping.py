@@ -140,14 +140,14 @@ def measure(args, new_competition) -> dict[str, Any]:
 
 def play_list(match_ids: list[int], *, claimed_by: str) -> None:
     """Play ``match_ids`` (a round's waiting matches) as one list, as a worker's
-    ``tournaments.matches_run`` task does (``execution.matches_execute``: each match
+    ``tournaments.matches_run`` task does (``lists.matches_execute``: each match
     claimed in the round trip that records the one before it), here without Celery."""
-    from tournaments.worker import execution
+    from tournaments.worker import lists
 
     def fault(match_id: int, fault: Exception) -> None:
         raise fault
 
-    execution.matches_execute(
+    lists.matches_execute(
         match_ids=match_ids, start=0, claimed_by=claimed_by, on_fault=fault, budget_s=3600,
         send=None,
     )  # fmt: skip

@@ -16,7 +16,7 @@ from tests.factories import make_competition
 from tests.workers import SERVICES
 from tournaments import services
 from tournaments.models import Competition, Match, RatingEvent
-from tournaments.worker import execution
+from tournaments.worker import execution, lists
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -34,8 +34,8 @@ def first_round(entries: int) -> tuple[Competition, list[int]]:
     return comp, sent
 
 
-def play(ids: list[int], faults: list[int] | None = None) -> execution.Drained:
-    return execution.matches_execute(
+def play(ids: list[int], faults: list[int] | None = None) -> lists.Drained:
+    return lists.matches_execute(
         match_ids=ids,
         start=0,
         claimed_by="w",
@@ -195,7 +195,7 @@ def test_a_slot_the_next_match_takes_with_the_recording_is_held_while_it_plays(m
     sent, note = statements_and_their_pipelines()
     try:
         with connection.execute_wrapper(note):
-            drained = execution.matches_execute(
+            drained = lists.matches_execute(
                 match_ids=ids[:3], start=0, claimed_by="w", on_fault=lambda *a: None,
                 budget_s=600, send=None, yield_turn=yield_turn,
             )  # fmt: skip

@@ -16,7 +16,7 @@ from tests.factories import enter_builtins, make_competition, process_metric
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
 from tournaments import services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
-from tournaments.worker import drain, execution
+from tournaments.worker import drain, execution, lists
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -171,7 +171,7 @@ def test_a_draining_list_claims_nothing_more_and_gives_back_the_match_cut_off(mo
     monkeypatch.setattr(services, "match_play", play_then_stop)
     drained_before = drained_count()
     try:
-        drained = execution.matches_execute(
+        drained = lists.matches_execute(
             match_ids=ids, start=0, claimed_by="w/1/t", on_fault=None, budget_s=60,
             spread=None, send=sent.append,
         )  # fmt: skip

@@ -25,7 +25,7 @@ from tournaments import services
 from tournaments.models import Competition, GameRecord, Match, RatingEvent
 from tournaments.services import queue
 from tournaments.worker import claims as claims_module
-from tournaments.worker import execution, tasks
+from tournaments.worker import execution, lists, tasks
 
 pytestmark = [
     pytest.mark.skipif(not SERVICES, reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL"),
@@ -324,7 +324,7 @@ def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
         return statement(match_id=match_id, claimed_by=claimed_by, **kwargs)
 
     monkeypatch.setattr(claims_module, "claim_statement", counted)
-    drained = execution.matches_execute(
+    drained = lists.matches_execute(
         match_ids=ids,
         start=0,
         claimed_by="w",
@@ -411,7 +411,7 @@ def test_a_list_that_runs_dry_joins_the_round_another_worker_paired_ahead():
     )
     sent: list[list[int]] = []
 
-    drained = execution.matches_execute(
+    drained = lists.matches_execute(
         match_ids=ids,
         start=0,
         claimed_by="w",
@@ -435,7 +435,7 @@ def test_a_list_in_an_outer_transaction_ends_when_its_round_paired_ahead_waits_t
     execution.match_claim(match_id=ids[0], claimed_by="another worker")
     sent: list[list[int]] = []
     with transaction.atomic():
-        drained = execution.matches_execute(
+        drained = lists.matches_execute(
             match_ids=ids,
             start=1,
             claimed_by="w",

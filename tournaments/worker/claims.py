@@ -269,7 +269,7 @@ class ClaimAhead:
     """The claim of a list's next match, sent to PostgreSQL in the round trip that records
     the match before it (``recording.match_store_rated``'s ``then``: the recording, then
     the claim, each its own transaction), so that a list's worker waits for the database
-    once a match instead of twice (``execution.matches_execute``).
+    once a match instead of twice (``lists.matches_execute``).
 
     ``pick()`` is asked, when the recording is sent, which match to claim (None: none,
     the list stops or gives way there). Afterwards ``asked`` says whether it was asked,

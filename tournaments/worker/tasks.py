@@ -21,7 +21,14 @@ from tournaments.integrity import chances
 from tournaments.models import Competition, VersionTest
 from tournaments.services import queue as match_queue
 from tournaments.services import version_tests
-from tournaments.worker import drain, execution, tenants, version_test_requeue, version_test_slices
+from tournaments.worker import (
+    drain,
+    execution,
+    lists,
+    tenants,
+    version_test_requeue,
+    version_test_slices,
+)
 from tournaments.worker import queue_places as work_waiting
 
 log = logging.getLogger(__name__)
@@ -224,7 +231,7 @@ def matches_run(self, match_ids: list[int], start: int = 0) -> dict[str, str]:
         _publish(matches_run, [match_ids, at])  # if not, the workers on the list play it
 
     try:
-        drained = execution.matches_execute(
+        drained = lists.matches_execute(
             match_ids=list(match_ids),
             start=start,
             claimed_by=claimed_by,

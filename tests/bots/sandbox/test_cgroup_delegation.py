@@ -292,9 +292,10 @@ sys.stdin.readline()
 
 
 def readable_copy_of_the_sandbox() -> Path:
-    """``bots/sandbox`` and ``games`` (pure Python) copied where ``nobody`` may read it, in a directory
-    removed at exit: a fresh clone under a private directory (``mktemp -d``, mode 0700)
-    is not readable by ``nobody``, and the child imports the sandbox's cgroup module."""
+    """``bots/sandbox`` and ``games`` (pure Python) copied where ``nobody`` may read them,
+    in a directory removed at exit: a fresh clone under a private directory (``mktemp
+    -d``, mode 0700) is not readable by ``nobody``, and the child imports the sandbox's
+    cgroup module."""
     import atexit
     import shutil
     import tempfile

@@ -307,28 +307,24 @@ class Command(BaseCommand):
 
         node = f"demo-{os.getpid()}"
         ladder_slots = concurrency // 2
-        lanes = [
-            ("worker", DEMO_COMPETITION_KINDS, concurrency - ladder_slots, ""),
-            ("ladder-worker", DEMO_LADDER_KINDS, ladder_slots, "-ladders"),
-            ("users-worker", DEMO_USER_KINDS, DEMO_USER_SLOTS, "-users"),
+        lanes = [  # name, kinds, slots, processes grown while bots sleep, node's suffix
+            ("worker", DEMO_COMPETITION_KINDS, concurrency - ladder_slots, 0, ""),
+            ("ladder-worker", DEMO_LADDER_KINDS, ladder_slots, 0, "-ladders"),
+            ("users-worker", DEMO_USER_KINDS, DEMO_USER_SLOTS, DEMO_USERS_GROW, "-users"),
         ]
         started = [
             self._start(
                 Child(
                     name,
                     self._worker_argv(
-                        kinds,
-                        slots,
-                        node=f"{node}{suffix}@%h",
-                        beat=name == "worker",
-                        grow=DEMO_USERS_GROW if name == "users-worker" else 0,
+                        kinds, slots, grow, node=f"{node}{suffix}@%h", beat=name == "worker"
                     ),
                     self.run_dir / f"{name}.log",
                     env=env,
                     cwd=Path(settings.BASE_DIR),
                 )
             )
-            for name, kinds, slots, suffix in lanes
+            for name, kinds, slots, grow, suffix in lanes
             if slots > 0
         ]
 
@@ -349,17 +345,11 @@ class Command(BaseCommand):
         return None
 
     def _worker_argv(
-        self,
-        kinds: Sequence[str],
-        concurrency: int,
-        *,
-        node: str,
-        beat: bool = False,
-        grow: int = 0,
+        self, kinds: Sequence[str], slots: int, grow: int, *, node: str, beat: bool
     ) -> list[str]:
         queues = [dict(settings.CARDROOM_QUEUES)[kind] for kind in kinds]
         schedule = self.run_dir / "celerybeat-schedule" if beat else None
-        return celery_worker_argv(queues, concurrency, node=node, beat_schedule=schedule, grow=grow)
+        return celery_worker_argv(queues, slots, node=node, beat_schedule=schedule, grow=grow)
 
     def _start_web(self, env: dict[str, str], host: str, port: int) -> Child:
         if port_in_use(host, port):
