@@ -723,7 +723,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--worker-args", default="", help="more options for `celery worker`")
     parser.add_argument(
-        "--grow", type=int, default=1,
+        "--grow", type=int, default=2,
         help="processes each competitions' worker may add while its bots sleep (0: none)",
     )  # fmt: skip
     parser.add_argument(

@@ -43,15 +43,22 @@ class Qos:
 
 
 class Meter:
-    def __init__(self) -> None:
-        self.used = 0.0
+    """Each busy process's rate in cores over the window, as set by the test (None:
+    not measured long enough)."""
 
-    def cores(self) -> float:
-        return self.used
+    def __init__(self) -> None:
+        self.rates: dict[int, float | None] = {}
+
+    def look(self) -> None:
+        pass
+
+    def cores(self, pid: int | None) -> float | None:
+        return self.rates.get(pid)
 
 
 class Request:  # what state.active_requests holds: anything weakly referenced
-    pass
+    def __init__(self, pid: int) -> None:
+        self.worker_pid = pid
 
 
 @pytest.fixture
@@ -74,10 +81,11 @@ def pool_of(monkeypatch):
         scaler.waits = waits
         monkeypatch.setattr(scaler, "_work_waits", lambda: scaler.waits)
 
-        def play(n: int) -> None:  # n processes busy
+        def play(*rates: float | None) -> None:  # a busy process per rate, in cores
             for request in playing:
                 state.active_requests.discard(request)
-            playing[:] = [Request() for _ in range(n)]
+            playing[:] = [Request(pid) for pid in range(1, len(rates) + 1)]
+            scaler.meter.rates = dict(enumerate(rates, start=1))
             for request in playing:
                 state.active_requests.add(request)
 
@@ -97,63 +105,78 @@ def test_a_pool_whose_busy_processes_sleep_grows_by_one_while_work_waits(pool_of
     look()
     assert qos.value == 1  # as many messages held as processes, not MAX
     assert scaler.worker.consumer.initial_prefetch_count == 1  # after a reconnection too
-    play(1)  # a hog's match: its process busy, its bots asleep
-    scaler.meter.used = 0.02
+    play(None)  # a match just started: not known asleep yet
+    look()
+    assert pool.num_processes == 1
+    play(0.01)  # a hog's match: its process busy, its bots asleep
     look()
     assert (pool.num_processes, qos.value) == (2, 2)
-    play(2)  # the new process plays the waiting match on the idle core
-    scaler.meter.used = 1.0
+    play(0.01, 0.97)  # the new process plays the waiting match on the idle core
     look()
     look()
     assert (pool.num_processes, qos.value) == (2, 2)  # MAX: no further
 
 
-def test_a_pool_that_uses_its_cores_or_has_nothing_waiting_does_not_grow(pool_of):
-    scaler, pool, qos, play, look = pool_of(3, 2)
-    play(2)
-    scaler.meter.used = 1.6  # two matches thinking, a little below two cores
+def test_a_pool_whose_processes_use_the_cores_or_have_nothing_waiting_does_not_grow(pool_of):
+    scaler, pool, qos, play, look = pool_of(4, 2)
+    play(0.9, 0.6)  # two matches thinking (one between two short matches)
     for _ in range(5):
         look()
     assert (pool.num_processes, qos.value) == (2, 2)
-    scaler.meter.used = 0.1
+    play(0.01, 0.9)
     scaler.waits = False
     look()
     assert pool.num_processes == 2  # nothing to play on a third process
     scaler.waits = True
-    play(1)  # a process free: the waiting work goes to it, no need of another
+    play(0.01)  # a process free: the waiting work goes to it, no need of another
     look()
     assert pool.num_processes == 2
-    play(2)
+    play(0.01, 0.02)  # both asleep: one grown at a time
     look()
     assert (pool.num_processes, qos.value) == (3, 3)
+    play(0.01, 0.02, None)  # the new one's match is awake (not known asleep yet)
+    look()
+    assert (pool.num_processes, qos.value) == (4, 4)  # two asleep, two may use the cores
+    play(0.01, 0.02, 1.0, 0.9)
+    look()
+    assert (pool.num_processes, qos.value) == (4, 4)  # MAX
 
 
 def test_a_grown_pool_steps_back_once_its_bots_wake_without_stopping_a_match(pool_of):
     scaler, pool, qos, play, look = pool_of(2, 1)
-    play(1)
-    scaler.meter.used = 0.0
+    play(0.0)
     look()
-    play(2)
-    scaler.meter.used = 2.0  # the sleeping bots woke: two cores' work on one's pool
+    play(0.9, 1.0)  # the sleeping bots woke: two awake on a pool of one core
     look()
     assert (pool.num_processes, qos.value) == (2, 1)  # one message fewer, nobody stopped
     look()
     assert pool.num_processes == 2
-    play(1)  # a match ended; no message came in its place
+    play(1.0)  # a match ended; no message came in its place
     look()
     assert (pool.num_processes, qos.value) == (1, 1)
     assert scaler.worker.consumer.initial_prefetch_count == 1
 
 
+def test_a_step_back_is_called_off_when_the_bots_fall_asleep_again(pool_of):
+    scaler, pool, qos, play, look = pool_of(2, 1)
+    play(0.0)
+    look()
+    play(None, None)  # two matches started afresh: two awake on a pool of one core
+    look()
+    assert (pool.num_processes, qos.value) == (2, 1)
+    play(0.0, 0.9)  # one of them sleeps: one awake again
+    look()
+    assert (pool.num_processes, qos.value) == (2, 2)
+
+
 def test_a_grown_pool_with_a_process_idle_for_a_while_shrinks_back(pool_of):
     scaler, pool, qos, play, look = pool_of(3, 1)
-    play(1)
+    play(0.0)
     look()
-    play(2)
+    play(0.0, 0.0)
     look()
     assert (pool.num_processes, qos.value) == (3, 3)
-    play(2)
-    scaler.meter.used = 0.9
+    play(0.0, 0.9)
     look()  # one idle, not long enough
     assert pool.num_processes == 3
     look(autoscale.IDLE_S)
@@ -162,33 +185,39 @@ def test_a_grown_pool_with_a_process_idle_for_a_while_shrinks_back(pool_of):
     assert pool.num_processes == 2  # none idle now
 
 
-def test_the_meter_counts_the_cpu_of_a_workers_descendants(tmp_path):
+def test_the_meter_reads_each_childs_tree_over_its_window():
     import subprocess
     import sys
     import time
 
-    meter = autoscale.CpuMeter()
+    meter = autoscale.CpuMeter(window_s=0.6)
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.5: pass"
+    # a child whose own child spins (a pool process and its bot), and one that sleeps
     spinner = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            "import time\nt=time.process_time()\nwhile time.process_time()-t<0.6: pass",
+            f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}])",
         ]
     )
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.8)"])
-    time.sleep(0.3)
-    first = meter.cores()
-    spinner.wait()
-    sleeper.wait()
-    assert first > 0.3, first  # the spinner's core, the sleeper's nothing
-    meter.cores()
-    time.sleep(0.2)
-    assert meter.cores() < 0.2
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    try:
+        meter.look()
+        assert meter.cores(spinner.pid) is None  # not seen long enough
+        time.sleep(0.4)
+        meter.look()
+        time.sleep(0.4)
+        meter.look()
+        assert meter.cores(spinner.pid) > 0.4, meter.cores(spinner.pid)  # its bot's core
+        assert meter.cores(sleeper.pid) < 0.1
+    finally:
+        spinner.wait()
+        sleeper.wait()
 
 
 def test_a_stopping_worker_does_not_grow(pool_of, monkeypatch):
     scaler, pool, qos, play, look = pool_of(2, 1)
-    play(1)
+    play(0.0)
     monkeypatch.setattr(state, "should_stop", 0)  # a warm shutdown: it drains
     look()
     assert pool.num_processes == 1

@@ -72,7 +72,7 @@ def test_the_round_robin_keeps_its_pace_while_another_user_floods_the_fleet():
     # waits, the lane is theirs to fill: its state at the end is no measure of the cap.
     hogs = r["hogs"]
     assert hogs["accounts"] == 2 and hogs["linked"], hogs
-    assert r["grow"] == 1 and r["in_play"]["club round robin flooded"]["mean"] >= 1.4, r["in_play"]
+    assert r["grow"] >= 1 and r["in_play"]["club round robin flooded"]["mean"] >= 1.4, r["in_play"]
     assert r["in_play"].get("open ladder", {"max": 0})["max"] <= 2, (r["in_play"], hogs)
     # Another author's uploads were validated, alone and under the flood; the author is a
     # person of their own, not linked to the flooder by their uploads.
