@@ -23,7 +23,7 @@ from typing import Any
 
 #: (module, attribute, step): the functions timed, each where its caller looks it up.
 STEPS = (
-    ("tournaments.worker.execution", "matches_execute", "list"),
+    ("tournaments.worker.lists", "matches_execute", "list"),
     ("tournaments.worker.execution", "match_execute", "match"),
     ("tournaments.worker.execution", "match_claim_with_seats", "claim"),
     ("tournaments.services", "match_play", "play"),

@@ -69,3 +69,19 @@ def workers(tmp_path, queues, settings):
     yield start
     for worker in started:
         worker.kill(signal.SIGKILL)
+
+
+@pytest.fixture
+def one_rate_window(monkeypatch):
+    """The rate limits' clock (``config.throttles``: fixed windows) held in the middle of
+    one minute, so that a test's requests are counted in one window whatever the wall
+    clock: three requests a few seconds apart crossed a minute's end now and then under
+    a loaded CI machine, and the third, counted in a new window, was served."""
+    import time
+    from types import SimpleNamespace
+
+    from config import throttles
+
+    held = time.time() // 3600 * 3600 + 30.0
+    monkeypatch.setattr(throttles, "time", SimpleNamespace(time=lambda: held))
+    return held

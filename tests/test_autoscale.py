@@ -208,8 +208,9 @@ def test_the_meter_reads_each_childs_tree_over_its_window():
         meter.look()
         time.sleep(0.4)
         meter.look()
-        assert meter.cores(spinner.pid) > 0.4, meter.cores(spinner.pid)  # its bot's core
-        assert meter.cores(sleeper.pid) < 0.1
+        # its bot's core (a share of it on a loaded machine: 0.28 in a CI run), and none
+        assert meter.cores(spinner.pid) > 0.1, meter.cores(spinner.pid)
+        assert meter.cores(sleeper.pid) < 0.05, meter.cores(sleeper.pid)
     finally:
         spinner.wait()
         sleeper.wait()

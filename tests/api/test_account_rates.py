@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def rates(settings):
+def rates(settings, one_rate_window):
     settings.CARDROOM_THROTTLE_RATES = {
         **settings.CARDROOM_THROTTLE_RATES,
         "record": "2/min",

@@ -171,7 +171,7 @@ def test_a_private_competitions_downloads_are_its_organisers(organiser):
 
 
 def test_an_anonymous_address_has_only_so_many_downloads_of_every_match_a_minute(
-    settings, played, organiser
+    settings, played, organiser, one_rate_window
 ):
     """Every match result of a competition is a heavy read (an open ladder's grows with each
     match): an anonymous address has so many a minute, site and API together; the

@@ -40,7 +40,7 @@ def an_address() -> str:
 
 
 def test_an_account_past_its_replay_pages_gets_a_429_page_and_another_account_a_200(
-    settings, replay_urls
+    settings, replay_urls, one_rate_window
 ):
     settings.CARDROOM_THROTTLE_RATES = {**settings.CARDROOM_THROTTLE_RATES, "replay": "2/min"}
     address = an_address()  # both accounts behind one address: each is counted on its own

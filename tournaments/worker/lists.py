@@ -18,7 +18,7 @@ from config import fairshare
 from tournaments import services
 from tournaments.models import Match
 from tournaments.services.queue import TASK_LIST_MAX, Sender, send_match_tasks
-from tournaments.worker import drain
+from tournaments.worker import drain, execution
 from tournaments.worker.claims import (
     GIVEN_BACK,
     INFRASTRUCTURE_ERRORS,
@@ -28,7 +28,7 @@ from tournaments.worker.claims import (
     InfrastructureFault,
     match_give_back,
 )
-from tournaments.worker.execution import OnFault, match_execute
+from tournaments.worker.execution import OnFault
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +226,7 @@ def _play_list(
         ahead = ClaimAhead(pick, claimed_by=claimed_by) if settings.CARDROOM_CLAIM_AHEAD else None
         try:
             with drain.playing():
-                outcome = match_execute(
+                outcome = execution.match_execute(
                     match_id=match_id, claimed_by=claimed_by, send=lists.then,
                     claimed=claimed, then=ahead,
                 )  # fmt: skip
