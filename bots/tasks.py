@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.conf import settings
 
@@ -10,6 +12,8 @@ from bots import waiting as waiting_work
 from bots.models import BotVersion
 from config import fairshare
 from config.task_sending import send_task
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, name=services.VALIDATE_TASK, acks_late=True)
@@ -47,13 +51,12 @@ def _gives_turn(task, version_id: int, owner: str | None, yields: int) -> bool:
     waiting = {links.linked_owner(o) for o in waiting_work.validation_owners_waiting(queue)}
     others_wait = bool(waiting - {mine})
     found = {fairshare.owner(o) or "owner:" for o in waiting}  # None: nobody's
-    if (
-        fairshare.users_unit_gives_turn(
-            owner, [owner], yields=yields, others_wait=others_wait, waiting=found
-        )
-        is None
-    ):
+    why = fairshare.users_unit_gives_turn(
+        owner, [owner], yields=yields, others_wait=others_wait, waiting=found
+    )
+    if why is None:
         return False
+    log.info("version %s gives its turn (%s, %d times)", version_id, why, yields + 1)
     hard, soft = task.request.timelimit or (None, None)
     return send_task(
         services.VALIDATE_TASK,
