@@ -223,11 +223,23 @@ def quanta_channel(
 
 
 def cost(
-    *, games: int, pace_ms: int, pace_jitter: int, think_ms: float, seed: int = 1
+    *,
+    games: int,
+    pace_ms: int,
+    pace_jitter: int,
+    think_ms: float,
+    seed: int = 1,
+    uploaded: int = 3,
 ) -> dict[str, float | int]:
     """An honest match of three :class:`Thinker` bots thinking ``think_ms`` a decision on
-    average: its seconds and decisions."""
-    players = [InProcessPlayer(Thinker(think_ms, seed * 10 + s)) for s in range(3)]
+    average, the first ``uploaded`` of them paced as uploaded bots are and the others
+    house bots (never paced, answering at once): its seconds and decisions."""
+    players = []
+    for s in range(3):
+        house = s >= uploaded
+        player = InProcessPlayer(Thinker(0.0 if house else think_ms, seed * 10 + s))
+        player.paced = not house
+        players.append(player)
     clock = TimeControl(move_ms=2_000, bank_ms=20_000, pace_ms=pace_ms, pace_jitter=pace_jitter)
     started = time.perf_counter()
     result = play_match(VARIANT, players, games_count=games, seed=seed, time_control=clock)
@@ -235,6 +247,26 @@ def cost(
         "seconds": time.perf_counter() - started,
         "decisions": sum(len(g.record["traces"]) for g in result.games),
     }
+
+
+def tables(think_ms: float) -> None:
+    """Print what the default pacing costs by who sits at the table: the referee holds a
+    table's turns only where two uploaded bots sit (``Referee.pacing``)."""
+    pace, jitter = OPEN_LADDER_PACE_MS, TimeControl.pace_jitter
+    print(
+        f"the default pacing ({pace} ms, jitter 0-{jitter}) by table, against the same"
+        " table unpaced (one game):"
+    )
+    for think in (think_ms, 1.0):
+        for uploaded, who in ((1, "one uploaded bot, two house bots (a validation)"),
+                              (2, "two uploaded bots, one house bot"),
+                              (3, "three uploaded bots")):  # fmt: skip
+            off = cost(games=1, pace_ms=0, pace_jitter=0, think_ms=think, uploaded=uploaded)
+            on = cost(games=1, pace_ms=pace, pace_jitter=jitter, think_ms=think, uploaded=uploaded)
+            print(
+                f"  bots thinking {think:g} ms, {who}: {off['seconds']:.2f} s unpaced,"
+                f" {on['seconds']:.2f} s paced, {on['seconds'] / off['seconds']:.2f}x"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             f" whole quanta {whole['decoded']} of {whole['samples']} symbols decoded,"
             f" {whole['bits']:.2f} bits; match {paid:.2f} s, {paid / base:.2f}x{mark}"
         )
+    tables(args.think_ms)
     return 0
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import games
-from bots.referee import MatchResult, Player, TimeControl, play_match
+from bots.referee import OPEN_LADDER_PACE_MS, MatchResult, Player, TimeControl, play_match
 from bots.referee.seating import seat_player
 from bots.sandbox import Limits
 
@@ -46,8 +46,9 @@ from bots.sandbox import Limits
 #: (``tournaments.services.ladders.HOUSE_BUILTINS``), whom a bot meets in real matches too.
 OPPONENTS = ("random", "greedy")
 #: The time control of a new competition (``tournaments.models.Competition``'s defaults);
-#: paced as new standing ladders are (``CARDROOM_LADDER_PACE_MS``, off by default:
-#: :func:`plan`), so that a bot's turns come as they do there.
+#: paced as new standing ladders are (``CARDROOM_LADDER_PACE_MS``, 5 ms by default:
+#: :func:`plan`), so that a bot's turns come as they do there (one uploaded bot among
+#: house bots is held at neither: ``bots.referee.match.Referee.pacing``).
 TIME_CONTROL = TimeControl(move_ms=2_000, bank_ms=20_000, start_ms=10_000)
 #: A real match's games: the fewest whole rotations of the seats that make at least
 #: this many, as a variant's standing ladder plays (``tournaments.selectors.ladders.MIN_GAMES``).
@@ -171,7 +172,7 @@ def ladder_pace_ms() -> int:
     """The pacing quantum of new standing ladders (``CARDROOM_LADDER_PACE_MS``; 0: off)."""
     from django.conf import settings
 
-    return int(getattr(settings, "CARDROOM_LADDER_PACE_MS", 0))
+    return int(getattr(settings, "CARDROOM_LADDER_PACE_MS", OPEN_LADDER_PACE_MS))
 
 
 def plan(

@@ -93,6 +93,11 @@ class Referee:
         self.auto_forced = auto_forced
         self.banks = [time_control.bank_ms] * len(players)
         self.walls = [0.0] * len(players)  # wall-clock ms spent in decisions so far
+        #: Whether the match is paced: ``pace_ms`` set and two paced players or more at
+        #: the table (a think time is a message only to another uploaded bot; one among
+        #: the platform's built-ins has nobody to tell, so its validation and its house
+        #: tables cost nothing, and look alike).
+        self.pacing = bool(time_control.pace_ms) and sum(p.paced for p in self.players) >= 2
         #: When the game's last ``act`` went out (``time.perf_counter``), for pacing.
         self.released: float | None = None
         #: The game's jitter draws (:func:`pace_draws`), made when it starts.
@@ -189,7 +194,7 @@ class Referee:
             return None
         message = self._act_message(index, state, seat, player, p, legal)
         allowed_ms, budget_ms, cpu_before = self._allowance(player, p)
-        if self.tc.pace_ms and player.paced:
+        if self.pacing and player.paced:
             self._pace()
         waits_before = player.wait_snapshot() if cpu_before is not None else None
         turn = _Turn(seat, p, player, time.perf_counter(), cpu_before, self.banks[p], waits_before)

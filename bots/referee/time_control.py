@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-#: The pacing quantum recommended for open ladders (``CARDROOM_LADDER_PACE_MS``, with
+#: The pacing quantum of open ladders by default (``CARDROOM_LADDER_PACE_MS``, with
 #: the default ``pace_jitter``): a quarter of the whole-quanta channel's bits at 20 ms
 #: without jitter, for about 1.3x the time of a match of bots thinking 33 ms a decision
 #: (``python -m bench.timing``, bench/README.md "Timing channel and pacing").
@@ -50,6 +50,9 @@ class TimeControl:
     decision shorter than a quantum is one quantum, however long it was, so a bot
     cannot read another's think time as a message (a timing channel between
     colluders). It costs the match up to one quantum a decision, charged to nobody.
+    Only the turns of paced players are held (not the platform's built-ins), and only
+    where two of them sit at the table: one bot among built-ins has nobody to signal
+    to (``match.Referee.pacing``).
 
     ``pace_jitter`` (quanta; 0: none) adds to each paced ``act`` a random whole number
     of quanta, from 0 to ``pace_jitter``, drawn from the match's secret seed

@@ -87,9 +87,10 @@ CARDROOM_QUEUES: tuple[tuple[str, str], ...] = (
     ("default", CARDROOM_DEFAULT_QUEUE),
 )
 # The pacing quantum (ms) of new standing open ladders, and of validations, which look
-# like their matches (0: off, the default: pacing an uploaded bot that answers in a
-# millisecond costs each of its decisions about 10 ms; docs/fair-play.md "Pacing").
-CARDROOM_LADDER_PACE_MS = int(os.environ.get("CARDROOM_LADDER_PACE_MS", "0"))
+# like their matches (0: off). On by default: the referee holds the turns of a table
+# only where two uploaded bots sit (one among house bots has nobody to signal to), so a
+# validation and a house table cost nothing; docs/fair-play.md "Pacing".
+CARDROOM_LADDER_PACE_MS = int(os.environ.get("CARDROOM_LADDER_PACE_MS", "5"))
 if CARDROOM_LADDER_PACE_MS < 0:
     raise ImproperlyConfigured(
         f"CARDROOM_LADDER_PACE_MS must be 0 or more, got {CARDROOM_LADDER_PACE_MS}"

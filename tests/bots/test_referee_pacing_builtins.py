@@ -1,6 +1,7 @@
-"""The platform's built-ins are never paced: pacing hides what an uploaded bot's think
-time could tell another, and a built-in signals to nobody; holding its instant answers
-to the grid only made every match of house bots and every validation ten times longer."""
+"""The platform's built-ins are never paced, and a table is paced only where two uploaded
+bots sit: pacing hides what an uploaded bot's think time could tell another, and a
+built-in signals to nobody, nor can one bot among built-ins. Holding every answer to the
+grid made every match of house bots and every validation ten times longer."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def test_a_table_of_built_ins_is_never_held_to_the_grid(sleeps):
     assert sleeps == []
 
 
-def test_an_uploaded_bots_turns_are_held_beside_built_ins(sleeps):
+def test_one_uploaded_bot_among_built_ins_is_not_held_it_has_nobody_to_tell(sleeps):
+    # Its validation and a house table of a ladder: the same, and unpaced both.
     players = [
         InProcessPlayer(First()),
         seat_player(builtin="greedy", seat=1, seed=7),
@@ -49,7 +51,20 @@ def test_an_uploaded_bots_turns_are_held_beside_built_ins(sleeps):
     result = play_match(
         "manni-basic", players, games_count=1, seed=7, time_control=TimeControl(pace_ms=20)
     )
-    decisions = len(players[0].charged_ms)
+    assert len(players[0].charged_ms) > 10 and result.games
+    assert sleeps == []
+
+
+def test_two_uploaded_bots_at_a_table_have_their_turns_held_beside_built_ins(sleeps):
+    players = [
+        InProcessPlayer(First()),
+        InProcessPlayer(First()),
+        seat_player(builtin="random", seat=2, seed=7),
+    ]
+    result = play_match(
+        "manni-basic", players, games_count=1, seed=7, time_control=TimeControl(pace_ms=20)
+    )
+    decisions = len(players[0].charged_ms) + len(players[1].charged_ms)
     assert decisions > 10 and result.games
-    # Each of its turns but the game's first waits for the grid (the built-ins' never do).
+    # Each of their turns but the game's first waits for the grid (the built-in's never do).
     assert decisions - 1 <= len(sleeps) <= decisions

@@ -9,7 +9,7 @@ import pytest
 
 import games
 from bots import validation
-from bots.referee import InProcessPlayer, TimeControl
+from bots.referee import OPEN_LADDER_PACE_MS, InProcessPlayer, TimeControl
 from bots.sandbox import Limits
 from bots.sdk import Bot
 from tournaments.models import Competition
@@ -61,8 +61,8 @@ def test_a_validation_plays_what_a_real_match_of_its_variant_plays():
         assert planned.duplicate is default("duplicate") is True
         tc = planned.time_control
         assert (tc.move_ms, tc.bank_ms) == (default("move_ms"), default("bank_ms"))
-        # Paced as new standing ladders are (off unless the operator sets it).
-        assert tc.pace_ms == validation.ladder_pace_ms() == 0
+        # Paced as new standing ladders are (5 ms unless the operator sets another).
+        assert tc.pace_ms == validation.ladder_pace_ms() == OPEN_LADDER_PACE_MS
         assert tc.pace_jitter == TimeControl().pace_jitter
         seats = games.variant_info(standing.variant).players
         assert tc.match_wall_ms == validation.match_wall_ms(seats, MATCH_TIME_LIMIT_S)

@@ -5,8 +5,9 @@
 not yet ended keeps it (as it is: entries, ratings and status untouched; a draft is
 started); one whose ladder ended or was cancelled gets a new one.
 
-A new standing ladder is paced at ``CARDROOM_LADDER_PACE_MS`` (0 by default: off; the
-referee's jitter on top when on: docs/fair-play.md "Pacing"), and validations are paced
+A new standing ladder is paced at ``CARDROOM_LADDER_PACE_MS`` (5 ms by default, 0: off;
+the referee's jitter on top, and only at tables where two uploaded bots sit:
+docs/fair-play.md "Pacing"), and validations are paced
 the same, so that they look like its matches; ``ladders ensure`` leaves an existing
 ladder's pacing as it is (the admin changes it).
 """
