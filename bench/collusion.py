@@ -34,10 +34,11 @@ from pathlib import Path
 
 from bots import builtin
 from bots.referee import InProcessPlayer, play_match
+from bots.referee.schedule import rotations, schedule
 from games.rng import shuffled
 from tournaments.formats.match_result import game_points
-from tournaments.ratings import soft_play
-from tournaments.ratings.collusion import SeatedTable, collusion_report
+from tournaments.ratings import soft_play, think_times
+from tournaments.ratings.collusion import MIN_TABLES, SeatedTable, collusion_report
 from tournaments.ratings.collusion_watch import collusion_watch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,6 +200,10 @@ class Watched:
         self.tables: list[SeatedTable] = []
         self.signals: dict = {}
         self.kept_apart: dict[frozenset, int] = {}  # pair: tables shared when flagged
+        #: Each entry's think-time processes (``think_times.match_processes``).
+        self.processes: dict[int, list] = {}
+        #: Whether the watch reads think times (off: as before they existed).
+        self.think = True
 
     def draw(self, m: int) -> list[int]:
         """Three seats drawn at random, drawn again while a kept-apart pair shares them."""
@@ -219,10 +224,22 @@ class Watched:
                     *(x + y for x, y in zip(vars(old).values(), vars(row).values(), strict=True))
                 )
             self.signals[pair] = row
-        for row in collusion_watch(collusion_report(self.tables), self.signals):
+        for row in self.rows():
             pair = frozenset((row.a, row.b))
             if row.flagged and pair <= set(seated) and pair not in self.kept_apart:
                 self.kept_apart[pair] = row.tables_together
+
+    def profiles(self) -> dict[int, think_times.Profile] | None:
+        if not self.think:
+            return None
+        return {e: think_times.Profile.of(p) for e, p in self.processes.items()}
+
+    def rows(self, min_tables: int = MIN_TABLES):
+        """The watch's verdicts on the tables so far."""
+        report = collusion_report(self.tables, min_tables=min_tables)
+        return collusion_watch(
+            report, self.signals, min_tables=min_tables, profiles=self.profiles()
+        )
 
     def play(self, matches: int) -> None:
         for m in range(matches):
@@ -233,6 +250,13 @@ class Watched:
                 ([seated[p] for p in g.seats], soft_play.game_tally(g.record) or [])
                 for g in result.games
             ]
+            timed = [
+                ([seated[p] for p in g.seats], think_times.seat_times(g.record["traces"], 3))
+                for g in result.games
+            ]
+            spans = rotations(schedule(len(result.games), 3, duplicate=True))
+            for entry, found in think_times.match_processes(timed, spans).items():
+                self.processes.setdefault(entry, []).extend(found)
             self.add(seated, points, games)
 
 
@@ -260,6 +284,9 @@ def _watch_sybils(args) -> None:
             f"(effect {row.effect:+.3f}); unwatched about {unwatched:.0f} shared tables, "
             f"{row.effect * 2 * args.games * unwatched:+.1f} game points"
         )
+    think = next((r.p_think for r in watched.rows() if {r.a, r.b} == pair), None)
+    if think is not None:
+        print(f"  think-time p of the sybils at the end {think:.2g}")
     others = [p for p in watched.kept_apart if p != pair]
     print(f"  other pairs flagged: {len(others)}", flush=True)
 
@@ -268,7 +295,7 @@ def _watch_alarms(args) -> None:
     field = ["greedy", "greedy", "greedy", "random", "random", "random"]
     watched = Watched(field, args.games, seed=2)
     watched.play(args.watched)
-    rows = collusion_watch(collusion_report(watched.tables), watched.signals)
+    rows = watched.rows()
     smallest = min((r.p_adjusted for r in rows), default=1.0)
     print(f"the watch's false alarms: ladder of {args.watched} matches of built-ins")
     print(
