@@ -15,6 +15,10 @@ with its evidence in words):
   (``bots.similarity``: every text file, normalised), are near-identical to an upload
   of another account links the two (:func:`links_from_upload`), unless both are near
   an example the platform ships (two beginners starting from it are not one person).
+- **The think times.** Two bots of two accounts in a public ladder whose think times
+  share a pattern no game explains (a timing beacon copies find each other by:
+  ``tournaments.ratings.think_times``) link the two, from the ladder's batches
+  (``tournaments.services.collusion.think_time_links``).
 
 A link keeps the two accounts' bots from sharing a table in public ladders
 (``tournaments.pairing``) until staff dismiss it in the admin; a dismissed link is

@@ -236,6 +236,7 @@ class AccountLink(models.Model):
     class Reason(models.TextChoices):
         SIGNUP_ADDRESS = "signup-address", "signed up from one address"
         SIMILAR_UPLOADS = "similar-uploads", "near-identical uploads"
+        THINK_TIMES = "think-times", "alike think times"
 
     #: The account of the smaller id; ``other`` has the larger.
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -42,7 +42,9 @@ def _tables(comp, round_number: int) -> list[set[int]]:
 def _flag(monkeypatch, a: int, b: int) -> None:
     """The watch's statistics (tested in tests/tournaments/ratings) flag ``a`` and ``b``."""
     row = WatchRow(a, b, 9, 0.02, 1e-30, 1e-25, 1e-23, 1e-22, True)
-    monkeypatch.setattr(watch_service, "collusion_watch_for_competition", lambda competition: [row])
+    monkeypatch.setattr(
+        watch_service, "collusion_watch_for_competition", lambda competition, **_: [row]
+    )
 
 
 def _play_batch(comp, round_number: int) -> None:

@@ -1,5 +1,5 @@
-"""The soft-play tallies of the game records (``GameRecord.chances``), counted off the
-match's hot path.
+"""The soft-play tallies of the game records (``GameRecord.chances``), and their seats'
+first think times (``GameRecord.think_ms``), counted off the match's hot path.
 
 Counting a game's chances (``tournaments.ratings.soft_play``) replays the game from its
 record: about a millisecond a manni-basic game, as much as all the rest of recording
@@ -28,13 +28,16 @@ import json
 import logging
 import zlib
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
+import games
 from config.task_sending import send_task
 from tournaments.models import Competition, GameRecord, Match
-from tournaments.ratings import soft_play
+from tournaments.ratings import soft_play, think_times
 
 log = logging.getLogger(__name__)
 
@@ -51,32 +54,49 @@ def counted_later(competition: Competition) -> bool:
 
 def count(*, competition: Competition, limit: int | None = None) -> int:
     """Count the uncounted games of the finished matches of ``competition`` (at most
-    ``limit``, oldest first) and store their tallies; the number counted. A record that
-    cannot be read is logged and left uncounted."""
+    ``limit``, oldest first) and store their tallies and their seats' first think times
+    (``GameRecord.think_ms``); the number counted. A record that cannot be read is
+    logged and left uncounted."""
     if not counted_later(competition):
         return 0
-    uncounted = GameRecord.objects.filter(
-        match__competition=competition, match__status=Match.Status.DONE, chances__isnull=True
-    ).order_by("pk")
+    seats = games.load(competition.variant, **competition.options).num_players
+    uncounted = (
+        GameRecord.objects.filter(match__competition=competition, match__status=Match.Status.DONE)
+        .filter(Q(chances__isnull=True) | Q(think_ms__isnull=True))
+        .order_by("pk")
+    )
     done, after = 0, 0
     while limit is None or done < limit:
         size = BATCH if limit is None else min(BATCH, limit - done)
-        rows = list(uncounted.filter(pk__gt=after).values_list("pk", "data")[:size])
+        rows = list(
+            uncounted.filter(pk__gt=after).values_list("pk", "data", "chances", "think_ms")[:size]
+        )
         if not rows:
             break
-        for pk, data in rows:
+        for pk, data, tally, times in rows:
             try:
-                tally = soft_play.game_tally(json.loads(zlib.decompress(bytes(data))))
+                found = _counted(json.loads(zlib.decompress(bytes(data))), tally, times, seats)
             except (zlib.error, ValueError, KeyError, TypeError) as exc:
                 log.warning("game record %s not counted: %s", pk, exc)
                 continue
             # One row a statement: outside a transaction a count holds no row while it
             # waits for another, so two counts that meet never deadlock.
-            done += GameRecord.objects.filter(pk=pk, chances__isnull=True).update(chances=tally)
+            unset = {f"{field}__isnull": True for field in found}
+            done += GameRecord.objects.filter(pk=pk, **unset).update(**found)
         after = rows[-1][0]
         if len(rows) < size:
             break
     return done
+
+
+def _counted(record: dict, tally: Any, times: Any, seats: int) -> dict[str, Any]:
+    """What a game's row lacks of its tally and its think times, counted from its record."""
+    found: dict[str, Any] = {}
+    if tally is None:
+        found["chances"] = soft_play.game_tally(record)
+    if times is None:
+        found["think_ms"] = think_times.seat_times(record.get("traces") or (), seats)
+    return found
 
 
 def count_later(competition: Competition) -> None:

@@ -134,6 +134,10 @@ class GameRecord(models.Model):
     #: of seats, the chances one had to take the trick the other was winning and how many
     #: it let go; None for games without a signal (two seats, no tricks) or older records.
     chances = models.JSONField(null=True, blank=True, default=None)
+    #: Each seat's first think times in the game, in charged milliseconds
+    #: (``tournaments.ratings.think_times.seat_times``: what the collusion watch and the
+    #: account links compare); None until counted with ``chances``, off the hot path.
+    think_ms = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         constraints = [

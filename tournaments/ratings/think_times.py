@@ -192,6 +192,21 @@ def alike(a: Profile, b: Profile) -> Alike:
     return Alike(votes(a, b.shape()), votes(b, a.shape()))
 
 
+#: A bot's own processes show a pattern (:func:`patterned`) at this p or below.
+PATTERN_P = 0.01
+
+
+def patterned(profile: Profile) -> bool:
+    """Whether ``profile``'s processes show a pattern of their own: the odd ones vote
+    with the shape of the even ones, and the even with the odd's (a split half, so each
+    side's test is exact under the null as :func:`alike`'s is), at :data:`PATTERN_P` or
+    below on both sides. A bot without one cannot share one: what is worth comparing."""
+    even = Profile(profile.processes[0::2])
+    odd = Profile(profile.processes[1::2])
+    result = alike(even, odd)
+    return min(result.a.votes, result.b.votes) >= MIN_PROCESSES // 2 and result.p <= PATTERN_P
+
+
 def evidence(result: Alike) -> str:
     """The comparison in words, for a link or a note."""
     return (

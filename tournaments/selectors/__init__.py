@@ -40,6 +40,8 @@ from tournaments.selectors.fair_play import (
     collusion_report_for_competition,
     collusion_watch_for_competition,
     soft_play_of_competition,
+    think_alike_entries,
+    think_profiles_for_competition,
 )
 from tournaments.selectors.progress import (
     competition_progress,
@@ -131,6 +133,8 @@ __all__ = [
     "standings_for_competition",
     "swiss_order",
     "team_invitations_for",
+    "think_alike_entries",
+    "think_profiles_for_competition",
     "trace_readers",
     "version_records",
 ]

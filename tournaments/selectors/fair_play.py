@@ -7,9 +7,11 @@ from typing import Any
 
 import games
 from bots.referee.match import schedule
+from bots.referee.schedule import rotations
 from tournaments.integrity import chances as tallies
 from tournaments.models import (
     Competition,
+    Entry,
     GameRecord,
     Match,
     MatchSeat,
@@ -19,6 +21,7 @@ from tournaments.ratings import (
     collusion,
     collusion_watch,
     soft_play,
+    think_times,
 )
 
 
@@ -92,16 +95,89 @@ def _collusion_tables(
 
 
 def collusion_watch_for_competition(
-    *, competition: Competition, alpha: float = collusion.ALPHA
+    *,
+    competition: Competition,
+    alpha: float = collusion.ALPHA,
+    profiles: dict[int, think_times.Profile] | None = None,
 ) -> list[collusion_watch.WatchRow]:
     """The collusion watch's verdicts (``tournaments.ratings.collusion_watch``) on the
     finished tables of ``competition``: the report's rank effect and the soft play of
-    each pair combined, corrected for every look: a batch's games are counted first if
-    the background has not yet (:func:`soft_play_of_competition`). Two queries besides."""
+    each pair combined with their think times' likeness, corrected for every look: a
+    batch's games are counted first if the background has not yet
+    (:func:`soft_play_of_competition`). Three queries besides (two with ``profiles``
+    read already: :func:`think_profiles_for_competition`)."""
     tables, seated = _collusion_tables(competition)
     report = collusion.collusion_report(seated, alpha=alpha)
     signals = soft_play_of_competition(competition=competition, tables=tables)
-    return collusion_watch.collusion_watch(report, signals, alpha=alpha)
+    if profiles is None:
+        profiles = think_profiles_of_competition(competition=competition, tables=tables)
+    return collusion_watch.collusion_watch(report, signals, alpha=alpha, profiles=profiles)
+
+
+def think_profiles_for_competition(*, competition: Competition) -> dict[int, think_times.Profile]:
+    """Each entry's think-time profile over the finished tables of ``competition``
+    (:func:`think_profiles_of_competition`)."""
+    tables, _ = _collusion_tables(competition)
+    return think_profiles_of_competition(competition=competition, tables=tables)
+
+
+def think_alike_entries(
+    *, competition: Competition, profiles: dict[int, think_times.Profile], p_max: float
+) -> list[tuple[Entry, Entry, think_times.Alike]]:
+    """Every two entries of ``competition`` whose bots belong to two accounts and whose
+    think times share a pattern at ``p_max`` or below (``think_times.alike``, both
+    tested), given their ``profiles``. Only entries whose own processes show a pattern
+    (``think_times.patterned``: one half of them follows the other's) are compared, so
+    a field of honest bots costs one look each, not one a pair. One query."""
+    candidates = [e for e, profile in profiles.items() if think_times.patterned(profile)]
+    if len(candidates) < 2:
+        return []
+    entries = competition.entries.filter(pk__in=candidates).select_related("bot__owner")
+    entries = sorted(entries, key=lambda e: e.pk)
+    out = []
+    for i, a in enumerate(entries):
+        for b in entries[i + 1 :]:
+            owners = a.bot.owner_id, b.bot.owner_id
+            if None in owners or owners[0] == owners[1]:
+                continue
+            result = think_times.alike(profiles[a.pk], profiles[b.pk])
+            if result.tested and result.p <= p_max:
+                out.append((a, b, result))
+    return out
+
+
+def think_profiles_of_competition(
+    *, competition: Competition, tables: dict[int, list[tuple[int, float]]]
+) -> dict[int, think_times.Profile]:
+    """Each entry's think-time profile (``tournaments.ratings.think_times``) over the
+    finished games of ``competition`` whose seats' think times are counted (the games
+    not yet counted are counted first: ``tournaments.integrity.chances.count``); ``tables``
+    holds each finished match's entries in player order. One query besides."""
+    tallies.count(competition=competition)
+    players = games.load(competition.variant, **competition.options).num_players
+    try:
+        plan = schedule(competition.games_per_match, players, competition.duplicate)
+    except ValueError:
+        return {}
+    spans = rotations(plan)
+    counted = GameRecord.objects.filter(
+        match__competition=competition,
+        match__status=Match.Status.DONE,
+        playoff=0,
+        think_ms__isnull=False,
+    ).values_list("match_id", "index", "think_ms")
+    by_match: dict[int, dict[int, list[list[int]]]] = {}
+    for match_id, index, times in counted:
+        by_match.setdefault(match_id, {})[index] = times
+    processes: dict[int, list[think_times.Process]] = {}
+    for match_id, played in by_match.items():
+        rows = tables.get(match_id)
+        if rows is None or len(rows) != players or len(played) != len(plan):
+            continue  # a table the report leaves out, or a game missing
+        seated = [([rows[p][0] for p in plan[i][1]], played[i]) for i in range(len(plan))]
+        for entry, found in think_times.match_processes(seated, spans).items():
+            processes.setdefault(entry, []).extend(found)
+    return {entry: think_times.Profile.of(found) for entry, found in processes.items()}
 
 
 def soft_play_of_competition(
