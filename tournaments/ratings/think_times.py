@@ -56,6 +56,10 @@ WINDOW = 12
 SKIP = 1
 #: Fewest processes of a bot (pairs of games compared) before it is tested at all.
 MIN_PROCESSES = 8
+#: A profile keeps a bot's latest processes, at most this many: enough for a p far below
+#: any threshold (2 ** -64), what it plays now (not a version long replaced), and a
+#: look whose cost does not grow with a ladder's age.
+MAX_PROCESSES = 64
 
 #: One process of one bot: its first ``WINDOW`` charged ms of the first game after the
 #: ``hello``, and of the second game.
@@ -111,7 +115,9 @@ class Profile:
 
     @classmethod
     def of(cls, processes: Iterable[Process]) -> Profile:
-        return cls(tuple(signs(p) for p in processes))
+        """The profile of ``processes`` (oldest first): the latest
+        :data:`MAX_PROCESSES` of them."""
+        return cls(tuple(signs(p) for p in list(processes)[-MAX_PROCESSES:]))
 
     @property
     def decisions(self) -> int:

@@ -152,7 +152,8 @@ def think_profiles_of_competition(
     """Each entry's think-time profile (``tournaments.ratings.think_times``) over the
     finished games of ``competition`` whose seats' think times are counted (the games
     not yet counted are counted first: ``tournaments.integrity.chances.count``); ``tables``
-    holds each finished match's entries in player order. One query besides."""
+    holds each finished match's entries in player order; each profile keeps the entry's
+    latest processes (``think_times.MAX_PROCESSES``). One query besides."""
     tallies.count(competition=competition)
     players = games.load(competition.variant, **competition.options).num_players
     try:
@@ -160,12 +161,16 @@ def think_profiles_of_competition(
     except ValueError:
         return {}
     spans = rotations(plan)
-    counted = GameRecord.objects.filter(
-        match__competition=competition,
-        match__status=Match.Status.DONE,
-        playoff=0,
-        think_ms__isnull=False,
-    ).values_list("match_id", "index", "think_ms")
+    counted = (
+        GameRecord.objects.filter(
+            match__competition=competition,
+            match__status=Match.Status.DONE,
+            playoff=0,
+            think_ms__isnull=False,
+        )
+        .order_by("match_id", "index")
+        .values_list("match_id", "index", "think_ms")
+    )
     by_match: dict[int, dict[int, list[list[int]]]] = {}
     for match_id, index, times in counted:
         by_match.setdefault(match_id, {})[index] = times
