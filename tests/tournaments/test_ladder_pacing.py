@@ -6,10 +6,20 @@ from __future__ import annotations
 import pytest
 
 from bots import validation
+from bots.referee import OPEN_LADDER_PACE_MS
 from tournaments.models import Competition
 from tournaments.services import ladders
 
 pytestmark = pytest.mark.django_db
+
+
+def test_by_default_new_standing_ladders_are_paced_and_validations_with_them():
+    made = ladders.standing_ladders_ensure(send=None)
+
+    assert OPEN_LADDER_PACE_MS > 0
+    assert {c.pace_ms for c, _ in made} == {OPEN_LADDER_PACE_MS}
+    planned = validation.plan("maniglia-4", seed=1, match_time_limit_s=1800)
+    assert planned.time_control.pace_ms == OPEN_LADDER_PACE_MS
 
 
 def test_new_standing_ladders_and_validations_take_the_operators_pacing(settings):
