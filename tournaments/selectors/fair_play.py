@@ -154,12 +154,10 @@ def think_profiles_of_competition(
     not yet counted are counted first: ``tournaments.integrity.chances.count``); ``tables``
     holds each finished match's entries in player order; each profile keeps the entry's
     latest processes (``think_times.MAX_PROCESSES``). One query besides."""
-    tallies.count(competition=competition)
-    players = games.load(competition.variant, **competition.options).num_players
-    try:
-        plan = schedule(competition.games_per_match, players, competition.duplicate)
-    except ValueError:
+    found = _counted_plan(competition)
+    if found is None:
         return {}
+    players, plan = found
     spans = rotations(plan)
     counted = (
         GameRecord.objects.filter(
@@ -185,6 +183,18 @@ def think_profiles_of_competition(
     return {entry: think_times.Profile.of(found) for entry, found in processes.items()}
 
 
+def _counted_plan(competition: Competition) -> tuple[int, list[tuple[int, list[int]]]] | None:
+    """Count the games of ``competition`` not counted yet (``tallies.count``), and return
+    its seats and its matches' plan of games (``schedule``), or None for a plan the
+    report leaves out."""
+    tallies.count(competition=competition)
+    players = games.load(competition.variant, **competition.options).num_players
+    try:
+        return players, schedule(competition.games_per_match, players, competition.duplicate)
+    except ValueError:
+        return None
+
+
 def soft_play_of_competition(
     *, competition: Competition, tables: dict[int, list[tuple[int, float]]]
 ) -> dict[tuple[int, int], soft_play.SoftPlay]:
@@ -193,12 +203,10 @@ def soft_play_of_competition(
     entries in player order. The games recorded since the tallies were last counted are
     counted first (``tournaments.integrity.chances.count``: their records are decompressed and
     replayed, once); then one query."""
-    tallies.count(competition=competition)
-    players = games.load(competition.variant, **competition.options).num_players
-    try:
-        rotation = schedule(competition.games_per_match, players, competition.duplicate)
-    except ValueError:
+    found = _counted_plan(competition)
+    if found is None:
         return {}
+    players, rotation = found
     tallied = GameRecord.objects.filter(
         match__competition=competition, match__status=Match.Status.DONE, chances__isnull=False
     ).values_list("match_id", "index", "chances")
