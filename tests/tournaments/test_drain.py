@@ -11,6 +11,7 @@ import time
 import uuid
 
 import pytest
+from django.db import connection
 
 from tests.factories import enter_builtins, make_competition, process_metric
 from tests.workers import SERVICES, Worker, assert_recorded_exactly_once, finished, wait_for
@@ -208,3 +209,26 @@ def test_an_absurd_queue_setting_is_refused_at_start_with_its_name(name, value):
     )  # fmt: skip
     assert run.returncode != 0
     assert "ImproperlyConfigured" in run.stderr and name in run.stderr
+
+
+def test_a_drain_that_cuts_a_statement_short_still_gives_the_match_back_at_once():
+    # Under load the grace period may end while the match's process waits on PostgreSQL
+    # (its lease's look, the recording): the statement is cut off in the middle, and the
+    # connection is left mid-command. The give-back used it, failed, and left the match
+    # to its lease (minutes): a fresh-clone CI run found it so.
+    comp = make_competition(entries=2, games=1, variant="money-jordan", duplicate=False)
+    services.competition_start(competition=comp, send=lambda ids: None)
+    match = comp.matches.get()
+    assert execution.match_claim(match_id=match.pk, claimed_by="w/1/t") is not None
+
+    try:
+        with pytest.raises(drain.DrainTimeout), drain.playing():
+            drain.begin(0.2)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_sleep(3)")  # cut off by the grace's end
+    finally:
+        drain.reset()
+
+    assert execution.match_give_back(match_id=match.pk, claimed_by="w/1/t", send=lambda ids: None)
+    match.refresh_from_db()
+    assert (match.status, match.claimed_by, match.attempts) == ("queued", "", 0)

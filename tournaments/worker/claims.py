@@ -349,7 +349,15 @@ def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match
     queued again and sent at once, its claim not counted as an attempt (the match did
     nothing wrong) and nothing recorded, so no bot is charged. False if ``claimed_by``
     no longer holds it (it was recorded meanwhile, or taken over) or the database cannot
-    be reached (the lease gives it back later): then nothing changes."""
+    be reached (the lease gives it back later): then nothing changes.
+
+    The drain's interruption may have landed inside a statement, which leaves this
+    process's connection in the middle of a command ("another command is already in
+    progress"): the give-back then failed, and the match waited for its lease. So the
+    connection is closed first (outside a transaction) and the give-back opens a fresh
+    one; the worker is stopping, and a connection costs a few milliseconds."""
+    if not connection.in_atomic_block:
+        connection.close()
     try:
         with transaction.atomic():
             given = bool(
