@@ -16,7 +16,6 @@ import random
 import pytest
 
 from bench.timing import Thinker
-from bots.links import linked_owners_forget
 from bots.models import AccountLink
 from bots.referee import InProcessPlayer
 from tests.bots.hostile.colluder import Colluder
@@ -89,7 +88,6 @@ def test_two_accounts_whose_bots_share_a_beacon_are_linked_and_kept_apart(organi
         tables = _play_batch(comp, number)
         if linked_at is not None:  # linked: never at one public table again
             assert not any({"alice", "bob"} <= table for table in tables), (number, tables)
-        linked_owners_forget()
         if linked_at is None and AccountLink.objects.exists():
             linked_at = number
 
