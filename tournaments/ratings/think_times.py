@@ -72,9 +72,12 @@ def seat_times(traces: Iterable[dict], seats: int) -> list[list[int]]:
     (``GameRecord.think_ms``)."""
     kept: list[list[int]] = [[] for _ in range(seats)]
     for trace in traces:
-        row = kept[trace["seat"]]
+        seat, charged = trace.get("seat"), trace.get("charged_ms")
+        if not isinstance(seat, int) or not 0 <= seat < seats or charged is None:
+            continue  # a trace of an older or foreign shape: no time to keep
+        row = kept[seat]
         if len(row) < WINDOW:
-            row.append(int(trace["charged_ms"]))
+            row.append(int(charged))
     return kept
 
 

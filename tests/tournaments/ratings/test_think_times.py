@@ -43,3 +43,14 @@ def test_match_processes_pair_the_first_game_of_each_hello_with_the_second():
     games = [(("a", "b"), [[1], [2]]), (("a", "b"), [[3], [4]]), (("b", "a"), [[5], [6]])]
     found = tt.match_processes(games, [(0, 2), (2, 3)])
     assert found == {"a": [([1], [3])], "b": [([2], [4])]}
+
+
+def test_a_trace_of_another_shape_is_left_out_not_a_failure():
+    traces = [
+        {"seat": 0, "charged_ms": 3.7},
+        {"seat": 1},  # an older record's trace without a charge
+        {"charged_ms": 5},
+        {"seat": 7, "charged_ms": 2},  # no such seat
+        {"seat": 1, "charged_ms": 9.2},
+    ]
+    assert tt.seat_times(traces, 3) == [[3], [9], []]
