@@ -156,8 +156,10 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_seconds_and_once(
     tag = uuid.uuid4().hex[:8]
     queues = (f"test-m-{tag}",)
     lease = {"CARDROOM_MATCH_LEASE_S": "1800", "CARDROOM_REAP_EVERY_S": "1"}
-    comp = make_competition(entries=0, games=2, variant="money-jordan", duplicate=False)
-    enter_builtins(comp, 2, "ismcts")  # slow enough to be killed in play
+    # Long enough to be killed in play: two games of ismcts take about 0.4 s on the
+    # compiled engine, and the match was over before the kill (found "done", attempts 1).
+    comp = make_competition(entries=0, games=16, variant="money-jordan", duplicate=False)
+    enter_builtins(comp, 2, "ismcts")
     first = Worker(tmp_path, os.environ["REDIS_URL"], queues, **lease).start(concurrency=1)
     second = None
     try:
@@ -167,6 +169,7 @@ def test_a_match_whose_worker_is_killed_is_played_again_within_seconds_and_once(
         time.sleep(0.5)
         first.kill(signal.SIGKILL)
         killed_at = time.monotonic()
+        assert comp.matches.get(pk=killed).status == "running"  # killed in play
         second = Worker(tmp_path, os.environ["REDIS_URL"], queues, **lease).start(concurrency=1)
         again = comp.matches.filter(pk=killed, attempts__gte=2)
         wait_for(again.exists, 60, "the match to be claimed again", logs=(first, second))
