@@ -21,17 +21,19 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-#: (module, attribute, step): the functions timed, each where its caller looks it up.
+#: (module, attribute, step): the functions timed, each where its caller looks it up (a
+#: dotted attribute is a class's method).
 STEPS = (
     ("tournaments.worker.lists", "matches_execute", "list"),
-    ("tournaments.worker.execution", "match_execute", "match"),
-    ("tournaments.worker.execution", "match_claim_with_seats", "claim"),
-    ("tournaments.services", "match_play", "play"),
+    ("tournaments.worker.lists", "_play_batch", "batch"),
+    ("tournaments.worker.batches", "matches_claim_with_seats", "claim"),
+    ("tournaments.worker.execution", "Run.play", "play"),
     ("tournaments.services.play", "play_match", "referee in the match"),
-    ("tournaments.services", "match_record", "record"),
+    ("tournaments.worker.batches", "Recorder.add", "keep"),
+    ("tournaments.worker.batches", "Recorder.flush", "flush"),
     ("tournaments.services.record", "_game_rows", "game rows"),
-    ("tournaments.services.record", "rating_rows", "rating math"),
-    ("tournaments.services.record_statements", "match_store_rated", "statement"),
+    ("tournaments.services.record_many", "rating_rows", "rating math"),
+    ("tournaments.services.record_many", "_store", "statement"),
     ("tournaments.services.record", "round_close_if_complete", "round closing"),
 )
 
@@ -40,8 +42,11 @@ STEPS = (
 def timed(wall: Counter, cpu: Counter, calls: Counter) -> Iterator[None]:
     """Timers around :data:`STEPS` while the block runs (the originals put back after)."""
     saved = []
-    for module_name, name, step in STEPS:
+    for module_name, dotted, step in STEPS:
         module = importlib.import_module(module_name)
+        *path, name = dotted.split(".")
+        for part in path:
+            module = getattr(module, part)
         original = getattr(module, name)
 
         def timer(*args: Any, __f=original, __step=step, **kwargs: Any) -> Any:
@@ -95,15 +100,17 @@ def measure(args, new_competition) -> dict[str, Any]:
                 wall["referee alone"] += time.perf_counter() - started
                 cpu["referee alone"] += time.thread_time() - used
             play_list([match_id for match_id, _, _ in tables], claimed_by="bench-parts")
-    matches = calls["match"]
+    matches = calls["play"]
+    for counter in (wall, cpu):
+        counter["record"] = counter["keep"] + counter["flush"]
     per = {step: 1000 * wall[step] / matches for step in wall}
     per_cpu = {step: 1000 * cpu[step] / matches for step in cpu}
     steps = {
-        "claim (on its own)": "claim",
+        "claim (a batch in one statement)": "claim",
         "watchers and seating": ("play", "referee alone"),
         "game rows (records packed)": "game rows",
         "rating math": "rating math",
-        "recording statement (and the next claim)": "statement",
+        "recording statement (a batch in one)": "statement",
         "round closing (pairing the next)": "round closing",
         "rest of the recording": (
             "record",
@@ -112,8 +119,8 @@ def measure(args, new_competition) -> dict[str, Any]:
             "statement",
             "round closing",
         ),  # fmt: skip
-        "fair share, metrics, live": ("match", "claim", "play", "record"),
-        "the list (its reads between matches)": ("list", "match"),
+        "fair share, metrics, live": ("batch", "play", "keep"),
+        "the list (its reads between batches)": ("list", "batch", "claim", "flush"),
     }
 
     def value(of: dict[str, float], spec) -> float:
@@ -135,6 +142,7 @@ def measure(args, new_competition) -> dict[str, Any]:
             for name, spec in steps.items()
         },
         "round_closings": calls["round closing"],
+        "batches": calls["statement"],
     }
 
 
@@ -169,6 +177,12 @@ def report(b: dict[str, Any]) -> None:
     for name, step in b["steps"].items():
         share = 100 * step["ms"] / b["match_ms"] if b["match_ms"] else 0.0
         print(f"      {name:<32} {step['ms']:6.3f} ({step['cpu_ms']:.3f})  {share:4.1f} %")
+    if b.get("batches"):
+        print(
+            f"    {b['matches']} matches recorded in {b['batches']} statements"
+            f" ({b['matches'] / b['batches']:.1f} a statement), {b['round_closings']}"
+            " round closings"
+        )
     print(
         f"    bookkeeping (the match less the referee alone) {books:.3f} ms,"
         f" {100 * books / b['match_ms']:.0f} % of the match; direct / referee here"

@@ -90,8 +90,10 @@ def test_a_list_records_each_match_and_claims_the_next_in_one_round_trip(setting
 
 @pytest.fixture(autouse=True)
 def claim_ahead(settings):
-    """The claim sent with the recording (off by default: ``CARDROOM_CLAIM_AHEAD=1``)."""
+    """The claim sent with the recording (off by default: ``CARDROOM_CLAIM_AHEAD=1``), on
+    a list that plays its matches one at a time (``CARDROOM_RECORD_BATCH=1``)."""
     settings.CARDROOM_CLAIM_AHEAD = True
+    settings.CARDROOM_RECORD_BATCH = 1
 
 
 @pytest.fixture

@@ -305,9 +305,12 @@ def test_a_list_task_plays_the_waiting_matches_from_its_place_once(monkeypatch):
     assert snapshot(comp) == before
 
 
-def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch):
+def test_a_list_that_meets_another_worker_leaves_it_its_matches(monkeypatch, settings):
     """Another worker plays the list from ids[2] on: after one skip this one reads the list
-    again and takes the second half of what waits, never trying the other's matches."""
+    again and takes the second half of what waits, never trying the other's matches (a
+    list that plays its matches one at a time: ``CARDROOM_RECORD_BATCH=1``; in batches,
+    ``tests/tournaments/test_record_batches.py``)."""
+    settings.CARDROOM_RECORD_BATCH = 1
     comp = make_competition(entries=16, games=1, variant="money-jordan", duplicate=False)
     ids = _first_round(comp)
     assert len(ids) == 8

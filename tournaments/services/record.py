@@ -87,8 +87,20 @@ def match_record(
     )
     if stored is None:
         return False
-    if any(full is not None for full in played.full_stderr):  # for the bots' owners
-        match_stderr_logs_keep(match_id=match.pk, full_stderr=played.full_stderr)
+    keep_stderr(match.pk, played)
+    after_stored(stored, send=send)
+    return True
+
+
+def keep_stderr(match_id: int, played: PlayedMatch) -> None:
+    """Each uploaded bot's whole stderr, kept for its owner (``services.stderr_logs``)."""
+    if any(full is not None for full in played.full_stderr):
+        match_stderr_logs_keep(match_id=match_id, full_stderr=played.full_stderr)
+
+
+def after_stored(stored: Recording, *, send: Sender | None) -> None:
+    """What a stored result may have completed (:func:`match_record`): its challenge
+    closed, or its round closed and the next one paired and sent."""
     competition = stored.competition
     if competition.kind == Competition.Kind.CHALLENGE:
         challenge_close_if_settled(competition_id=competition.pk)
@@ -101,7 +113,6 @@ def match_record(
         )
         if closed is not None and send is not None:  # the round's soft-play tallies
             chances.count_later(competition)
-    return True
 
 
 def _match_store_played(
@@ -135,19 +146,8 @@ def _match_store_played(
     where level seats stay level.
     """
     competition = match.competition
-    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    teams, ranks, done, games_, seats = result_rows(match, played)
     players = len(played.players)
-    if not played.result.games:
-        raise ValidationError("the result holds no game")
-    try:
-        decision = match_decision(competition=competition, match=match, result=played)
-        ranks = match_ranks(played, players, teams)
-        points = match_result.game_points(played.games_json(), players, teams)
-    except (IndexError, KeyError, ValueError) as exc:
-        raise ValidationError(f"the result does not fit the match: {exc}") from None
-    done = {"finished_at": timezone.now(), "decided_by": decision.decided_by}
-    games_ = _game_rows(played)
-    seats = _seat_rows(played, list(decision.ranks), points)
     claimed = claimed_seats
     rated = is_rated(competition)
     if rated and connection.vendor == "postgresql" and claimed and len(claimed) == players:
@@ -171,6 +171,26 @@ def _match_store_played(
             rate(competition, match, seats_, ranks, teams, played.versions)
         notify_on_commit(competition.pk, events.MATCH_FINISHED, match_id=match.pk)
     return Recording(competition=competition, match_id=match.pk, round_id=match.round_id)
+
+
+def result_rows(match: Match, played: PlayedMatch):
+    """What recording ``played`` writes, computed before any statement: the teams (or
+    None), the match's ranks for the ratings, ``done`` (the match's ``finished_at`` and
+    ``decided_by``), the game rows and the seat rows. Raises ``ValidationError`` if the
+    result does not fit the match."""
+    competition = match.competition
+    teams = PARTNER_SEATS if is_partnership(competition.variant) else None
+    players = len(played.players)
+    if not played.result.games:
+        raise ValidationError("the result holds no game")
+    try:
+        decision = match_decision(competition=competition, match=match, result=played)
+        ranks = match_ranks(played, players, teams)
+        points = match_result.game_points(played.games_json(), players, teams)
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ValidationError(f"the result does not fit the match: {exc}") from None
+    done = {"finished_at": timezone.now(), "decided_by": decision.decided_by}
+    return teams, ranks, done, _game_rows(played), _seat_rows(played, list(decision.ranks), points)
 
 
 def is_rated(competition: Competition) -> bool:

@@ -31,7 +31,7 @@ import psycopg
 from django.conf import settings
 from django.db import DatabaseError, connection
 from psycopg import _queries as psycopg_queries
-from psycopg.types.numeric import Int8Dumper
+from psycopg.types.numeric import Int8BinaryDumper, Int8Dumper
 
 from tournaments.models import Competition, Entry, GameRecord, Match, MatchSeat, RatingEvent
 
@@ -90,6 +90,7 @@ class _PreparedCursor(psycopg.Cursor):
     def __init__(self, conn, **kwargs):
         super().__init__(conn, **kwargs)
         self.adapters.register_dumper(int, Int8Dumper)
+        self.adapters.register_dumper(int, Int8BinaryDumper)
 
     def execute(self, query, params=None, *, prepare=None, binary=None):
         return super().execute(query, params, prepare=True, binary=binary)

@@ -13,6 +13,7 @@ from tournaments import pairing
 from tournaments.integrity import deals
 from tournaments.live import events
 from tournaments.models import Competition, Match, MatchSeat, Round
+from tournaments.services import tables
 from tournaments.services.collusion import collusion_watch_run
 from tournaments.services.notify import notify_on_commit
 from tournaments.services.queue import Sender, matches_enqueue, send_match_tasks
@@ -45,27 +46,28 @@ def pair_next(competition: Competition) -> list[Match]:
         round_.byes.set(plan.byes)
     # The one place that announces a new round (start, next round, ladder batch).
     notify_on_commit(competition.pk, events.ROUND_STARTED, round_=number)
-    # Two inserts whatever the number of tables: pairing a ladder batch of
-    # thousands of entries must not cost a query per match.
-    matches = Match.objects.bulk_create(
-        [
-            Match(
-                competition=competition,
-                round=round_,
-                table=t,
-                node=node,
-                seed=match_seed(competition, number, t),
-            )
-            for t, (_, node) in enumerate(plan.tables)
-        ]
-    )
-    MatchSeat.objects.bulk_create(
-        [
-            MatchSeat(match=match, seat=s, entry_id=entry_id)
-            for match, (table, _) in zip(matches, plan.tables, strict=True)
-            for s, entry_id in enumerate(table)
-        ]
-    )
+    # One statement (two inserts elsewhere) whatever the number of tables: pairing a
+    # ladder batch of thousands of entries must not cost a query per match.
+    matches = [
+        Match(
+            competition=competition,
+            round=round_,
+            table=t,
+            node=node,
+            seed=match_seed(competition, number, t),
+        )
+        for t, (_, node) in enumerate(plan.tables)
+    ]
+    seats = [
+        MatchSeat(match=match, seat=s, entry_id=entry_id)
+        for match, (table, _) in zip(matches, plan.tables, strict=True)
+        for s, entry_id in enumerate(table)
+    ]
+    if connection.vendor == "postgresql" and matches:
+        tables.tables_insert(matches, seats)
+        return matches
+    matches = Match.objects.bulk_create(matches)
+    MatchSeat.objects.bulk_create(seats)
     return matches
 
 

@@ -92,7 +92,9 @@ CLAIMABLE = (Status.PENDING, Status.QUEUED)
 
 
 @functools.cache
-def _claim_sql(condition: str, *, with_competition: bool, async_commit: bool = False) -> str:
+def _claim_sql(
+    condition: str, *, with_competition: bool, async_commit: bool = False, many: bool = False
+) -> str:
     """The claim: one ``UPDATE ... RETURNING`` of the match row if it is claimable
     (``condition``: ``leases.claimable_sql``); on PostgreSQL the competition's columns come
     back in the same statement (``c_<column>``). With ``async_commit`` the statement (its
@@ -105,7 +107,8 @@ def _claim_sql(condition: str, *, with_competition: bool, async_commit: bool = F
     update = (
         f"UPDATE {table} SET status = %s, claimed_by = %s, lease_until = %s, "
         "attempts = attempts + 1 "
-        f"WHERE id = %s AND {condition} "
+        + ("WHERE id = ANY(%s::bigint[]) " if many else "WHERE id = %s ")
+        + f"AND {condition} "
         # A paused competition's matches wait (services.competition_pause).
         f"AND NOT EXISTS (SELECT 1 FROM {competitions} p "
         f"WHERE p.id = {table}.competition_id AND p.status = %s) "
@@ -214,6 +217,33 @@ def match_claim_with_seats(
     return claimed[0], []
 
 
+def matches_claim_with_seats(
+    *, match_ids: list[int], claimed_by: str, lease_s: float | None = None
+) -> dict[int, tuple[Match, list[ClaimedSeat]]]:
+    """Take those of ``match_ids`` that are claimable for ``claimed_by``, in one statement
+    (PostgreSQL only): each as :func:`match_claim_with_seats` takes one, by match id. A
+    list's batch (``tournaments.worker.batches``). The rows are locked in id order, so two
+    workers claiming overlapping batches wait for each other at most, never deadlock."""
+    if not match_ids:
+        return {}
+    sql, params = claim_statement(
+        match_id=sorted(match_ids),  # type: ignore[arg-type]
+        claimed_by=claimed_by,
+        lease_s=lease_s,
+        async_commit=async_commit_allowed(),
+        many=True,
+    )
+    with recording.prepared_cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    claims = {}
+    for row in rows:
+        match, seats = _match_from_claim(row)
+        _notify_started(match)
+        claims[match.pk] = (match, seats)
+    return claims
+
+
 def claim_statement(
     *,
     match_id: int,
@@ -221,6 +251,7 @@ def claim_statement(
     lease_s: float | None = None,
     with_competition: bool = True,
     async_commit: bool = True,
+    many: bool = False,
 ) -> tuple[str, list]:
     """The claim of ``match_id`` for ``claimed_by`` (:func:`match_claim_with_seats`) as
     one statement and its parameters, its lease starting now; its row goes to
@@ -238,7 +269,9 @@ def claim_statement(
         *condition_params,
         Competition.Status.PAUSED,
     ]
-    sql = _claim_sql(condition, with_competition=with_competition, async_commit=async_commit)
+    sql = _claim_sql(
+        condition, with_competition=with_competition, async_commit=async_commit, many=many
+    )
     return sql, params
 
 
@@ -356,24 +389,36 @@ def match_give_back(*, match_id: int, claimed_by: str, send: Sender = send_match
     progress"): the give-back then failed, and the match waited for its lease. So the
     connection is closed first (outside a transaction) and the give-back opens a fresh
     one; the worker is stopping, and a connection costs a few milliseconds."""
+    return bool(matches_give_back(match_ids=[match_id], claimed_by=claimed_by, send=send))
+
+
+def matches_give_back(
+    *, match_ids: list[int], claimed_by: str, send: Sender = send_match_tasks
+) -> list[int]:
+    """:func:`match_give_back` for several matches at once (a list's batch claimed and not
+    played yet), in one statement: those given back."""
+    if not match_ids:
+        return []
     if not connection.in_atomic_block:
         connection.close()
     try:
         with transaction.atomic():
-            given = bool(
-                _holds(match_id, claimed_by).update(
-                    status=Status.QUEUED,
-                    claimed_by="",
-                    lease_until=queue_deadline(),
-                    attempts=F("attempts") - 1,
-                )
+            held = Match.objects.filter(
+                pk__in=match_ids, status=Status.RUNNING, claimed_by=claimed_by
+            ).select_for_update()
+            given = sorted(held.values_list("pk", flat=True))
+            Match.objects.filter(pk__in=given).update(
+                status=Status.QUEUED,
+                claimed_by="",
+                lease_until=queue_deadline(),
+                attempts=F("attempts") - 1,
             )
             if given:
-                transaction.on_commit(lambda: send([match_id]))
+                transaction.on_commit(lambda: send(given))
     except INFRASTRUCTURE_ERRORS as exc:
-        log.warning("match %s not given back (its lease will): %s", match_id, exc)
-        return False
-    if given:
+        log.warning("matches %s not given back (their lease will): %s", match_ids, exc)
+        return []
+    for match_id in given:
         announce_queue_status_of_match(match_id)
     return given
 

@@ -150,14 +150,9 @@ def match_execute(
     if claim is None:
         return SKIPPED
     match, seats = claim
-    kind, started = metrics.match_kind(match.competition), time.perf_counter()
-    metrics.inc(metrics.MATCHES_STARTED, kind)
-    publisher = live.live_publisher(match=match)
-    held = leases.watch(partial(match_held, match_id, claimed_by))
-    _begin_unit(match, seats)
+    run = Run(match, seats, claimed_by)
     try:
-        watching = live.play_callbacks(publisher, held)
-        result = services.match_play(match=match, claimed_seats=seats, **watching)
+        result = run.play()
         recording_started = time.perf_counter()
         # A lost asynchronous commit leaves the match held under its lease: replayed.
         recorded = services.match_record(
@@ -169,33 +164,77 @@ def match_execute(
             synchronous_commit=not async_commit_allowed(),
             then=then,
         )
-    except INFRASTRUCTURE_ERRORS as exc:
-        metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
-        raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
-    except drain.DrainTimeout:  # the caller gives it back (a BaseException: not below)
-        metrics.inc(metrics.MATCHES_FAILED, kind, "drained")
-        raise
-    except leases.ClaimLost:  # cancelled (its challenge) or taken over: nothing to record
-        _match_observed(kind, REFUSED, started, time.perf_counter())
-        return REFUSED
-    except (ValidationError, ValueError) as exc:
-        match_fail(match_id=match_id, claimed_by=claimed_by, error=f"{type(exc).__name__}: {exc}")
-        metrics.inc(metrics.MATCHES_FAILED, kind, "invalid")
-        return FAILED
-    except Exception as exc:  # no retry would do better: failed now, not held for hours
-        log.exception("match %s: unexpected error while playing or recording it", match_id)
+    except BaseException as exc:
+        return run.failed(exc)
+    finally:
+        run.close(unit=then is None or not then.asked)  # asked: ended before the next one's turn
+    outcome = RECORDED if recorded else REFUSED
+    _match_observed(run.kind, outcome, run.started, recording_started)
+    return outcome
+
+
+class Run:
+    """One claimed match played on this worker (:func:`match_execute`, and a list's
+    batches: ``tournaments.worker.batches``): from its start, counted in the metrics, its
+    worker seconds charged to its tenants (``config.fairshare``), published live and
+    watched for a lost claim while it plays."""
+
+    def __init__(self, match: Match, seats: list[ClaimedSeat], claimed_by: str) -> None:
+        self.match, self.seats, self.claimed_by = match, seats, claimed_by
+        self.kind, self.started = metrics.match_kind(match.competition), time.perf_counter()
+        metrics.inc(metrics.MATCHES_STARTED, self.kind)
+        self.publisher = live.live_publisher(match=match)
+        self.held = leases.watch(partial(match_held, match.pk, claimed_by))
+        _begin_unit(match, seats)
+
+    def play(self) -> services.PlayedMatch:
+        """Play the match (``services.match_play``), watched."""
+        watching = live.play_callbacks(self.publisher, self.held)
+        return services.match_play(match=self.match, claimed_seats=self.seats, **watching)
+
+    def close(self, *, unit: bool = True) -> None:
+        """Nothing more to watch (played, recorded, failed or given back); with ``unit``,
+        its worker seconds end here."""
+        if self.publisher is not None:
+            self.publisher.close()
+            self.publisher = None
+        if unit:
+            fairshare.end()
+
+    def failed(self, exc: BaseException) -> str:
+        """The outcome of an error raised while the match was played or recorded:
+        ``refused`` (its claim was lost: cancelled or taken over; nothing to record) or
+        ``failed`` (the match cannot be played: marked failed, logged if unexpected).
+        Raises :class:`InfrastructureFault` for :data:`INFRASTRUCTURE_ERRORS` (the match
+        still held), and raises again ``drain.DrainTimeout`` (the caller gives the match
+        back) and what is not an ``Exception``."""
+        match_id, claimed_by, kind = self.match.pk, self.claimed_by, self.kind
+        if isinstance(exc, INFRASTRUCTURE_ERRORS):
+            metrics.inc(metrics.MATCHES_FAILED, kind, "infrastructure")
+            raise InfrastructureFault(f"{type(exc).__name__}: {exc}") from exc
+        if isinstance(exc, drain.DrainTimeout):
+            metrics.inc(metrics.MATCHES_FAILED, kind, "drained")
+            raise exc
+        if isinstance(exc, leases.ClaimLost):
+            _match_observed(kind, REFUSED, self.started, time.perf_counter())
+            return REFUSED
+        if isinstance(exc, ValidationError | ValueError):
+            error = f"{type(exc).__name__}: {exc}"
+            match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
+            metrics.inc(metrics.MATCHES_FAILED, kind, "invalid")
+            return FAILED
+        if not isinstance(exc, Exception):
+            raise exc
+        # No retry would do better: failed now, not held for hours.
+        log.error("match %s: unexpected error while playing or recording it", match_id,
+                  exc_info=exc)  # fmt: skip
         error = f"unexpected error: {type(exc).__name__}: {exc}"
         match_fail(match_id=match_id, claimed_by=claimed_by, error=error)
         metrics.inc(metrics.MATCHES_FAILED, kind, "unexpected")
         return FAILED
-    finally:
-        if publisher is not None:  # recorded, failed or given back: nothing more to watch
-            publisher.close()
-        if then is None or not then.asked:  # asked: ended before the next one's turn
-            fairshare.end()
-    outcome = RECORDED if recorded else REFUSED
-    _match_observed(kind, outcome, started, recording_started)
-    return outcome
+
+    def observed(self, outcome: str, recording_started: float) -> None:
+        _match_observed(self.kind, outcome, self.started, recording_started)
 
 
 def _claim(

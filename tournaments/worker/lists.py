@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 
 from config import fairshare
 from tournaments import services
 from tournaments.models import Match
+from tournaments.services import record_many
 from tournaments.services.queue import TASK_LIST_MAX, Sender, send_match_tasks
-from tournaments.worker import drain, execution
+from tournaments.worker import batches, drain, execution
 from tournaments.worker.claims import (
     GIVEN_BACK,
     INFRASTRUCTURE_ERRORS,
@@ -27,6 +29,7 @@ from tournaments.worker.claims import (
     ClaimAhead,
     InfrastructureFault,
     match_give_back,
+    matches_give_back,
 )
 from tournaments.worker.execution import OnFault
 
@@ -105,7 +108,8 @@ def matches_execute(
         if len(order) >= 2 and spread is not None and not drain.draining():
             spread(ids.index(order[len(order) // 2]))
         spread = None  # the first list only
-        left = _play_list(
+        play = _play_batched if _batched() else _play_list
+        left = play(
             ids,
             order,
             outcomes=outcomes,
@@ -242,6 +246,120 @@ def _play_list(
         if outcome == SKIPPED and order:
             order = _after_skip(ids, match_id, tried)
     return None
+
+
+def _batched() -> bool:
+    """Whether a list plays its matches in batches (``tournaments.worker.batches``)."""
+    return connection.vendor == "postgresql" and record_many.batch_size() > 1
+
+
+def _play_batched(
+    ids: list[int],
+    order: list[int],
+    *,
+    outcomes: dict[int, str],
+    lists: _Lists,
+    turns: _Turns,
+    claimed_by: str,
+    on_fault: OnFault,
+    yield_turn: Callable[[int], bool] | None,
+) -> list[int] | None:
+    """:func:`_play_list` a batch at a time (``tournaments.worker.batches``): the matches of
+    a batch claimed in one statement, played, and their results stored in one statement,
+    before the list gives way or drains, or the next batch is claimed. A list that other
+    workers may play too (its tasks were sent: ``send``) claims at most half of what waits
+    of it at a time, as the worker invited to join starts from the middle."""
+    recorder = batches.Recorder(
+        claimed_by=claimed_by, send=lists.then, on_fault=on_fault, outcomes=outcomes
+    )
+    tried: set[int] = set()
+    competition_id = _competition_of(order[0]) if order else None
+    while order:
+        if (outcomes and turns.give_way()) or drain.draining():
+            return order + lists.rest()
+        size = 1 if competition_id is None else batches.size_for(competition_id)
+        if lists.send is not None:  # sent to the other workers too: half of what waits
+            size = min(size, (len(order) + 1) // 2)
+        picked = _picked(order, size, outcomes=outcomes, tried=tried, yield_turn=yield_turn)
+        if not picked:
+            continue
+        claimed = batches.claim(picked, claimed_by=claimed_by, on_fault=on_fault, outcomes=outcomes)
+        recorder.claimed()
+        taken = {match.pk for match, _ in claimed}
+        skipped = [i for i in picked if i not in taken and i not in outcomes]
+        for match_id in skipped:
+            outcomes[match_id] = SKIPPED
+        cut, seconds = _play_batch(
+            claimed, recorder=recorder, outcomes=outcomes, claimed_by=claimed_by
+        )
+        recorder.flush()
+        if cut is not None:
+            return cut + order + lists.rest()
+        if claimed:
+            competition_id = claimed[0][0].competition_id
+            batches.measured(competition_id, len(claimed), seconds)
+        if skipped and order:
+            order = _after_skip(ids, skipped[0], tried)
+    return None
+
+
+def _picked(
+    order: list[int],
+    size: int,
+    *,
+    outcomes: dict[int, str],
+    tried: set[int],
+    yield_turn: Callable[[int], bool] | None,
+) -> list[int]:
+    """The next batch's matches, taken from the front of ``order``: ``size`` of them, less
+    those that give their turn (``yield_turn``, asked for each before the claim)."""
+    picked: list[int] = []
+    while order and len(picked) < size:
+        match_id = order.pop(0)
+        tried.add(match_id)
+        if yield_turn is not None and yield_turn(match_id):
+            outcomes[match_id] = YIELDED
+            continue
+        picked.append(match_id)
+    if yield_turn is not None:
+        fairshare.release_slot()  # each match takes its own slot as it starts
+    return picked
+
+
+def _play_batch(
+    claimed: list, *, recorder: batches.Recorder, outcomes: dict[int, str], claimed_by: str
+) -> tuple[list[int] | None, float]:
+    """Play the claimed matches of a batch one after another, each result kept by
+    ``recorder``. Returns None, or the matches given back when the drain's grace period
+    ended in one of them (that one and those not played yet: the caller sends them
+    again); and the seconds the matches took to play."""
+    seconds = 0.0
+    for n, (match, seats) in enumerate(claimed):
+        run = execution.Run(match, seats, claimed_by)
+        try:
+            with drain.playing():
+                played = run.play()
+        except drain.DrainTimeout:
+            run.close()
+            batches.count_drained(run)
+            outcomes[match.pk] = GIVEN_BACK
+            rest = [m.pk for m, _ in claimed[n + 1 :]]
+            match_give_back(match_id=match.pk, claimed_by=claimed_by, send=lambda ids: None)
+            recorder.flush()
+            matches_give_back(match_ids=rest, claimed_by=claimed_by, send=lambda ids: None)
+            return [match.pk, *rest], seconds
+        except BaseException as exc:
+            run.close()
+            recorder.settle(run, exc)
+            continue
+        seconds += time.perf_counter() - run.started
+        run.close()
+        recorder.add(run, played)
+    return None, seconds
+
+
+def _competition_of(match_id: int) -> int | None:
+    return Match.objects.filter(pk=match_id).values_list("competition_id", flat=True).first()
 
 
 def _after_skip(match_ids: list[int], skipped: int, tried: set[int]) -> list[int]:
