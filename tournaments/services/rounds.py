@@ -91,15 +91,16 @@ def locked_for_pairing(competition_id: int) -> Competition:
         return Competition.objects.select_for_update().get(pk=competition_id)
     table = connection.ops.quote_name(Competition._meta.db_table)
     with connection.cursor() as cursor:
-        # The row first: whoever holds it FOR UPDATE (pause, resume) and then pairs
-        # (``competition_resume``) can never wait for this transaction's advisory lock.
-        cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [competition_id])
+        # The row first (the advisory lock is taken for the row the CTE locked): whoever
+        # holds it FOR UPDATE (pause, resume) and then pairs (``competition_resume``) can
+        # never wait for this transaction's advisory lock.
+        cursor.execute(
+            f"WITH c AS MATERIALIZED (SELECT id FROM {table} WHERE id = %s FOR KEY SHARE) "
+            "SELECT pg_advisory_xact_lock(%s, %s) FROM c",
+            [competition_id, PAIRING_LOCK_CLASS, competition_id % 2**31],  # keys may be shared
+        )
         if cursor.fetchone() is None:
             raise Competition.DoesNotExist(f"no competition {competition_id}")
-        cursor.execute(
-            "SELECT pg_advisory_xact_lock(%s, %s)",
-            [PAIRING_LOCK_CLASS, competition_id % 2**31],  # two competitions may share a key
-        )
     return Competition.objects.get(pk=competition_id)
 
 
@@ -167,11 +168,10 @@ def round_close_if_complete(
     ):
         return None
     with transaction.atomic():
-        unclaimed = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
-        unclaimed = unclaimed.select_for_update(no_key=True, skip_locked=True).values("pk")
-        if not Round.objects.filter(pk__in=unclaimed).update(status=Round.Status.FINISHED):
+        number = _round_finish(round_id)
+        if number is None:
             return None
-        closing = RoundClosing(Round.objects.values_list("number", flat=True).get(pk=round_id))
+        closing = RoundClosing(number)
         close_round(competition, closing)
         changes = [events.ROUND_FINISHED]
         if closing.competition_finished:
@@ -180,6 +180,26 @@ def round_close_if_complete(
     if closing.paired and send is not None:
         matches_enqueue(competition=competition, send=send)
     return closing
+
+
+def _round_finish(round_id: int) -> int | None:
+    """Mark round ``round_id`` finished if it is running and nobody else is closing it (its
+    row locked ``SKIP LOCKED``); its number, or None. One statement on PostgreSQL."""
+    if connection.vendor != "postgresql":
+        unclaimed = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
+        unclaimed = unclaimed.select_for_update(no_key=True, skip_locked=True).values("pk")
+        if not Round.objects.filter(pk__in=unclaimed).update(status=Round.Status.FINISHED):
+            return None
+        return Round.objects.values_list("number", flat=True).get(pk=round_id)
+    table = connection.ops.quote_name(Round._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET status = %s WHERE id = (SELECT id FROM {table} WHERE id = %s "
+            "AND status = %s FOR NO KEY UPDATE SKIP LOCKED) RETURNING number",
+            [Round.Status.FINISHED, round_id, Round.Status.RUNNING],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def close_round(competition: Competition, closing: RoundClosing) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from django.db import connection
 
 from tournaments.models import Match, MatchSeat
+from tournaments.services import record_statements as recording
 
 
 def _fields(model, *, without: tuple[str, ...]) -> list:
@@ -27,7 +28,7 @@ def _statement() -> str:
     quote = connection.ops.quote_name
 
     def arrays(fields) -> str:
-        return ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
+        return ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
 
     def columns(fields) -> str:
         return ", ".join(quote(f.column) for f in fields)
@@ -41,17 +42,29 @@ def _statement() -> str:
         f"SELECT * FROM unnest({arrays(matches)}) RETURNING id, {table}), "
         f"s AS (INSERT INTO {quote(MatchSeat._meta.db_table)} "
         f"({quote(MatchSeat._meta.get_field('match').column)}, {columns(seats)}) "
-        f"SELECT m.id, {names} FROM unnest(%s::integer[], {arrays(seats)}) "
+        f"SELECT m.id, {names} FROM unnest(%b::integer[], {arrays(seats)}) "
         f"AS v(t, {names}) JOIN m ON m.{table} = v.t RETURNING 1) "
         f"SELECT id, {table} FROM m"
     )
 
 
 def _column_values(objects: list, fields) -> list[list[Any]]:
-    columns: list[list[Any]] = [[] for _ in fields]
-    for obj in objects:
-        for column, field in zip(columns, fields, strict=True):
-            column.append(field.get_db_prep_save(field.pre_save(obj, True), connection))
+    """Each field's values of ``objects`` as the ORM saves them; a value repeated down a
+    column (most of a round's columns hold one) prepared once."""
+    columns: list[list[Any]] = []
+    for field in fields:
+        stamped = getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)
+        prepared: dict[Any, Any] = {}
+        column = []
+        for obj in objects:
+            value = field.pre_save(obj, True) if stamped else getattr(obj, field.attname)
+            try:
+                column.append(prepared[value])
+            except KeyError:
+                column.append(prepared.setdefault(value, field.get_db_prep_save(value, connection)))
+            except TypeError:  # (a dict or a list: not a key)
+                column.append(field.get_db_prep_save(value, connection))
+        columns.append(column)
     return columns
 
 
@@ -64,7 +77,7 @@ def tables_insert(matches: list[Match], seats: list[MatchSeat]) -> None:
     params = _column_values(matches, _fields(Match, without=()))
     params.append([seat.match.table for seat in seats])
     params += _column_values(seats, _fields(MatchSeat, without=("match",)))
-    with connection.cursor() as cursor:
+    with recording.prepared_cursor() as cursor:
         cursor.execute(_statement(), params)
         rows = cursor.fetchall()
     for pk, table in rows:

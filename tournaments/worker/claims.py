@@ -165,12 +165,20 @@ def _instance(model, values):
     return model.from_db(connection.alias, [f.attname for f in fields], values)
 
 
-def _match_from_claim(row) -> tuple[Match, list[ClaimedSeat]]:
+def _match_from_claim(
+    row, competitions: dict[int, Competition] | None = None
+) -> tuple[Match, list[ClaimedSeat]]:
     """The claimed match from the claim's row (see :func:`_claim_sql`), with its
-    competition attached, and its seats (in seat order)."""
+    competition attached (the one of ``competitions`` of that id, made once for a
+    batch's matches), and its seats (in seat order)."""
     split = len(Match._meta.concrete_fields)
     match = _instance(Match, row[:split])
-    match.competition = _instance(Competition, row[split:-1])
+    competition = None if competitions is None else competitions.get(match.competition_id)
+    if competition is None:
+        competition = _instance(Competition, row[split:-1])
+        if competitions is not None:
+            competitions[competition.pk] = competition
+    match.competition = competition
     seats = row[-1]
     if isinstance(seats, str):
         seats = json.loads(seats)
@@ -237,8 +245,9 @@ def matches_claim_with_seats(
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     claims = {}
+    competitions: dict[int, Competition] = {}
     for row in rows:
-        match, seats = _match_from_claim(row)
+        match, seats = _match_from_claim(row, competitions)
         _notify_started(match)
         claims[match.pk] = (match, seats)
     return claims

@@ -273,7 +273,7 @@ def _play_batched(
         claimed_by=claimed_by, send=lists.then, on_fault=on_fault, outcomes=outcomes
     )
     tried: set[int] = set()
-    competition_id = _competition_of(order[0]) if order else None
+    competition_id = _competitions.get(order[0]) if order else None
     while order:
         if (outcomes and turns.give_way()) or drain.draining():
             return order + lists.rest()
@@ -358,8 +358,6 @@ def _play_batch(
     return None, seconds
 
 
-def _competition_of(match_id: int) -> int | None:
-    return Match.objects.filter(pk=match_id).values_list("competition_id", flat=True).first()
 
 
 def _after_skip(match_ids: list[int], skipped: int, tried: set[int]) -> list[int]:
@@ -420,11 +418,23 @@ def _waiting_after(competition_id: int, round_number: int) -> list[int]:
 
 
 def _waiting_from(match_ids: list[int], start: int) -> list[int]:
-    """The matches of ``match_ids`` still waiting to be played, from ``start`` round."""
-    waiting = set(
+    """The matches of ``match_ids`` still waiting to be played, from ``start`` round (their
+    competitions noted in :data:`_competitions`)."""
+    rows = (
         Match.objects.filter(pk__in=match_ids, status__in=(Status.PENDING, Status.QUEUED))
-        .values_list("pk", flat=True)
+        .values_list("pk", "competition_id")
         .order_by()
     )
+    waiting = set()
+    for match_id, competition_id in rows:
+        waiting.add(match_id)
+        _competitions[match_id] = competition_id
+    while len(_competitions) > _KEPT:
+        del _competitions[next(iter(_competitions))]
     start %= max(1, len(match_ids))
     return [i for i in match_ids[start:] + match_ids[:start] if i in waiting]
+
+
+#: The competition of each match a list found waiting lately (the latest :data:`_KEPT`).
+_competitions: dict[int, int] = {}
+_KEPT = 1024
