@@ -358,8 +358,6 @@ def _play_batch(
     return None, seconds
 
 
-
-
 def _after_skip(match_ids: list[int], skipped: int, tried: set[int]) -> list[int]:
     """What a worker plays of the list ``match_ids`` after finding ``skipped`` taken.
 
