@@ -50,8 +50,10 @@ __all__ = [  # the clock, the results and the schedule are imported from here to
 
 
 #: Called after each action a game applies, with the game's index and its state (read only,
-#: good until the next action): for watching a match while it is played.
-ActionApplied = Callable[[int, games.State], None]
+#: good until the next action): for watching a match while it is played. It may return
+#: when (``time.monotonic``) it next needs to be called: the referee then skips it until
+#: then (a thousand actions a one-game match of quick bots, each a call otherwise).
+ActionApplied = Callable[[int, games.State], float | None]
 #: Called with each game as it finishes, before the next one starts.
 GameFinished = Callable[[GameResult], None]
 
@@ -150,14 +152,15 @@ class Referee:
         self.pace_draws = pace_draws(self.seed, index)
         if self.traces is not None:
             self.traces = []
+        on_action, due, clock = self.on_action, 0.0, time.monotonic
         while not state.is_over():
             seat = state.current_player()
             fault = self._decide(index, state, seat, self.players[seats[seat]], seats[seat])
             if fault is not None:
                 statuses[seat] = {"status": fault.status, "reason": fault.reason}
                 state.forfeit(seat, fault.status)  # FORFEIT-2
-            elif self.on_action is not None:
-                self.on_action(index, state)
+            elif on_action is not None and (not due or clock() >= due):
+                due = on_action(index, state) or 0.0
         record = state.record()
         if self.traces is not None:
             record["traces"] = self.traces
