@@ -3,13 +3,14 @@
 A competition of its own (``--breakdown-entries``, the same variant and games) is played
 here as ``bench.bulk``'s direct run plays it, each round's matches as one list
 (:func:`play_list`), each round first by the referee alone, with timers around the steps
-of ``tournaments.worker.execution.match_execute``: the claim made on its own (a list's first;
-the others go with the recording before them), the play (the referee with the match's
-watchers, and the seating around it), the recording (its game rows, the rating math, the
-one statement with the next match's claim, the round's closing and the rest), what is
-left (fair share, metrics, the live publisher) and the list's own reads between matches.
-Each step's wall time and this process's CPU time, per match; the timers cost about a
-microsecond a step.
+of a list played a batch at a time (``tournaments.worker.batches``): the batch's claim
+(one statement), the play (the referee with the match's watchers, and the seating around
+it), the recording (its game rows, the rating math, the batch's one statement, the
+round's closing and the rest), what is left (fair share, metrics, the live publisher)
+and the list's own reads between batches. Each step's wall time and this process's CPU
+time, per match; the timers cost about a microsecond a step. With
+``CARDROOM_RECORD_BATCH=1`` (one match at a time) only the match and the referee alone
+are timed.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def measure(args, new_competition) -> dict[str, Any]:
                 wall["referee alone"] += time.perf_counter() - started
                 cpu["referee alone"] += time.thread_time() - used
             play_list([match_id for match_id, _, _ in tables], claimed_by="bench-parts")
-    matches = calls["play"]
+    # (one at a time, CARDROOM_RECORD_BATCH=1, the batch's steps are not timed: 0)
+    matches = comp.matches.filter(status=Match.Status.DONE).count()
     for counter in (wall, cpu):
         counter["record"] = counter["keep"] + counter["flush"]
     per = {step: 1000 * wall[step] / matches for step in wall}

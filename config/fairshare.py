@@ -392,6 +392,18 @@ def turn_on_its_way(unit: str) -> bool:
         return False
 
 
+def turns_on_their_way(units: list[str]) -> list[bool]:
+    """:func:`turn_on_its_way` of each of ``units``, in one round trip."""
+    try:
+        pipe = redis_client.client().pipeline(transaction=False)
+        for unit in units:
+            pipe.exists(_turns_key(unit) + ":later")
+        return [bool(found) for found in pipe.execute()]
+    except Exception as exc:
+        log.debug("turns of %s not read: %s", units, exc)
+        return [False] * len(units)
+
+
 def turns_given(unit: str) -> int:
     """How often ``unit`` gave its turn (its ageing, whichever message brought it)."""
     try:

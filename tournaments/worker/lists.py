@@ -314,6 +314,9 @@ def _picked(
     """The next batch's matches, taken from the front of ``order``: ``size`` of them, less
     those that give their turn (``yield_turn``, asked for each before the claim)."""
     picked: list[int] = []
+    ahead = getattr(yield_turn, "ahead", None)
+    if ahead is not None:  # what each match's answer reads, read for them all at once
+        ahead(order[:size])
     while order and len(picked) < size:
         match_id = order.pop(0)
         tried.add(match_id)

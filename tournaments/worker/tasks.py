@@ -90,22 +90,34 @@ def _match_play(task, match_id: int, claimed_by: str) -> str:
         raise task.retry(exc=fault, countdown=countdown) from fault
 
 
-def _gives_turn(match_id: int, yields: int, delivery_info: dict | None) -> bool:
+def _gives_turn(
+    match_id: int,
+    yields: int,
+    delivery_info: dict | None,
+    looked: tuple[bool, bool] | None = None,
+) -> bool:
     """If ``match_id``'s tenants used more than their share while lighter work waits for
     this slot, or its owner holds the slots an owner may already while another's work
     waits (``config.fairshare``), send it again for later; True if so (and if a message
     of it sent for later is on its way already: this delivery leaves it to that one).
     How often it gave its turn is counted per match, whichever message brought it (its
-    own, or its competition's lists), so that it plays after at most ``MAX_YIELDS``."""
+    own, or its competition's lists), so that it plays after at most ``MAX_YIELDS``.
+    ``looked``: whether its message sent for later is on its way, and whether other work
+    waits, as read for a list's batch at once (:func:`_yield_turn`); read here if None."""
     came_from = (delivery_info or {}).get("routing_key")
     if came_from is None:  # called directly: no queue to share
         return False
     unit = f"match:{match_id}"
-    if not yields and fairshare.turn_on_its_way(unit):
-        return True
     users_lane = came_from == settings.CARDROOM_CHALLENGE_QUEUE
     queues = _queues_up_to(came_from)
-    if not users_lane and not waiting(queues):  # nothing else waits: nobody to share with
+    on_its_way, others = looked if looked is not None else (None, None)
+    if on_its_way is None:
+        on_its_way = bool(yields == 0 and fairshare.turn_on_its_way(unit))
+    if not yields and on_its_way:
+        return True
+    if others is None and not users_lane:
+        others = waiting(queues)
+    if not users_lane and not others:  # nothing else waits: nobody to share with
         return False
     of_match = execution.tenants_of([match_id]).get(match_id, [])
     owners = [t for t in of_match if t and t.startswith("owner:")]
@@ -164,11 +176,21 @@ def _yield_turn(queue: str | None) -> Callable[[int], bool] | None:
     turn (:func:`_gives_turn`, sent on its own for later)."""
     if queue is None:
         return None
+    looked: dict[int, tuple[bool, bool]] = {}
 
     def gives_turn(match_id: int) -> bool:
         fairshare.release_slot()  # a slot taken for the list's last match not played
-        return _gives_turn(match_id, 0, {"routing_key": queue})
+        return _gives_turn(match_id, 0, {"routing_key": queue}, looked.pop(match_id, None))
 
+    def ahead(match_ids: list[int]) -> None:
+        """Read for a batch's matches at once what :func:`_gives_turn` reads for each
+        (two round trips to Redis a batch instead of two a match)."""
+        looked.clear()
+        flags = fairshare.turns_on_their_way([f"match:{i}" for i in match_ids])
+        others = waiting(_queues_up_to(queue))
+        looked.update((i, (flag, others)) for i, flag in zip(match_ids, flags, strict=True))
+
+    gives_turn.ahead = ahead  # type: ignore[attr-defined]
     return gives_turn
 
 
