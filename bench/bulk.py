@@ -4,8 +4,10 @@
 
 - ``referee``: the matches played by the referee alone in this process (no database),
   each just before the direct run plays it;
-- ``direct``: the same competition played here without Celery (claim, play and
-  record each match in this process, as ``run_competition --inline`` does);
+- ``direct``: the same competition played here without Celery, each round's matches
+  as one list, as a worker's task plays them (a batch at a time: claimed in one
+  statement, played, stored in one statement; ``CARDROOM_RECORD_BATCH=1``: one match at
+  a time);
 - ``1 worker`` / ``2 workers``: the same competition run by one, then two Celery
   worker processes (``--concurrency 1`` each) through Redis; this process only
   starts it and waits for the final standings.

@@ -311,3 +311,43 @@ def test_a_list_sent_to_other_workers_claims_half_of_what_waits_at_a_time():
 
     assert {i: drained.outcomes[i] for i in ids} == dict.fromkeys(ids, execution.RECORDED)
     assert claimed[:4] == [ids[:4], ids[4:6], ids[6:7], ids[7:]]  # then the next round's
+
+
+def test_a_result_the_database_refuses_fails_alone_and_the_rest_of_its_batch_is_stored(
+    monkeypatch,
+):
+    """A value of one result that the database refuses (here a seat's statuses that are
+    no JSON) fails the batch's statement: each result is then stored on its own, and
+    only that match fails."""
+    from tournaments.services import record
+
+    comp, ids = first_round(entries=6)
+    bad = ids[1]
+    seat_rows = record._seat_rows
+
+    def out_of_range(played, ranks, points):
+        rows = seat_rows(played, ranks, points)
+        if played is marked["played"]:
+            rows[0][5] = {"ok": float("nan")}  # (json.dumps writes NaN: no JSON)
+        return rows
+
+    marked: dict = {"played": None}
+    monkeypatch.setattr(record, "_seat_rows", out_of_range)
+    taken = claims.matches_claim_with_seats(match_ids=ids, claimed_by="w")
+    outcomes: dict[int, str] = {}
+    recorder = batches.Recorder(claimed_by="w", send=None, on_fault=None, outcomes=outcomes)
+    recorder.claimed()
+    for match_id in ids:
+        match, seats = taken[match_id]
+        run = execution.Run(match, seats, "w")
+        played = run.play()
+        run.close()
+        if match_id == bad:
+            marked["played"] = played
+        recorder.add(run, played)
+    recorder.flush()
+
+    assert outcomes == {ids[0]: "recorded", bad: "failed", ids[2]: "recorded"}
+    assert Match.objects.get(pk=bad).status == "failed"
+    assert not RatingEvent.objects.filter(match_id=bad).exists()
+    assert Match.objects.filter(pk__in=[ids[0], ids[2]], status="done").count() == 2

@@ -25,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from django.db import DatabaseError
+
 from config import metrics
 from tournaments import services
 from tournaments.models import Match
@@ -124,7 +126,11 @@ class Recorder:
                 send=self.send,
                 synchronous_commit=not async_commit_allowed(),
             )
-        except BaseException as exc:
+        except BaseException as exc:  # each match's outcome, as if stored alone
+            if isinstance(exc, DatabaseError) and not isinstance(exc, INFRASTRUCTURE_ERRORS):
+                for run, item in items:  # (a value one result holds: only that one fails)
+                    self._alone(run, item.played)
+                return
             for run, _ in items:
                 self.settle(run, exc)
             return
