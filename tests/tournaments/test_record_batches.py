@@ -188,9 +188,11 @@ def test_a_rating_changed_since_the_claim_is_rated_again_from_the_database():
     first = MatchSeat.objects.filter(match_id=ids[0]).order_by("seat").first()
     Entry.objects.filter(pk=first.entry_id).update(mu=31.5)  # another result stored meanwhile
 
-    stored, together = record_many.matches_record(items, claimed_by="w", send=None)
+    with Statements() as sent:
+        stored, together = record_many.matches_record(items, claimed_by="w", send=None)
 
-    assert stored == [True, True] and not together
+    assert stored == [True, True] and together  # rated again, then stored together
+    assert sum(sql.startswith(BATCH) for sql in sent) == 2
     event = RatingEvent.objects.get(match_id=ids[0], entry_id=first.entry_id)
     assert event.mu_before == 31.5  # rated from the rating as it is, not as claimed
     assert Entry.objects.get(pk=first.entry_id).mu == event.mu_after

@@ -17,9 +17,12 @@ prepared once per connection):
   points, takes one rating sequence number per match (the competition row updated once,
   last) and appends the rating events, each match under its own number in the order
   given;
-- otherwise it writes nothing, and each result is stored on its own through
-  ``services.match_record`` (which refuses the ones no longer held and rates the others
-  from the entries' ratings as they are).
+- otherwise it writes nothing. If every match is still held (a rating changed: another
+  worker stored results of these entries first, as when a round paired ahead is played
+  while the round before it is stored), the results are rated again from the ratings
+  as they are now and the statement is sent once more; else, or if that fails too,
+  each result is stored on its own through ``services.match_record`` (which refuses
+  the ones no longer held and rates the others from the entries' ratings as they are).
 
 The results of one statement share no entry (the caller stores what it holds before a
 result of an entry already among them: ``tournaments.worker.batches``), so each is rated
@@ -124,7 +127,10 @@ def matches_record(
         item.match.competition_id == competition.pk for item in items
     ):
         stored = _store(items, claimed_by=claimed_by, synchronous_commit=synchronous_commit)
-    if stored is None:  # one of them no longer held, or a rating changed: one by one
+        if stored == RATED_FROM_OLD:  # (another worker's results of these entries came first)
+            _rerate(items)
+            stored = _store(items, claimed_by=claimed_by, synchronous_commit=synchronous_commit)
+    if not isinstance(stored, tuple):  # one no longer held, or ratings changed again: alone
         return [
             match_record(
                 match=item.match,
@@ -151,12 +157,18 @@ def matches_record(
     return [True] * len(items), True
 
 
+#: What :func:`_store` returns when it wrote nothing because a rating changed (every
+#: match still held): the results are rated again from the ratings as they are.
+RATED_FROM_OLD = "rated from old ratings"
+
+
 def _store(
     items: Sequence[Ready], *, claimed_by: str, synchronous_commit: bool
-) -> tuple[int, dict[int, bool | None]] | None:
+) -> tuple[int, dict[int, bool | None]] | str | None:
     """The statement (module docstring): the competition's last rating sequence number
     and, per round of the items, whether it is complete (``Recording.round_complete``);
-    None if it wrote nothing."""
+    :data:`RATED_FROM_OLD` or None if it wrote nothing (a rating changed since the items
+    were rated; a match no longer held)."""
     competition = items[0].match.competition
     ids = [item.match.pk for item in items]
     expected = [e for item in items for e in item.expected]
@@ -179,8 +191,10 @@ def _store(
     params += [Status.DONE, settled, Status.DONE, settled, Status.RUNNING, rounds, ids]
     with recording.prepared_cursor() as cursor:
         cursor.execute(_statement(not synchronous_commit), params)
-        ok, sequence, open_rounds = cursor.fetchone()
-    if not ok or sequence is None:
+        rated, held, sequence, open_rounds = cursor.fetchone()
+    if held and not rated:
+        return RATED_FROM_OLD
+    if not (rated and held) or sequence is None:
         return None
     if isinstance(open_rounds, str):
         open_rounds = json.loads(open_rounds)
@@ -189,6 +203,25 @@ def _store(
         if others_open:  # the others all running: one of them may have been stored meanwhile
             complete[round_id] = None if others_waiting == 0 else False
     return sequence, complete
+
+
+def _rerate(items: Sequence[Ready]) -> None:
+    """Rate each item again from its entries' ratings as the database holds them now (one
+    read), in place: a round paired ahead is claimed while the round before it is still
+    being stored by another worker, whose results of the same entries come first."""
+    entries = {e for item in items for e, _, _ in item.expected}
+    now = {pk: (mu, sigma) for pk, mu, sigma in Entry.objects.filter(pk__in=entries).values_list(
+        "pk", "mu", "sigma"
+    )}  # fmt: skip
+    for item in items:
+        seats = [
+            dataclasses.replace(s, mu=now[s.entry_id][0], sigma=now[s.entry_id][1])
+            if s.entry_id in now
+            else s
+            for s in item.seats
+        ]
+        fresh = ready(item.match, item.played, seats)
+        item.seats, item.rows, item.expected = fresh.seats, fresh.rows, fresh.expected
 
 
 def _match_params(items: Sequence[Ready]) -> list[Any]:
@@ -278,13 +311,14 @@ def _statement_text(async_commit: bool) -> str:
         f"held AS (SELECT t.id FROM {m} t WHERE t.id = ANY(%b::bigint[]) "
         "AND t.status = %s AND t.claimed_by = %s ORDER BY t.id FOR UPDATE), "
         "same AS (SELECT (SELECT count(*) FROM locked l JOIN expected x "
-        "ON x.id = l.id AND x.mu = l.mu AND x.sigma = l.sigma) = %s "
-        "AND (SELECT count(*) FROM held) = %s AS ok), "
+        "ON x.id = l.id AND x.mu = l.mu AND x.sigma = l.sigma) = %s AS rated, "
+        "(SELECT count(*) FROM held) = %s AS held), "
         f"done AS (UPDATE {m} t SET status = 'done', finished_at = v.finished_at, "
         "decided_by = v.decided_by::jsonb, lease_until = NULL, error = '' "
         "FROM unnest(%b::bigint[], %b::timestamptz[], %b::text[]) "
         "AS v(id, finished_at, decided_by) "
-        f"WHERE t.id = v.id AND t.id IN (SELECT id FROM held) AND (SELECT ok FROM same){quick} "
+        "WHERE t.id = v.id AND t.id IN (SELECT id FROM held) "
+        f"AND (SELECT rated AND held FROM same){quick} "
         "RETURNING t.id), "
         f"games AS (INSERT INTO {g} (match_id, {_game_columns()}) "
         "SELECT v.match_id, v.index, v.playoff, v.scores::jsonb, "
@@ -311,7 +345,8 @@ def _statement_text(async_commit: bool) -> str:
         "%s::timestamptz FROM seq, unnest(%b::bigint[], %b::bigint[], %b::int[], "
         "%b::float8[], %b::float8[], %b::float8[], %b::float8[]) "
         "AS v(entry, match_id, place, mu_b, sigma_b, mu_a, sigma_a)) "
-        "SELECT (SELECT ok FROM same), (SELECT rating_sequence FROM seq), "
+        "SELECT (SELECT rated FROM same), (SELECT held FROM same), "
+        "(SELECT rating_sequence FROM seq), "
         "(SELECT json_agg(json_build_array(o.round_id, o.others_open, o.others_waiting)) FROM "
         "(SELECT round_id, count(*) FILTER (WHERE status NOT IN (%s, %s)) AS others_open, "
         "count(*) FILTER (WHERE status NOT IN (%s, %s, %s)) AS others_waiting "
