@@ -5,15 +5,17 @@ results stored together in one statement (``services.record_many``).
 A one-game match of quick bots costs the referee about a millisecond, and a claim and a
 recording of their own cost a worker more than that each (bench/README.md, "Where a
 match's bookkeeping time goes"). A batch holds as many matches as this worker plays in
-about :data:`BATCH_S` (measured as it goes: the first batch of a list holds one match), at
-most ``CARDROOM_RECORD_BATCH``. So a result is stored at most about that long after it
-was played, and the standings move as often as the live pushes can show it.
+about :data:`BATCH_S` (measured per competition as it goes: one match while it has
+measured none), at most ``CARDROOM_RECORD_BATCH``. So a result is stored at most about
+that long after it was played, and the standings move as often as the live pushes can
+show it.
 
 What it costs: a worker killed in a batch leaves the batch's matches to their lease
 (the reaper sends them again, as it does a match whose worker died), and the results
-it had played but not stored are played again, from the same seeds. A worker that
-drains gives back, at once, the matches of its batch it has not played, and stores
-those it has.
+it had played but not stored are played again, from the same seeds. A worker told to
+stop plays its batch out and claims no more; if the drain's grace period ends inside a
+batch, it stores the results it has and gives back at once the matches it has not
+played.
 
 The results stored together share no entry: :class:`Recorder` stores what it holds
 before it takes a result of an entry already among them (a ladder's batch can seat an
