@@ -353,3 +353,20 @@ def test_a_result_the_database_refuses_fails_alone_and_the_rest_of_its_batch_is_
     assert Match.objects.get(pk=bad).status == "failed"
     assert not RatingEvent.objects.filter(match_id=bad).exists()
     assert Match.objects.filter(pk__in=[ids[0], ids[2]], status="done").count() == 2
+
+
+def test_a_batch_that_held_its_matches_for_half_a_lease_gives_back_the_rest(monkeypatch):
+    """A batch whose matches run far longer than the ones measured before them (a bot
+    that stalls) gives back those it has not played before their leases run out, and
+    stores what it played: the caller sends them again."""
+    comp, ids = first_round(entries=6)
+    batches._seconds_a_match[comp.pk] = 0.001  # (quick matches: all three in one batch)
+    monkeypatch.setattr(batches, "hold_s", lambda: 0.0)
+
+    drained = play_list(ids)
+
+    assert drained.outcomes == {ids[0]: execution.RECORDED}
+    assert drained.left == ids[1:]
+    rest = Match.objects.filter(pk__in=ids[1:])
+    assert {(m.status, m.claimed_by, m.attempts) for m in rest} == {("queued", "", 0)}
+    assert Match.objects.get(pk=ids[0]).status == "done"

@@ -15,7 +15,9 @@ What it costs: a worker killed in a batch leaves the batch's matches to their le
 it had played but not stored are played again, from the same seeds. A worker told to
 stop plays its batch out and claims no more; if the drain's grace period ends inside a
 batch, it stores the results it has and gives back at once the matches it has not
-played.
+played. A batch that has held its matches for half a lease (:func:`hold_s`: a match far
+longer than those measured before it, a bot that stalls) gives back those it has not
+played, before the reaper could send them to another worker.
 
 The results stored together share no entry: :class:`Recorder` stores what it holds
 before it takes a result of an entry already among them (a ladder's batch can seat an
@@ -27,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from django.conf import settings
 from django.db import DatabaseError
 
 from config import metrics
@@ -46,6 +49,12 @@ from tournaments.worker.execution import OnFault, Run
 
 #: Seconds of play a batch holds (about): how long a result waits to be stored.
 BATCH_S = 0.05
+
+
+def hold_s() -> float:
+    """How long a batch may hold the matches it has not played yet: half a match's lease
+    (``CARDROOM_MATCH_LEASE_S``); then it gives them back (``lists._play_batch``)."""
+    return settings.CARDROOM_MATCH_LEASE_S / 2
 
 
 #: Per competition (the latest :data:`KEPT`): about how long one of its matches plays

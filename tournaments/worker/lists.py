@@ -333,11 +333,20 @@ def _play_batch(
     claimed: list, *, recorder: batches.Recorder, outcomes: dict[int, str], claimed_by: str
 ) -> tuple[list[int] | None, float]:
     """Play the claimed matches of a batch one after another, each result kept by
-    ``recorder``. Returns None, or the matches given back when the drain's grace period
-    ended in one of them (that one and those not played yet: the caller sends them
-    again); and the seconds the matches took to play."""
+    ``recorder``. Returns None, or the matches given back (the caller sends them again):
+    when the drain's grace period ended in one of them, that one and those not played
+    yet; when the batch has held its matches for half a lease (a match far longer than
+    the ones measured before it, a bot that stalls), those not played yet, before their
+    leases run out and the reaper sends them to another worker while this one still
+    means to play them. And the seconds the matches took to play."""
     seconds = 0.0
+    started = time.monotonic()
     for n, (match, seats) in enumerate(claimed):
+        if n and time.monotonic() - started > batches.hold_s():
+            rest = [m.pk for m, _ in claimed[n:]]
+            recorder.flush()
+            matches_give_back(match_ids=rest, claimed_by=claimed_by, send=lambda ids: None)
+            return rest, seconds
         run = execution.Run(match, seats, claimed_by)
         try:
             with drain.playing():
